@@ -1,0 +1,173 @@
+// The `petal` command: serve | import | help. Parses flags, loads the config, and calls main.ts or ingest/.
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import cliProgress from 'cli-progress';
+import { ConfigError } from './config/config-error.js';
+import { DEFAULT_STORE_FILE, loadConfig, packageRoot, type CliOverrides } from './config/load-config.js';
+import { ImportError } from './ingest/import-error.js';
+import { importPaths, type ImportProgress } from './ingest/run-import.js';
+import { createLogger, createStore, startServer } from './main.js';
+import { ImportConflictError } from './store/write-import.js';
+
+const HELP = `Petal: a fast, self-hostable content delivery server (the delivery API of Magnolia CMS).
+
+Usage:
+  petal serve [options]                 serve the delivery API
+  petal import [options] FILE_OR_DIR... import content exports (YAML bootstrap, JCR XML system view)
+  petal help                            show this text
+
+Options (both commands):
+  --config FILE       petal.yaml to use (default: ./petal.yaml, else the bundled demo for serve)
+  --store URL         sqlite:FILE (default sqlite:./data/petal.db)
+Options of serve:
+  --modules DIR       a light-modules folder; repeat for several
+  --port N            port to listen on (default 8080)
+  --host H            address to bind (default 0.0.0.0)
+  --log-level L       fatal|error|warn|info|debug|trace|silent
+Options of import:
+  --on-uuid-collision new|replace|fail
+                      a UUID already used at another path: give the node a new UUID (default),
+                      move it here (replace), or abort the import (fail)
+
+Environment: PETAL_CONFIG, PETAL_STORE, PETAL_MODULES (comma-separated), PETAL_PORT, PETAL_HOST,
+PETAL_LOG_LEVEL. Flags override the environment, which overrides petal.yaml.
+
+Examples:
+  petal import ./content
+  petal serve --modules ./light-modules --port 8080
+`;
+
+function version(): string {
+  try {
+    return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function overridesFrom(values: Record<string, string | boolean | string[] | undefined>): CliOverrides {
+  const o: CliOverrides = {};
+  if (typeof values.config === 'string') o.config = values.config;
+  if (typeof values.store === 'string') o.store = values.store;
+  if (Array.isArray(values.modules)) o.modules = values.modules;
+  if (typeof values.host === 'string') o.host = values.host;
+  if (typeof values['log-level'] === 'string') o.logLevel = values['log-level'];
+  if (typeof values.port === 'string') {
+    const port = Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('--port', `expected a port number, got ${JSON.stringify(values.port)}`);
+    o.port = port;
+  }
+  return o;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(HELP);
+        return 0;
+      case '--version':
+      case '-v':
+        process.stdout.write(`${version()}\n`);
+        return 0;
+      case 'serve':
+        return await serve(rest);
+      case 'import':
+        return await runImport(rest);
+      default:
+        process.stderr.write(`petal: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
+        return 2;
+    }
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof ImportError || err instanceof ImportConflictError) {
+      process.stderr.write(`petal: ${err.message}\n`);
+      return 1;
+    }
+    if (err instanceof TypeError && 'code' in err && String((err as { code: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`petal: ${err.message}\n\n${HELP}`);
+      return 2;
+    }
+    throw err;
+  }
+}
+
+async function serve(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      config: { type: 'string' }, store: { type: 'string' }, modules: { type: 'string', multiple: true },
+      port: { type: 'string' }, host: { type: 'string' }, 'log-level': { type: 'string' }, help: { type: 'boolean' },
+    },
+    allowPositionals: false,
+  });
+  if (values.help) { process.stdout.write(HELP); return 0; }
+  const config = loadConfig(overridesFrom(values));
+  const log = createLogger(config.logLevel);
+  if (config.isDemo) log.info(`no petal.yaml here: serving the bundled demo (${config.configFile})`);
+  const server = await startServer(config, log);
+  const stop = (signal: string) => {
+    log.info(`${signal}: draining requests and stopping`);
+    server.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  return await new Promise<number>(() => { /* runs until a signal stops it */ });
+}
+
+async function runImport(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: {
+      config: { type: 'string' }, store: { type: 'string' }, 'on-uuid-collision': { type: 'string' }, help: { type: 'boolean' },
+    },
+    allowPositionals: true,
+  });
+  if (values.help) { process.stdout.write(HELP); return 0; }
+  if (positionals.length === 0) {
+    process.stderr.write('petal import: name at least one file or folder to import\n');
+    return 2;
+  }
+  const policy = values['on-uuid-collision'];
+  if (policy !== undefined && policy !== 'new' && policy !== 'replace' && policy !== 'fail') {
+    process.stderr.write(`petal import: --on-uuid-collision must be new, replace or fail, not ${JSON.stringify(policy)}\n`);
+    return 2;
+  }
+  // Without --store or a petal.yaml, import into the default store that `petal serve` also uses.
+  const config = loadConfig(overridesFrom(values));
+  // Without --store or a petal.yaml, import into the default store that `petal serve --modules` reads.
+  const storeUrl = config.isDemo ? `sqlite:${resolve(DEFAULT_STORE_FILE)}` : config.store;
+  const store = createStore(storeUrl);
+  await store.open();
+  const bar = process.stderr.isTTY ? new cliProgress.SingleBar({
+    format: '{phase} [{bar}] {percentage}% | {value}/{total} KB | {file}', hideCursor: true, clearOnComplete: true,
+  }, cliProgress.Presets.shades_classic) : undefined;
+  let started = false;
+  const onProgress = (p: ImportProgress) => {
+    if (!bar) return;
+    const total = Math.max(1, Math.round(p.bytesTotal / 1024));
+    if (!started) { bar.start(total, 0, { phase: 'parsing', file: '' }); started = true; }
+    bar.update(Math.round(p.bytesDone / 1024), { phase: p.phase === 'parse' ? 'parsing' : 'writing', file: p.file ? p.file.split('/').pop() : '' });
+  };
+  try {
+    const r = await importPaths(store, positionals, { onUuidCollision: (policy ?? config.onUuidCollision) as 'new' | 'replace' | 'fail', onProgress });
+    bar?.stop();
+    for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
+    const secs = r.ms / 1000;
+    process.stdout.write(
+      `imported ${r.nodes} nodes from ${r.files} files (${(r.bytes / 1048576).toFixed(1)} MB) in ${secs.toFixed(2)} s ` +
+      `(${Math.round(r.nodes / Math.max(secs, 0.001))} nodes/s) into ${storeUrl}` +
+      `${r.warnings.length > 0 ? `, ${r.warnings.length} warnings` : ''}\n`,
+    );
+    return 0;
+  } catch (err) {
+    bar?.stop();
+    throw err;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,32 @@
+// Config layer: the shape of petal.yaml (every key optional), validated with zod.
+import { z } from 'zod';
+
+const stringList = z.union([z.string(), z.array(z.string())]).transform((v) => (typeof v === 'string' ? [v] : v));
+
+export const siteSchema = z.strictObject({
+  locales: z.array(z.string().min(1)).min(1).optional(),
+  defaultLocale: z.string().min(1).optional(),
+  theme: z.string().optional(),
+});
+
+export const configSchema = z.strictObject({
+  store: z.string().min(1).optional(),
+  modules: stringList.optional(),
+  content: stringList.optional(),
+  port: z.number().int().min(0).max(65535).optional(),
+  host: z.string().min(1).optional(),
+  namespace: z.enum(['cms', 'mgnl']).optional(),
+  baseUrl: z.url().optional(),
+  contextPath: z.string().regex(/^(\/[^/]+)*$/, 'must be empty or start with / and not end with /').optional(),
+  sites: z.record(z.string(), siteSchema).optional(),
+  cors: z.strictObject({ origins: z.array(z.string()).default([]) }).optional(),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+  timeZone: z.string().optional(),
+  onUuidCollision: z.enum(['new', 'replace', 'fail']).optional(),
+  // Sections filled in by later capabilities; accepted now so one file works across versions.
+  security: z.record(z.string(), z.unknown()).optional(),
+  cache: z.record(z.string(), z.unknown()).optional(),
+  limits: z.record(z.string(), z.unknown()).optional(),
+});
+
+export type RawConfig = z.infer<typeof configSchema>;

@@ -1,0 +1,144 @@
+// Config layer: merges petal.yaml, PETAL_* environment variables and CLI flags (in that order of
+// strength, flags strongest) into one resolved PetalConfig with absolute paths.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LineCounter, parseDocument } from 'yaml';
+import type { Namespace } from '../repository/names.js';
+import { ConfigError } from './config-error.js';
+import { configSchema, type RawConfig } from './config-schema.js';
+
+export interface SiteConfig {
+  readonly name: string;
+  readonly locales: readonly string[];
+  readonly defaultLocale: string;
+  readonly theme?: string;
+}
+
+export interface PetalConfig {
+  /** The petal.yaml used, if any. */
+  readonly configFile?: string;
+  /** `sqlite:<absolute file>` or a `postgres://` URL. */
+  readonly store: string;
+  readonly modules: readonly string[];
+  /** Content exports imported at every start (re-importing replaces the same nodes). */
+  readonly content: readonly string[];
+  readonly port: number;
+  readonly host: string;
+  readonly namespace: Namespace;
+  readonly baseUrl?: string;
+  readonly contextPath: string;
+  /** Sites from petal.yaml; empty means "discover them in the light modules". */
+  readonly sites: readonly SiteConfig[];
+  readonly corsOrigins: readonly string[];
+  readonly logLevel: string;
+  readonly onUuidCollision: 'new' | 'replace' | 'fail';
+  readonly isDemo: boolean;
+}
+
+export interface CliOverrides {
+  config?: string;
+  store?: string;
+  modules?: string[];
+  port?: number;
+  host?: string;
+  logLevel?: string;
+}
+
+/** Root of the installed package (holds `demo/`). */
+export function packageRoot(): string {
+  return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+}
+
+export const DEFAULT_STORE_FILE = 'data/petal.db';
+
+export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): PetalConfig {
+  let file = overrides.config ?? env.PETAL_CONFIG;
+  let isDemo = false;
+  if (file === undefined) {
+    const local = join(cwd, 'petal.yaml');
+    if (existsSync(local)) file = local;
+    else if (overrides.modules === undefined && overrides.store === undefined && env.PETAL_MODULES === undefined && env.PETAL_STORE === undefined) {
+      file = join(packageRoot(), 'demo', 'petal.yaml');
+      isDemo = true;
+    }
+  }
+  let raw: RawConfig = {};
+  let baseDir = cwd;
+  if (file !== undefined) {
+    file = resolve(cwd, file);
+    if (!existsSync(file)) throw new ConfigError(file, 'file not found');
+    raw = readConfigFile(file);
+    baseDir = dirname(file);
+  }
+  const abs = (p: string, base: string) => (isAbsolute(p) ? p : resolve(base, p));
+  const envModules = env.PETAL_MODULES?.split(/[,:]/).filter(Boolean);
+
+  const storeRaw = overrides.store ?? env.PETAL_STORE ?? raw.store;
+  const store = normalizeStore(storeRaw, storeRaw === raw.store && raw.store !== undefined ? baseDir : cwd);
+  const modules = overrides.modules?.map((m) => abs(m, cwd)) ?? envModules?.map((m) => abs(m, cwd)) ?? (raw.modules ?? []).map((m) => abs(m, baseDir));
+  const portText = env.PETAL_PORT;
+  const envPort = portText !== undefined ? Number(portText) : undefined;
+  if (envPort !== undefined && (!Number.isInteger(envPort) || envPort < 0 || envPort > 65535)) {
+    throw new ConfigError('PETAL_PORT', `expected a port number, got ${JSON.stringify(portText)}`);
+  }
+
+  const sites: SiteConfig[] = Object.entries(raw.sites ?? {}).map(([name, s]) => {
+    const locales = s.locales ?? [s.defaultLocale ?? 'en'];
+    const defaultLocale = s.defaultLocale ?? locales[0]!;
+    if (!locales.includes(defaultLocale)) {
+      throw new ConfigError(file, `sites.${name}.defaultLocale: ${defaultLocale} is not one of its locales (${locales.join(', ')})`);
+    }
+    return { name, locales, defaultLocale, ...(s.theme !== undefined ? { theme: s.theme } : {}) };
+  });
+
+  return {
+    ...(file !== undefined ? { configFile: file } : {}),
+    store,
+    modules,
+    content: (raw.content ?? []).map((c) => abs(c, baseDir)),
+    port: overrides.port ?? envPort ?? raw.port ?? 8080,
+    host: overrides.host ?? env.PETAL_HOST ?? raw.host ?? '0.0.0.0',
+    namespace: raw.namespace ?? 'cms',
+    ...(raw.baseUrl !== undefined ? { baseUrl: raw.baseUrl.replace(/\/$/, '') } : {}),
+    contextPath: raw.contextPath ?? '',
+    sites,
+    corsOrigins: raw.cors?.origins ?? [],
+    logLevel: overrides.logLevel ?? env.PETAL_LOG_LEVEL ?? raw.logLevel ?? 'info',
+    onUuidCollision: raw.onUuidCollision ?? 'new',
+    isDemo,
+  };
+}
+
+function normalizeStore(value: string | undefined, base: string): string {
+  if (value === undefined) return `sqlite:${resolve(base, DEFAULT_STORE_FILE)}`;
+  if (value.startsWith('postgres://') || value.startsWith('postgresql://')) return value;
+  const path = value.startsWith('sqlite:') ? value.slice('sqlite:'.length) : value;
+  if (path === ':memory:') return 'sqlite::memory:';
+  if (path === '') throw new ConfigError(undefined, 'store: expected sqlite:<file> or a postgres:// URL');
+  return `sqlite:${resolve(base, path)}`;
+}
+
+function readConfigFile(file: string): RawConfig {
+  const text = readFileSync(file, 'utf8');
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    throw new ConfigError(file, e.message.split('\n')[0]!, e.linePos?.[0]?.line);
+  }
+  const data = doc.toJS() ?? {};
+  const parsed = configSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const keyPath = issue.path.map(String);
+    let line: number | undefined;
+    const node = keyPath.length > 0 ? doc.getIn(keyPath, true) : undefined;
+    const range = (node as { range?: [number, number, number] } | undefined)?.range;
+    if (range) line = lineCounter.linePos(range[0]).line;
+    const where = keyPath.length > 0 ? `${keyPath.join('.')}: ` : '';
+    const reason = issue.code === 'unrecognized_keys' ? `unknown key(s) ${issue.keys.join(', ')}` : issue.message;
+    throw new ConfigError(file, `${where}${reason}`, line);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,93 @@
+// Delivery layer: Read node and Get children (Query nodes comes with the query capability). Reads go
+// through the caller's repository Session; rendering is one synchronous pass over the fetched rows.
+import { PetalError } from '../errors.js';
+import type { SiteConfig } from '../config/load-config.js';
+import { joinPath, normalizePath } from '../repository/paths.js';
+import type { Session } from '../repository/session.js';
+import type { NodeRecord } from '../store/rows.js';
+import type { CompiledEndpoint } from './compile-endpoint.js';
+import { compileVisibility } from './property-visibility.js';
+import { firstValue, nameList, type QueryParams } from './parse-request.js';
+import { indexChildren, localizeSiblings, renderNode, type RenderOptions } from './render-node.js';
+import { resolveLocale, type LocaleChoice } from './resolve-locale.js';
+
+export interface DeliveryRequest {
+  readonly endpoint: CompiledEndpoint;
+  /** Node path relative to the endpoint's rootPath, decoded, as given in the URL. */
+  readonly path: string;
+  readonly query: QueryParams;
+  readonly acceptLanguage?: string;
+}
+
+export interface DeliveryResponse {
+  readonly body: string;
+  readonly contentLanguage: string;
+}
+
+export interface DeliveryEnv {
+  readonly session: Session;
+  readonly site: SiteConfig;
+  readonly outName: (name: string) => string;
+}
+
+function renderOptions(req: DeliveryRequest, env: DeliveryEnv, locale: LocaleChoice): RenderOptions {
+  const { endpoint, query } = req;
+  const properties = nameList(query, 'properties');
+  const excludeProperties = nameList(query, 'excludeProperties');
+  const visible = properties === undefined && excludeProperties === undefined
+    ? endpoint.visibility
+    : compileVisibility(endpoint.definition, { properties, excludeProperties });
+  return { depth: endpoint.definition.depth, childType: endpoint.childType, visible, locale, outName: env.outName };
+}
+
+/** Absolute workspace path of a URL node path; undefined when it cannot name a node. */
+function absolutePath(req: DeliveryRequest): string | undefined {
+  const rel = normalizePath(req.path);
+  if (rel === undefined) return undefined;
+  const root = req.endpoint.definition.rootPath;
+  return rel === '/' ? root : joinPath(root, rel.slice(1));
+}
+
+function notFound(req: DeliveryRequest): PetalError {
+  return new PetalError('pathNotFound', req.path.startsWith('/') ? req.path : `/${req.path}`);
+}
+
+function localeOf(req: DeliveryRequest, env: DeliveryEnv): LocaleChoice {
+  return resolveLocale(firstValue(req.query.lang), req.acceptLanguage, env.site);
+}
+
+export async function readNode(req: DeliveryRequest, env: DeliveryEnv): Promise<DeliveryResponse> {
+  const def = req.endpoint.definition;
+  if (firstValue(req.query.version) !== undefined) {
+    // No version of any node is stored until publishing exists, so every requested version is unknown.
+    throw new PetalError('versionNotFound', `${req.path}: version ${firstValue(req.query.version)} not found`);
+  }
+  const path = absolutePath(req);
+  if (path === undefined || path === '/') throw notFound(req);
+  const rows = await env.session.getSubtree(def.workspace, path, def.depth);
+  const node = rows[0];
+  if (node === undefined || node.path !== path) throw notFound(req);
+  if (req.endpoint.nodeType !== null && !req.endpoint.nodeType(node.type)) throw notFound(req);
+  const locale = localeOf(req, env);
+  const body = renderNode(node, indexChildren(rows), renderOptions(req, env, locale));
+  return { body, contentLanguage: locale.locale };
+}
+
+export async function getChildren(req: DeliveryRequest, env: DeliveryEnv): Promise<DeliveryResponse> {
+  const def = req.endpoint.definition;
+  const path = absolutePath(req);
+  if (path === undefined) throw notFound(req);
+  const rows = await env.session.getSubtree(def.workspace, path, def.depth + 1);
+  if (path !== '/' && rows[0]?.path !== path) throw notFound(req);
+  const index = indexChildren(rows);
+  const locale = localeOf(req, env);
+  const options = renderOptions(req, env, locale);
+  const kids: NodeRecord[] = (index.get(path) ?? []).filter((k) => req.endpoint.nodeType === null || req.endpoint.nodeType(k.type));
+  let body = '[';
+  let first = true;
+  for (const { node } of localizeSiblings(kids, locale)) {
+    body += (first ? '' : ',') + renderNode(node, index, options);
+    first = false;
+  }
+  return { body: body + ']', contentLanguage: locale.locale };
+}

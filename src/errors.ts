@@ -1,0 +1,44 @@
+// The one error table of Petal (all layers): code → HTTP status and default message.
+// Only http/error-handler.ts turns a PetalError into a response; other layers just throw it.
+
+export const ERRORS = {
+  // Delivery: content
+  pathNotFound: { status: 404, message: 'No node at this path' },
+  notFound: { status: 404, message: 'No endpoint or route matches this URL' },
+  versionNotFound: { status: 404, message: 'No such version of this node' },
+  // Delivery: request
+  invalidQuery: { status: 400, message: 'The query is invalid' },
+  invalidValueFormat: { status: 400, message: 'A value cannot be converted to the expected type' },
+  badRequest: { status: 400, message: 'The request is malformed' },
+  // Security
+  notAuthorized: { status: 401, message: 'Authentication is required' },
+  accessDenied: { status: 403, message: 'Access denied' },
+  // Protocol
+  methodNotAllowed: { status: 405, message: 'Method not allowed' },
+  notAcceptable: { status: 406, message: 'Not acceptable' },
+  payloadTooLarge: { status: 413, message: 'Request body too large' },
+  uriTooLong: { status: 414, message: 'URI too long' },
+  unsupportedMediaType: { status: 415, message: 'Unsupported media type' },
+  headersTooLarge: { status: 431, message: 'Request headers too large' },
+  // Server
+  serviceUnavailable: { status: 503, message: 'The content store is not reachable' },
+  unknown: { status: 500, message: 'An unexpected error occurred' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export class PetalError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+
+  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown }) {
+    super(message ?? ERRORS[code].message, options);
+    this.name = 'PetalError';
+    this.code = code;
+    this.status = ERRORS[code].status;
+  }
+}
+
+export function isPetalError(err: unknown): err is PetalError {
+  return err instanceof PetalError;
+}

@@ -1,0 +1,68 @@
+// HTTP layer: builds the Fastify app (routes, limits, error mapping, request logging); it is handed
+// services from the composition root and never sees a store or SQL.
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { SiteConfig } from '../config/load-config.js';
+import type { EndpointRegistry } from '../delivery/endpoint-registry.js';
+import type { Repository } from '../repository/session.js';
+import { handleError, sendError } from './error-handler.js';
+import { registerDeliveryRoutes } from './routes/delivery.js';
+import { registerOpsRoutes } from './routes/ops.js';
+
+export interface AppOptions {
+  readonly registry: EndpointRegistry;
+  readonly repository: Repository;
+  readonly site: () => SiteConfig;
+  readonly outName: (name: string) => string;
+  readonly contextPath?: string;
+  /** The process logger, or false for no logs (tests). */
+  readonly logger?: Logger | false;
+}
+
+/** Longest request target accepted; longer ones get 414 (browsers and CDNs stop at about 8 KB). */
+export const MAX_URL_LENGTH = 8192;
+
+export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(o.logger ? { loggerInstance: o.logger as FastifyBaseLogger } : { logger: false }),
+    // One log line per request, written by the onResponse hook below.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.:-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    bodyLimit: 1 << 20,
+    return503OnClosing: true,
+    // Errors Fastify raises before routing (malformed URL, bad content type) get our JSON shape too.
+    frameworkErrors: (error, request, reply) => {
+      handleError(error, request, reply);
+    },
+    routerOptions: { ignoreDuplicateSlashes: true, maxParamLength: MAX_URL_LENGTH },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    if ((request.raw.url ?? '').length > MAX_URL_LENGTH) return sendError(reply, 'uriTooLong');
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { reqId: request.id, method: request.method, url: request.raw.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      'request',
+    );
+  });
+
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) => sendError(reply, 'notFound', `No route for ${request.method} ${request.url.split('?')[0]}`));
+
+  registerOpsRoutes(app, o.repository);
+  registerDeliveryRoutes(app, {
+    registry: o.registry,
+    repository: o.repository,
+    site: o.site,
+    outName: o.outName,
+    contextPath: o.contextPath ?? '',
+  });
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,90 @@
+// HTTP layer: the delivery API routes under `/.rest/`. Decodes the URL, finds the endpoint, hands the
+// request to delivery/, and writes its JSON; other methods than GET/HEAD answer 405.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PetalError } from '../../errors.js';
+import type { SiteConfig } from '../../config/load-config.js';
+import { compileEndpoint } from '../../delivery/compile-endpoint.js';
+import { getChildren, readNode, type DeliveryEnv, type DeliveryResponse } from '../../delivery/deliver.js';
+import type { EndpointRegistry } from '../../delivery/endpoint-registry.js';
+import { parseMethod, type QueryParams } from '../../delivery/parse-request.js';
+import type { Repository } from '../../repository/session.js';
+import { sendError } from '../error-handler.js';
+
+export interface DeliveryRouteOptions {
+  readonly registry: EndpointRegistry;
+  readonly repository: Repository;
+  readonly site: () => SiteConfig;
+  readonly outName: (name: string) => string;
+  readonly contextPath: string;
+}
+
+const REST_PREFIX = '/.rest';
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/** The decoded path after `/.rest`, with repeated slashes collapsed; throws 400 on bad encoding. */
+export function restPathOf(rawUrl: string, contextPath: string): string {
+  const q = rawUrl.indexOf('?');
+  let path = q === -1 ? rawUrl : rawUrl.slice(0, q);
+  const h = path.indexOf('#');
+  if (h !== -1) path = path.slice(0, h);
+  path = path.slice(contextPath.length + REST_PREFIX.length);
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    throw new PetalError('badRequest', 'The path is not valid percent-encoded UTF-8');
+  }
+  if (CONTROL.test(decoded)) throw new PetalError('badRequest', 'The path contains control characters');
+  decoded = decoded.replace(/\/{2,}/g, '/');
+  return decoded === '' ? '/' : decoded;
+}
+
+export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOptions): void {
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const restPath = restPathOf(request.raw.url ?? '', o.contextPath);
+    let match = o.registry.match(restPath);
+    let rest = match?.rest;
+    if (match === undefined && restPath.endsWith('@nodes')) {
+      // `/.rest/ep@nodes`: children of the endpoint's root, written without the slash.
+      match = o.registry.match(restPath.slice(0, -'@nodes'.length));
+      if (match !== undefined && match.rest === '') rest = '/@nodes';
+      else match = undefined;
+    }
+    if (match === undefined || rest === undefined) {
+      return sendError(reply, 'notFound', `No endpoint at ${REST_PREFIX}${restPath}`);
+    }
+    const endpoint = compileEndpoint(match.definition, o.repository.types);
+    const method = parseMethod(rest);
+    const env: DeliveryEnv = { session: o.repository.systemSession(), site: o.site(), outName: o.outName };
+    const query = request.query as QueryParams;
+    const acceptLanguage = request.headers['accept-language'];
+    let result: DeliveryResponse;
+    switch (method.kind) {
+      case 'read':
+        result = await readNode({ endpoint, path: method.path, query, acceptLanguage }, env);
+        break;
+      case 'children':
+        result = await getChildren({ endpoint, path: method.path, query, acceptLanguage }, env);
+        break;
+      case 'query':
+        throw new PetalError('notFound', 'Query nodes is not served by this version of Petal');
+    }
+    reply
+      .header('content-type', 'application/json; charset=utf-8')
+      .header('content-language', result.contentLanguage.replace('_', '-'));
+    const ttl = endpoint.definition.timeToLive;
+    if (ttl !== undefined) reply.header('cache-control', `max-age=${ttl}`);
+    return reply.send(result.body);
+  };
+
+  const prefix = `${o.contextPath}${REST_PREFIX}`;
+  app.get(`${prefix}/*`, handler);
+  app.get(prefix, handler);
+  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('allow', 'GET, HEAD');
+    return sendError(reply, 'methodNotAllowed', 'The delivery API is read-only: use GET');
+  };
+  for (const url of [`${prefix}/*`, prefix]) {
+    app.route({ method: ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'], url, handler: notAllowed });
+  }
+}

@@ -1,0 +1,77 @@
+// Ingest layer: finds content export files and parses each with the parser for its format.
+import { readdir, stat } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
+import type { ImportDocument } from '../store/rows.js';
+import { ImportError, toImportError } from './import-error.js';
+import { exportFileSegments } from './parse-file-name.js';
+import { parseYamlExport } from './import-yaml.js';
+import { parseJcrXmlExport } from './import-jcr-xml.js';
+
+export interface LoadExportOptions {
+  spoolDir: string;
+  onProgress?: (bytesRead: number) => void;
+}
+
+export async function loadExport(file: string, opts: LoadExportOptions): Promise<ImportDocument> {
+  switch (extname(file).toLowerCase()) {
+    case '.yaml': {
+      const doc = await parseYamlExport(file, opts);
+      // YAML is parsed whole, so progress jumps to the end; a progress bar over many files still moves.
+      if (opts.onProgress) opts.onProgress((await stat(file)).size);
+      return doc;
+    }
+    case '.xml':
+      return parseJcrXmlExport(file, opts);
+    default:
+      throw new ImportError(file, undefined, 'unsupported file type (expected .yaml or .xml)');
+  }
+}
+
+const EXPORT_FILE = /\.(yaml|xml)$/i;
+
+/**
+ * Expands directories (recursively, skipping hidden entries) to export files and orders them so a node is
+ * imported before the files that place content under it: `dam.tours.xml` before `dam.tours.shark.xml`.
+ */
+export async function listExportFiles(paths: string[]): Promise<string[]> {
+  const files = new Set<string>();
+  for (const path of paths) {
+    let isDirectory: boolean;
+    try {
+      isDirectory = (await stat(path)).isDirectory();
+    } catch (err) {
+      throw toImportError(path, err);
+    }
+    if (isDirectory) for (const file of await walk(path)) files.add(file);
+    else files.add(path);
+  }
+  const keyed = [...files].map((file) => ({ file, name: basename(file), segments: exportFileSegments(file) }));
+  keyed.sort((a, b) =>
+    compare(a.segments[0], b.segments[0])
+    || a.segments.length - b.segments.length
+    || compare(a.name, b.name)
+    || compare(a.file, b.file));
+  return keyed.map((k) => k.file);
+}
+
+async function walk(dir: string): Promise<string[]> {
+  const found: string[] = [];
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch (err) {
+    throw toImportError(dir, err);
+  }
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...await walk(path));
+    else if (entry.isFile() && EXPORT_FILE.test(entry.name)) found.push(path);
+  }
+  return found;
+}
+
+/** Code-point order, so the import order never depends on the machine's locale. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

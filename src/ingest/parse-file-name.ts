@@ -1,0 +1,25 @@
+// Ingest layer: where an export file's content goes, read from its name (`website.travel.about.yaml`).
+import { basename } from 'node:path';
+import { ImportError } from './import-error.js';
+
+const EXPORT_EXTENSION = /\.(yaml|xml)$/i;
+
+/**
+ * The dot-separated segments of an export file name without its extension:
+ * `[workspace, ...parent path segments, node name]`, or just `[workspace]` for a whole-workspace export.
+ */
+export function exportFileSegments(fileName: string): string[] {
+  const base = basename(fileName).replace(EXPORT_EXTENSION, '');
+  const segments = base.split('.');
+  if (segments.some((s) => s === '')) {
+    throw new ImportError(fileName, undefined,
+      `file name "${basename(fileName)}" has an empty segment; expected <workspace>.<path>.<name>.yaml|xml`);
+  }
+  return segments;
+}
+
+/** `website.travel.about.yaml` → `{ workspace: 'website', parentPath: '/travel' }`; the node name comes from the content. */
+export function parseExportFileName(fileName: string): { workspace: string; parentPath: string } {
+  const [workspace, ...rest] = exportFileSegments(fileName);
+  return { workspace, parentPath: '/' + rest.slice(0, -1).join('/') };
+}

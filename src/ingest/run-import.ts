@@ -1,0 +1,55 @@
+// Ingest layer: `petal import` end to end: lists the export files, parses them all (binaries spooled
+// to a temporary folder), then writes them in ONE store transaction, so a broken file changes nothing.
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ContentStore } from '../store/content-store.js';
+import type { ImportDocument, UuidCollisionPolicy } from '../store/rows.js';
+import { listExportFiles, loadExport } from './load-export.js';
+
+export interface ImportProgress {
+  readonly phase: 'parse' | 'write';
+  readonly file?: string;
+  readonly bytesDone: number;
+  readonly bytesTotal: number;
+}
+
+export interface ImportRunOptions {
+  readonly onUuidCollision: UuidCollisionPolicy;
+  readonly onProgress?: (p: ImportProgress) => void;
+}
+
+export interface ImportRunResult {
+  readonly files: number;
+  readonly nodes: number;
+  readonly bytes: number;
+  readonly ms: number;
+  readonly warnings: readonly string[];
+}
+
+export async function importPaths(store: ContentStore, paths: readonly string[], options: ImportRunOptions): Promise<ImportRunResult> {
+  const started = performance.now();
+  const files = await listExportFiles([...paths]);
+  const sizes = await Promise.all(files.map(async (f) => (await stat(f)).size));
+  const bytesTotal = sizes.reduce((a, b) => a + b, 0);
+  const spoolDir = await mkdtemp(join(tmpdir(), 'petal-import-'));
+  try {
+    const documents: ImportDocument[] = [];
+    let bytesDone = 0;
+    for (let i = 0; i < files.length; i++) {
+      const file = files[i]!;
+      const before = bytesDone;
+      documents.push(await loadExport(file, {
+        spoolDir,
+        onProgress: (read: number) => options.onProgress?.({ phase: 'parse', file, bytesDone: before + read, bytesTotal }),
+      }));
+      bytesDone += sizes[i]!;
+      options.onProgress?.({ phase: 'parse', file, bytesDone, bytesTotal });
+    }
+    options.onProgress?.({ phase: 'write', bytesDone, bytesTotal });
+    const result = await store.importDocuments(documents, { onUuidCollision: options.onUuidCollision });
+    return { files: files.length, nodes: result.nodes, bytes: bytesTotal, ms: performance.now() - started, warnings: result.warnings };
+  } finally {
+    await rm(spoolDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,106 @@
+// Composition root: config → store → repository → endpoint registry → HTTP app. The only module that
+// picks a store backend.
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+
+import type { PetalConfig, SiteConfig } from './config/load-config.js';
+import { discoverSites } from './config/discover-sites.js';
+import { watchModules, type ModuleWatcher } from './config/watch-modules.js';
+import { EndpointRegistry } from './delivery/endpoint-registry.js';
+import { loadDefinitions, type DefinitionProblem } from './delivery/load-definitions.js';
+import { buildApp } from './http/build-app.js';
+import { importPaths } from './ingest/run-import.js';
+import { outputNameFor } from './repository/names.js';
+import { NodeTypeRegistry } from './repository/node-types.js';
+import { Repository } from './repository/session.js';
+import type { ContentStore } from './store/content-store.js';
+import { SqliteStore } from './store/sqlite/sqlite-store.js';
+
+/** JSON lines for machines; readable lines on a terminal (unless PETAL_LOG_FORMAT=json). */
+export function createLogger(level: string): Logger {
+  const pretty = process.stdout.isTTY && process.env.PETAL_LOG_FORMAT !== 'json';
+  return pretty
+    ? pino({ level, transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss.l', ignore: 'pid,hostname' } } })
+    : pino({ level });
+}
+
+export function createStore(url: string): ContentStore {
+  if (url.startsWith('sqlite:')) return new SqliteStore({ file: url.slice('sqlite:'.length) });
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    throw new Error('The PostgreSQL store is not available in this version of Petal; use sqlite:<file>');
+  }
+  throw new Error(`Unknown store ${JSON.stringify(url)}: expected sqlite:<file> or postgres://…`);
+}
+
+export const DEFAULT_SITE: SiteConfig = Object.freeze({ name: 'fallback', locales: ['en'], defaultLocale: 'en' });
+
+export function pickSite(config: PetalConfig): SiteConfig {
+  const sites = config.sites.length > 0 ? config.sites : discoverSites(config.modules);
+  return sites.find((s) => s.name === 'fallback') ?? sites[0] ?? DEFAULT_SITE;
+}
+
+export function logProblems(log: Logger, problems: readonly DefinitionProblem[]): void {
+  for (const p of problems) {
+    const where = p.line !== undefined ? `${p.file}:${p.line}` : p.file;
+    if (p.severity === 'error') log.error(`endpoint definition ${where}: ${p.reason}`);
+    else log.warn(`endpoint definition ${where}: ${p.reason}`);
+  }
+}
+
+export interface RunningServer {
+  readonly app: FastifyInstance;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: PetalConfig, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+  const store = createStore(config.store);
+  await store.open();
+  if (config.content.length > 0) {
+    const r = await importPaths(store, config.content, { onUuidCollision: config.onUuidCollision });
+    log.info(`imported ${r.nodes} nodes from ${r.files} files of ${config.content.join(', ')}`);
+    for (const w of r.warnings) log.warn(w);
+  }
+  const types = new NodeTypeRegistry();
+  const repository = new Repository(store, types);
+  const registry = new EndpointRegistry();
+  const initial = await loadDefinitions([...config.modules]);
+  registry.applyLoad(initial);
+  logProblems(log, initial.problems);
+
+  let site = pickSite(config);
+  let watcher: ModuleWatcher | undefined;
+  if (config.modules.length > 0) {
+    watcher = watchModules([...config.modules], () => {
+      loadDefinitions([...config.modules]).then((result) => {
+        const kept = registry.applyLoad(result);
+        site = pickSite(config);
+        logProblems(log, result.problems);
+        for (const f of kept) log.warn(`endpoint definition ${f}: still serving its last good version`);
+        log.info(`endpoint definitions reloaded: ${registry.size} endpoints`);
+      }, (err: unknown) => log.error({ err }, 'reloading endpoint definitions failed'));
+    }, { onError: (err) => log.error({ err }, 'watching light modules failed') });
+  }
+
+  const app = await buildApp({
+    registry, repository, site: () => site, outName: outputNameFor(config.namespace),
+    contextPath: config.contextPath, logger: log,
+  });
+  const address = await app.listen({ port: config.port, host: config.host });
+  const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  const port = new URL(address).port;
+  const url = `http://${shownHost}:${port}${config.contextPath}`;
+  const nodes = await store.countNodes();
+  log.info(`Petal serving ${registry.size} endpoints and ${nodes} nodes at ${url} (store ${config.store})`);
+  for (const def of registry.list()) log.info(`  ${url}/.rest${def.endpointPath}  (${def.kind}, workspace ${def.workspace})`);
+
+  return {
+    app,
+    url,
+    close: async () => {
+      await watcher?.close();
+      await app.close();
+      await store.close();
+    },
+  };
+}

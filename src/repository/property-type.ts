@@ -1,0 +1,87 @@
+// Repository model: property types and the stored shape of a property (shared by store, ingest, delivery).
+
+export const PROPERTY_TYPES = [
+  'String', 'Long', 'Double', 'Decimal', 'Boolean', 'Date', 'Binary',
+  'Reference', 'WeakReference', 'Name', 'Path', 'URI',
+] as const;
+
+export type PropertyType = (typeof PROPERTY_TYPES)[number];
+
+/** A single value as stored: numbers for Long/Double, booleans for Boolean, strings for everything else
+ * (Date as ISO 8601 with milliseconds and offset, Decimal as its decimal text, Binary as a blob hash). */
+export type ScalarValue = string | number | boolean;
+
+/**
+ * One property of a node: `[name, type, value]`. The value is an array exactly when the property is
+ * multi-value (an empty array is a multi-value property without values). Names are canonical (`cms:`).
+ * A tuple keeps the per-node JSON document small and cheap to parse on the hot path.
+ */
+export type StoredProperty = readonly [name: string, type: PropertyType, value: ScalarValue | readonly ScalarValue[]];
+
+const TYPE_SET: ReadonlySet<string> = new Set(PROPERTY_TYPES);
+
+export function isPropertyType(value: string): value is PropertyType {
+  return TYPE_SET.has(value);
+}
+
+/** Case-insensitive lookup of a JCR property type name as written in exports (`sv:type="Long"`, `!weakreference`). */
+export function parsePropertyType(name: string): PropertyType | undefined {
+  const lower = name.toLowerCase();
+  for (const t of PROPERTY_TYPES) if (t.toLowerCase() === lower) return t;
+  return undefined;
+}
+
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/;
+
+/**
+ * Normalises a date-time text to ISO 8601 with milliseconds and an explicit offset
+ * (`2020-02-01T13:45:49.952+07:00`); the offset written in the source is kept. Returns undefined if the
+ * text is not a date-time. A time without offset is taken as UTC.
+ */
+export function normalizeDateTime(text: string): string | undefined {
+  const m = ISO_DATE_TIME.exec(text.trim());
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s = '00', frac = '', zone] = m;
+  const ms = (frac + '000').slice(0, 3);
+  let offset = zone ?? 'Z';
+  if (offset === 'Z') offset = '+00:00';
+  else if (!offset.includes(':')) offset = `${offset.slice(0, 3)}:${offset.slice(3)}`;
+  const out = `${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}${offset}`;
+  return Number.isNaN(Date.parse(out)) ? undefined : out;
+}
+
+/** Only the date part (`yyyy-MM-dd`), which JCR exports use for Date values at midnight. */
+export function normalizeDate(text: string): string | undefined {
+  const t = text.trim();
+  if (/^\d{4}-\d{2}-\d{2}$/.test(t)) return normalizeDateTime(`${t}T00:00:00.000Z`);
+  return normalizeDateTime(t);
+}
+
+/** Converts one textual value (as found in XML exports) to the stored scalar of its type. */
+export function coerceValue(type: PropertyType, text: string): ScalarValue {
+  switch (type) {
+    case 'Long': {
+      const n = Number(text.trim());
+      if (!Number.isInteger(n)) throw new Error(`not a Long value: ${JSON.stringify(text)}`);
+      return n;
+    }
+    case 'Double': {
+      const t = text.trim();
+      const n = t === 'NaN' ? NaN : Number(t);
+      if (Number.isNaN(n) && t !== 'NaN') throw new Error(`not a Double value: ${JSON.stringify(text)}`);
+      return n;
+    }
+    case 'Boolean': {
+      const t = text.trim().toLowerCase();
+      if (t !== 'true' && t !== 'false') throw new Error(`not a Boolean value: ${JSON.stringify(text)}`);
+      return t === 'true';
+    }
+    case 'Date': {
+      const d = normalizeDate(text);
+      if (d === undefined) throw new Error(`not a Date value: ${JSON.stringify(text)}`);
+      return d;
+    }
+    default:
+      return text;
+  }
+}

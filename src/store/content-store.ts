@@ -1,0 +1,46 @@
+// Store layer: the contract every backend (SQLite, PostgreSQL) implements. Rows in, rows out,
+// transactions; it knows nothing of users, HTTP or JSON rendering. Missing rows are `undefined`.
+import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from './rows.js';
+
+/** What a backend can do, read by shared code instead of branching on the backend's name. */
+export interface StoreCapabilities {
+  readonly name: string;
+  /** Full-text flavour used by the query compiler. */
+  readonly fullText: 'fts5' | 'tsvector' | 'none';
+  /** True when other processes' writes are announced (PostgreSQL LISTEN/NOTIFY). */
+  readonly notifyOnWrite: boolean;
+}
+
+export interface ContentStore {
+  readonly capabilities: StoreCapabilities;
+
+  /** Creates or migrates the schema; safe to call on every start. */
+  open(): Promise<void>;
+  close(): Promise<void>;
+  /** Cheap round trip used by `/.health`. */
+  ping(): Promise<boolean>;
+
+  getNode(workspace: string, path: string): Promise<NodeRecord | undefined>;
+  getNodeById(workspace: string, id: string): Promise<NodeRecord | undefined>;
+  /** The nodes of these ids that exist, in no particular order; one round trip. */
+  getNodesByIds(workspace: string, ids: readonly string[]): Promise<NodeRecord[]>;
+  /**
+   * The node at `path` (the workspace root when `/`) and its descendants down to `depth` levels below it,
+   * in one round trip, ordered by depth and then by natural order. The root `/` itself is not a row.
+   */
+  getSubtree(workspace: string, path: string, depth: number): Promise<NodeRecord[]>;
+
+  /** Number of nodes, in one workspace or in all. */
+  countNodes(workspace?: string): Promise<number>;
+  listWorkspaces(): Promise<string[]>;
+
+  /** Writes all documents in one transaction: all of them become visible, or none (then it throws). */
+  importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult>;
+
+  getBlobInfo(hash: string): Promise<BlobInfo | undefined>;
+  /** Reads `length` bytes of a blob from `offset`. */
+  readBlob(hash: string, offset: number, length: number): Promise<Buffer>;
+
+  /** Increases on every committed write; the response cache keys on it. */
+  generation(): Promise<number>;
+}

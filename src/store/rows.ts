@@ -1,0 +1,72 @@
+// Store layer: the rows a ContentStore reads and writes. No HTTP, no rendering.
+import type { StoredProperty } from '../repository/property-type.js';
+
+/** One node as stored. Paths are absolute in the workspace (`/` is the root, which is never stored). */
+export interface NodeRecord {
+  readonly id: string;
+  readonly workspace: string;
+  readonly path: string;
+  /** Path of the parent node (`/` for top-level nodes). */
+  readonly parentPath: string;
+  readonly name: string;
+  /** Number of path segments: 1 for `/a`, 2 for `/a/b`. */
+  readonly depth: number;
+  /** Position among siblings (natural order). */
+  readonly position: number;
+  /** Primary type, canonical prefix (`cms:page`). */
+  readonly type: string;
+  readonly mixins: readonly string[];
+  /** Properties in stored order, without `jcr:primaryType`, `jcr:mixinTypes` and `jcr:uuid`. */
+  readonly properties: readonly StoredProperty[];
+}
+
+/** A node to write, as produced by the importers (and later by the write API). */
+export interface NodeDraft {
+  name: string;
+  /** UUID from the source; a fresh one is generated when absent. */
+  id?: string;
+  /** Primary type; `cms:contentNode` when absent (as for nodes without `jcr:primaryType` in exports). */
+  type?: string;
+  mixins: string[];
+  properties: StoredProperty[];
+  children: NodeDraft[];
+  /** 1-based line in the source file, for error messages. */
+  line?: number;
+}
+
+/** One source file's content, ready to be written in one transaction with the others of an import. */
+export interface ImportDocument {
+  /** File the content came from (for messages). */
+  readonly source: string;
+  readonly workspace: string;
+  /** Where the roots go (`/travel`); missing ancestors are created as `cms:folder`. */
+  readonly parentPath: string;
+  readonly roots: readonly NodeDraft[];
+  /** Binaries referenced by Binary properties (value = hash), spooled to temporary files by the parser. */
+  readonly blobs: readonly BlobSpool[];
+}
+
+export interface BlobSpool {
+  /** sha256 of the content, hex; the value of the Binary property. */
+  readonly hash: string;
+  readonly size: number;
+  /** Temporary file holding the decoded bytes. */
+  readonly file: string;
+}
+
+export type UuidCollisionPolicy = 'new' | 'replace' | 'fail';
+
+export interface ImportOptions {
+  readonly onUuidCollision: UuidCollisionPolicy;
+}
+
+export interface ImportResult {
+  /** Nodes written (roots and descendants; created folders included). */
+  readonly nodes: number;
+  readonly warnings: readonly string[];
+}
+
+export interface BlobInfo {
+  readonly hash: string;
+  readonly size: number;
+}

@@ -1,0 +1,218 @@
+// SQLite backend of the ContentStore (embedded default): one file, WAL, better-sqlite3 (synchronous,
+// so every call is one in-process round trip; the async interface is for the networked backends).
+import { openSync, readSync, closeSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { ContentStore, StoreCapabilities } from '../content-store.js';
+import type { ImportTx, InsertNode } from '../import-tx.js';
+import type { BlobInfo, BlobSpool, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
+import { writeImport } from '../write-import.js';
+import { descendantRange } from '../../repository/paths.js';
+import { migrate } from './schema.js';
+
+const BLOB_CHUNK = 1 << 20;
+const COLUMNS = 'id, workspace, path, parent_path, name, depth, position, type, mixins, props';
+
+interface NodeRow {
+  id: string; workspace: string; path: string; parent_path: string; name: string;
+  depth: number; position: number; type: string; mixins: string; props: string;
+}
+
+function toRecord(r: NodeRow): NodeRecord {
+  return {
+    id: r.id, workspace: r.workspace, path: r.path, parentPath: r.parent_path, name: r.name,
+    depth: r.depth, position: r.position, type: r.type,
+    mixins: r.mixins === '[]' ? EMPTY : (JSON.parse(r.mixins) as string[]),
+    properties: JSON.parse(r.props) as NodeRecord['properties'],
+  };
+}
+const EMPTY: readonly string[] = Object.freeze([]);
+
+export interface SqliteStoreOptions {
+  /** File path, or `:memory:`. */
+  readonly file: string;
+  readonly readonly?: boolean;
+}
+
+export class SqliteStore implements ContentStore {
+  readonly capabilities: StoreCapabilities = { name: 'sqlite', fullText: 'fts5', notifyOnWrite: false };
+  readonly #file: string;
+  #db: Database.Database | undefined;
+  #stmts: ReturnType<typeof prepare> | undefined;
+
+  constructor(options: SqliteStoreOptions) {
+    this.#file = options.file;
+  }
+
+  get file(): string {
+    return this.#file;
+  }
+
+  async open(): Promise<void> {
+    if (this.#db) return;
+    if (this.#file !== ':memory:') mkdirSync(dirname(this.#file), { recursive: true });
+    const db = new Database(this.#file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    db.pragma('cache_size = -65536');
+    migrate(db);
+    this.#db = db;
+    this.#stmts = prepare(db);
+  }
+
+  async close(): Promise<void> {
+    this.#db?.close();
+    this.#db = undefined;
+    this.#stmts = undefined;
+  }
+
+  get #s(): ReturnType<typeof prepare> {
+    if (!this.#stmts) throw new Error('SqliteStore is not open');
+    return this.#stmts;
+  }
+
+  async ping(): Promise<boolean> {
+    return this.#s.ping.get() !== undefined;
+  }
+
+  async getNode(workspace: string, path: string): Promise<NodeRecord | undefined> {
+    const row = this.#s.byPath.get(workspace, path) as NodeRow | undefined;
+    return row && toRecord(row);
+  }
+
+  async getNodeById(workspace: string, id: string): Promise<NodeRecord | undefined> {
+    const row = this.#s.byId.get(workspace, id) as NodeRow | undefined;
+    return row && toRecord(row);
+  }
+
+  async getNodesByIds(workspace: string, ids: readonly string[]): Promise<NodeRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = this.#s.byIds.all(workspace, JSON.stringify(ids)) as NodeRow[];
+    return rows.map(toRecord);
+  }
+
+  async getSubtree(workspace: string, path: string, depth: number): Promise<NodeRecord[]> {
+    const out: NodeRecord[] = [];
+    let baseDepth = 0;
+    if (path !== '/') {
+      const root = this.#s.byPath.get(workspace, path) as NodeRow | undefined;
+      if (!root) return out;
+      out.push(toRecord(root));
+      baseDepth = root.depth;
+    }
+    if (depth <= 0) return out;
+    const [lo, hi] = descendantRange(path);
+    const rows = this.#s.subtree.all(workspace, lo, hi, baseDepth + depth) as NodeRow[];
+    for (const r of rows) out.push(toRecord(r));
+    return out;
+  }
+
+  async countNodes(workspace?: string): Promise<number> {
+    const r = (workspace === undefined ? this.#s.countAll.get() : this.#s.countWs.get(workspace)) as { n: number };
+    return r.n;
+  }
+
+  async listWorkspaces(): Promise<string[]> {
+    return (this.#s.workspaces.all() as { workspace: string }[]).map((r) => r.workspace);
+  }
+
+  async importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
+    const db = this.#db;
+    if (!db) throw new Error('SqliteStore is not open');
+    const s = this.#s;
+    const tx: ImportTx = {
+      pathOfId: async (ws, id) => (s.pathOfId.get(ws, id) as { path: string } | undefined)?.path,
+      positionOf: async (ws, path) => (s.positionOf.get(ws, path) as { position: number } | undefined)?.position,
+      maxChildPosition: async (ws, parent) => (s.maxChild.get(ws, parent) as { m: number | null }).m ?? -1,
+      deleteSubtree: async (ws, path) => {
+        const [lo, hi] = descendantRange(path);
+        return s.deleteNode.run(ws, path).changes + s.deleteBelow.run(ws, lo, hi).changes;
+      },
+      insertNode: async (n: InsertNode) => {
+        s.insert.run(n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
+          JSON.stringify(n.mixins), JSON.stringify(n.properties));
+      },
+      hasBlob: async (hash) => s.hasBlob.get(hash) !== undefined,
+      insertBlob: async (spool: BlobSpool) => insertBlobChunks(s, spool),
+      bumpGeneration: async () => { s.bump.run(); },
+    };
+    // better-sqlite3 transactions must be synchronous; the ImportTx calls above resolve without I/O,
+    // so holding BEGIN IMMEDIATE across their microtasks lets no other statement in between.
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = await writeImport(tx, documents, options);
+      db.exec('COMMIT');
+      return result;
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  async getBlobInfo(hash: string): Promise<BlobInfo | undefined> {
+    return this.#s.blobInfo.get(hash) as BlobInfo | undefined;
+  }
+
+  async readBlob(hash: string, offset: number, length: number): Promise<Buffer> {
+    if (length <= 0) return Buffer.alloc(0);
+    const first = Math.floor(offset / BLOB_CHUNK);
+    const last = Math.floor((offset + length - 1) / BLOB_CHUNK);
+    const rows = this.#s.blobChunks.all(hash, first, last) as { seq: number; data: Buffer }[];
+    const joined = Buffer.concat(rows.map((r) => r.data));
+    const start = offset - first * BLOB_CHUNK;
+    return joined.subarray(start, start + length);
+  }
+
+  async generation(): Promise<number> {
+    return Number((this.#s.generation.get() as { value: string }).value);
+  }
+}
+
+function insertBlobChunks(s: ReturnType<typeof prepare>, spool: BlobSpool): void {
+  const fd = openSync(spool.file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(BLOB_CHUNK);
+    let seq = 0;
+    for (;;) {
+      const n = readSync(fd, buf, 0, BLOB_CHUNK, null);
+      if (n <= 0) break;
+      s.insertChunk.run(spool.hash, seq++, Buffer.from(buf.subarray(0, n)));
+    }
+  } finally {
+    closeSync(fd);
+  }
+  s.insertBlob.run(spool.hash, spool.size);
+}
+
+function prepare(db: Database.Database) {
+  return {
+    ping: db.prepare('SELECT 1 AS ok'),
+    byPath: db.prepare(`SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND path = ?`),
+    byId: db.prepare(`SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND id = ?`),
+    byIds: db.prepare(`SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND id IN (SELECT value FROM json_each(?))`),
+    subtree: db.prepare(
+      `SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND path >= ? AND path < ? AND depth <= ? ORDER BY depth, parent_path, position`,
+    ),
+    countAll: db.prepare('SELECT count(*) AS n FROM nodes'),
+    countWs: db.prepare('SELECT count(*) AS n FROM nodes WHERE workspace = ?'),
+    workspaces: db.prepare('SELECT DISTINCT workspace FROM nodes ORDER BY workspace'),
+    pathOfId: db.prepare('SELECT path FROM nodes WHERE workspace = ? AND id = ?'),
+    positionOf: db.prepare('SELECT position FROM nodes WHERE workspace = ? AND path = ?'),
+    maxChild: db.prepare('SELECT max(position) AS m FROM nodes WHERE workspace = ? AND parent_path = ?'),
+    deleteNode: db.prepare('DELETE FROM nodes WHERE workspace = ? AND path = ?'),
+    deleteBelow: db.prepare('DELETE FROM nodes WHERE workspace = ? AND path >= ? AND path < ?'),
+    insert: db.prepare(
+      `INSERT INTO nodes (workspace, id, path, parent_path, name, depth, position, type, mixins, props)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    hasBlob: db.prepare('SELECT 1 FROM blobs WHERE hash = ?'),
+    insertBlob: db.prepare('INSERT INTO blobs (hash, size) VALUES (?, ?)'),
+    insertChunk: db.prepare('INSERT OR REPLACE INTO blob_chunks (hash, seq, data) VALUES (?, ?, ?)'),
+    blobInfo: db.prepare('SELECT hash, size FROM blobs WHERE hash = ?'),
+    blobChunks: db.prepare('SELECT seq, data FROM blob_chunks WHERE hash = ? AND seq BETWEEN ? AND ? ORDER BY seq'),
+    generation: db.prepare("SELECT value FROM meta WHERE key = 'generation'"),
+    bump: db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"),
+  };
+}

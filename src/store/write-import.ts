@@ -1,0 +1,100 @@
+// Store layer: writes import documents through an ImportTx (shared by every backend), so the rules for
+// replacing nodes, creating missing parents and UUID collisions are the same everywhere.
+import { randomUUID } from 'node:crypto';
+import { ancestorsOf, depthOf, joinPath, parentOf, nameOf, isValidName } from '../repository/paths.js';
+import type { ImportTx } from './import-tx.js';
+import type { ImportDocument, ImportOptions, ImportResult, NodeDraft } from './rows.js';
+
+export const DEFAULT_NODE_TYPE = 'cms:contentNode';
+export const FOLDER_TYPE = 'cms:folder';
+
+export class ImportConflictError extends Error {
+  constructor(readonly source: string, message: string) {
+    super(`${source}: ${message}`);
+    this.name = 'ImportConflictError';
+  }
+}
+
+export async function writeImport(
+  tx: ImportTx,
+  documents: readonly ImportDocument[],
+  options: ImportOptions,
+): Promise<ImportResult> {
+  const warnings: string[] = [];
+  let nodes = 0;
+
+  for (const doc of documents) {
+    const ws = doc.workspace;
+    for (const ancestor of [...ancestorsOf(doc.parentPath), ...(doc.parentPath === '/' ? [] : [doc.parentPath])]) {
+      if ((await tx.positionOf(ws, ancestor)) !== undefined) continue;
+      const parent = parentOf(ancestor);
+      await tx.insertNode({
+        id: randomUUID(), workspace: ws, path: ancestor, parentPath: parent, name: nameOf(ancestor),
+        depth: depthOf(ancestor), position: (await tx.maxChildPosition(ws, parent)) + 1,
+        type: FOLDER_TYPE, mixins: [], properties: [],
+      });
+      nodes++;
+    }
+
+    for (const root of doc.roots) {
+      if (!isValidName(root.name)) throw new ImportConflictError(doc.source, `invalid node name ${JSON.stringify(root.name)}`);
+      const path = joinPath(doc.parentPath, root.name);
+      let position = await tx.positionOf(ws, path);
+      if (position !== undefined) await tx.deleteSubtree(ws, path);
+      else position = (await tx.maxChildPosition(ws, doc.parentPath)) + 1;
+      nodes += await insertDraft(tx, doc, root, doc.parentPath, position, options, warnings);
+    }
+
+    for (const blob of doc.blobs) {
+      if (!(await tx.hasBlob(blob.hash))) await tx.insertBlob(blob);
+    }
+  }
+  await tx.bumpGeneration();
+  return { nodes, warnings };
+}
+
+async function insertDraft(
+  tx: ImportTx,
+  doc: ImportDocument,
+  draft: NodeDraft,
+  parentPath: string,
+  position: number,
+  options: ImportOptions,
+  warnings: string[],
+): Promise<number> {
+  const ws = doc.workspace;
+  const path = joinPath(parentPath, draft.name);
+  const where = draft.line !== undefined ? `${doc.source}:${draft.line}` : doc.source;
+  if (!isValidName(draft.name)) throw new ImportConflictError(where, `invalid node name ${JSON.stringify(draft.name)}`);
+
+  if ((await tx.positionOf(ws, path)) !== undefined) {
+    // Two siblings of one name in a document (possible in XML): the later one wins, as on re-import.
+    warnings.push(`${where}: ${ws}:${path} appears twice; the later node replaces the earlier`);
+    await tx.deleteSubtree(ws, path);
+  }
+  let id = draft.id ?? randomUUID();
+  const holder = await tx.pathOfId(ws, id);
+  if (holder !== undefined) {
+    if (options.onUuidCollision === 'fail') {
+      throw new ImportConflictError(where, `uuid ${id} of ${ws}:${path} already belongs to ${ws}:${holder}`);
+    } else if (options.onUuidCollision === 'replace') {
+      warnings.push(`${where}: uuid ${id} moved from ${ws}:${holder} (removed with its subtree) to ${ws}:${path}`);
+      await tx.deleteSubtree(ws, holder);
+    } else {
+      const fresh = randomUUID();
+      warnings.push(`${where}: uuid ${id} of ${ws}:${path} already belongs to ${ws}:${holder}; ${path} gets the new uuid ${fresh}`);
+      id = fresh;
+    }
+  }
+
+  await tx.insertNode({
+    id, workspace: ws, path, parentPath, name: draft.name, depth: depthOf(path), position,
+    type: draft.type ?? DEFAULT_NODE_TYPE, mixins: draft.mixins, properties: draft.properties,
+  });
+  let count = 1;
+  let childPosition = 0;
+  for (const child of draft.children) {
+    count += await insertDraft(tx, doc, child, path, childPosition++, options, warnings);
+  }
+  return count;
+}

@@ -1,0 +1,85 @@
+// Test helper: a Petal app over a fresh SQLite store, with endpoint definitions written to a temporary
+// light module and content imported through the real import pipeline.
+import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { SiteConfig } from '../../src/config/load-config.js';
+import { EndpointRegistry } from '../../src/delivery/endpoint-registry.js';
+import { loadDefinitions, type LoadResult } from '../../src/delivery/load-definitions.js';
+import { buildApp } from '../../src/http/build-app.js';
+import { importPaths } from '../../src/ingest/run-import.js';
+import { outputNameFor, type Namespace } from '../../src/repository/names.js';
+import { NodeTypeRegistry } from '../../src/repository/node-types.js';
+import { Repository } from '../../src/repository/session.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+
+export interface TestAppOptions {
+  /** Endpoint definitions by path below `restEndpoints/` (e.g. `delivery/pages_v1.yaml`). */
+  readonly definitions?: Record<string, string>;
+  /** Content export files by file name (e.g. `website.site.yaml`), as text. */
+  readonly content?: Record<string, string>;
+  /** Export files or folders to import as they are. */
+  readonly contentPaths?: readonly string[];
+  /** Light-modules folders to load as they are (instead of or besides `definitions`). */
+  readonly moduleRoots?: readonly string[];
+  readonly site?: SiteConfig;
+  readonly namespace?: Namespace;
+}
+
+export interface TestApp {
+  readonly app: FastifyInstance;
+  readonly store: SqliteStore;
+  readonly load: LoadResult;
+  readonly dir: string;
+  close(): Promise<void>;
+}
+
+export const TWO_LANGUAGE_SITE: SiteConfig = { name: 'fallback', locales: ['en', 'de'], defaultLocale: 'en' };
+
+export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'petal-test-'));
+  const modules = join(dir, 'light-modules');
+  for (const [rel, text] of Object.entries(o.definitions ?? {})) {
+    const file = join(modules, 'test-module', 'restEndpoints', rel);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+  }
+  const contentDir = join(dir, 'content');
+  mkdirSync(contentDir, { recursive: true });
+  for (const [name, text] of Object.entries(o.content ?? {})) writeFileSync(join(contentDir, name), text);
+
+  const store = new SqliteStore({ file: join(dir, 'petal.db') });
+  await store.open();
+  const paths = [...(o.content ? [contentDir] : []), ...(o.contentPaths ?? [])];
+  if (paths.length > 0) await importPaths(store, paths, { onUuidCollision: 'new' });
+
+  const registry = new EndpointRegistry();
+  const load = await loadDefinitions([modules, ...(o.moduleRoots ?? [])]);
+  registry.applyLoad(load);
+  const repository = new Repository(store, new NodeTypeRegistry());
+  const site = o.site ?? TWO_LANGUAGE_SITE;
+  const app = await buildApp({
+    registry, repository, site: () => site, outName: outputNameFor(o.namespace ?? 'cms'), logger: false,
+  });
+  return {
+    app, store, load, dir,
+    close: async () => {
+      await app.close();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** GET through Fastify's inject; returns status, headers and the parsed JSON body. */
+export async function getJson(app: FastifyInstance, url: string, headers: Record<string, string> = {}) {
+  const res = await app.inject({ method: 'GET', url, headers });
+  let body: unknown;
+  try {
+    body = JSON.parse(res.body);
+  } catch {
+    body = res.body;
+  }
+  return { status: res.statusCode, headers: res.headers, body: body as any, raw: res.body };
+}
