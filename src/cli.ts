@@ -29,6 +29,7 @@ Options of import:
   --on-uuid-collision new|replace|fail
                       a UUID already used at another path: give the node a new UUID (default),
                       move it here (replace), or abort the import (fail)
+  --verbose           list every warning (default: the first 10)
 
 Environment: PETAL_CONFIG, PETAL_STORE, PETAL_MODULES (comma-separated), PETAL_PORT, PETAL_HOST,
 PETAL_LOG_LEVEL. Flags override the environment, which overrides petal.yaml.
@@ -37,6 +38,8 @@ Examples:
   petal import ./content
   petal serve --modules ./light-modules --port 8080
 `;
+
+const MAX_WARNINGS_SHOWN = 10;
 
 function version(): string {
   try {
@@ -124,6 +127,7 @@ async function runImport(args: string[]): Promise<number> {
     args,
     options: {
       config: { type: 'string' }, store: { type: 'string' }, 'on-uuid-collision': { type: 'string' }, help: { type: 'boolean' },
+      verbose: { type: 'boolean' },
     },
     allowPositionals: true,
   });
@@ -156,7 +160,11 @@ async function runImport(args: string[]): Promise<number> {
   try {
     const r = await importPaths(store, positionals, { onUuidCollision: (policy ?? config.onUuidCollision) as 'new' | 'replace' | 'fail', onProgress });
     bar?.stop();
-    for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
+    const shown = values.verbose ? r.warnings : r.warnings.slice(0, MAX_WARNINGS_SHOWN);
+    for (const w of shown) process.stderr.write(`warning: ${w}\n`);
+    if (shown.length < r.warnings.length) {
+      process.stderr.write(`… and ${r.warnings.length - shown.length} more warnings (--verbose lists them all)\n`);
+    }
     const secs = r.ms / 1000;
     process.stdout.write(
       `imported ${r.nodes} nodes from ${r.files} files (${(r.bytes / 1048576).toFixed(1)} MB) in ${secs.toFixed(2)} s ` +

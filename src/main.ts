@@ -80,6 +80,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
         log.info(`endpoint definitions reloaded: ${registry.size} endpoints`);
       }, (err: unknown) => log.error({ err }, 'reloading endpoint definitions failed'));
     }, { onError: (err) => log.error({ err }, 'watching light modules failed') });
+    await watcher.ready;
   }
 
   const app = await buildApp({

@@ -55,7 +55,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   if (paths.length > 0) await importPaths(store, paths, { onUuidCollision: 'new' });
 
   const registry = new EndpointRegistry();
-  const load = await loadDefinitions([modules, ...(o.moduleRoots ?? [])]);
+  const load = await loadDefinitions([...(o.definitions ? [modules] : []), ...(o.moduleRoots ?? [])]);
   registry.applyLoad(load);
   const repository = new Repository(store, new NodeTypeRegistry());
   const site = o.site ?? TWO_LANGUAGE_SITE;

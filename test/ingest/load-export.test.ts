@@ -6,7 +6,9 @@ import { listExportFiles, loadExport } from '../../src/ingest/load-export.js';
 import { ImportError } from '../../src/ingest/import-error.js';
 import type { NodeDraft } from '../../src/store/rows.js';
 
-const CORPUS_DEV = '/work/shared/corpora/travel-spa/magnolia/_dev';
+import { CORPORA, CORPORA_AVAILABLE } from '../helpers/corpora.js';
+
+const CORPUS_DEV = `${CORPORA}/travel-spa/magnolia/_dev`;
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 let dir: string;
 beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), 'petal-load-')); });
@@ -55,7 +57,7 @@ describe('listExportFiles', () => {
   });
 });
 
-describe('the travel-spa corpus', () => {
+describe.skipIf(!CORPORA_AVAILABLE)('the travel-spa corpus', () => {
   it('parses every export without error', async () => {
     const files = await listExportFiles([CORPUS_DEV]);
     expect(files.length).toBe(59);
