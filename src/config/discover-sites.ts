@@ -3,7 +3,7 @@
 // `<module>/decorations/site/config.yaml` and `<module>/decorations/multisite/config.yaml`.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { parse } from 'yaml';
+import { parseDocument } from 'yaml';
 import type { SiteConfig } from './load-config.js';
 
 type Obj = Record<string, unknown>;
@@ -14,7 +14,8 @@ function asObj(v: unknown): Obj | undefined {
 
 function readYaml(file: string): Obj | undefined {
   try {
-    return asObj(parse(readFileSync(file, 'utf8'), { logLevel: 'silent' }));
+    const doc = parseDocument(readFileSync(file, 'utf8'), { logLevel: 'silent' });
+    return doc.errors.length > 0 ? undefined : asObj(doc.toJS());
   } catch {
     return undefined; // a broken site file must not stop the server; endpoint loading reports YAML errors
   }
@@ -22,7 +23,7 @@ function readYaml(file: string): Obj | undefined {
 
 function localeOf(def: Obj): string | undefined {
   if (def.enabled === false) return undefined;
-  if (typeof def.languageTag === 'string' && def.languageTag) return def.languageTag.replace('-', '_');
+  if (typeof def.languageTag === 'string' && def.languageTag) return def.languageTag.replace(/-/g, '_');
   if (typeof def.language !== 'string' || !def.language) return undefined;
   return typeof def.country === 'string' && def.country ? `${def.language}_${def.country}` : def.language;
 }
@@ -40,7 +41,7 @@ export function siteFromDefinition(name: string, def: Obj): SiteConfig | undefin
     }
   }
   if (locales.length === 0 && typeof theme !== 'string') return undefined;
-  const fallback = typeof i18n?.fallbackLocale === 'string' ? i18n.fallbackLocale.replace('-', '_') : undefined;
+  const fallback = typeof i18n?.fallbackLocale === 'string' ? i18n.fallbackLocale.replace(/-/g, '_') : undefined;
   const all = locales.length > 0 ? locales : ['en'];
   const defaultLocale = fallback && all.includes(fallback) ? fallback : all[0]!;
   return { name, locales: all, defaultLocale, ...(typeof theme === 'string' ? { theme } : {}) };

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LineCounter, parseDocument } from 'yaml';
+import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { Namespace } from '../repository/names.js';
 import { ConfigError } from './config-error.js';
 import { configSchema, type RawConfig } from './config-schema.js';
@@ -74,11 +74,12 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
   const abs = (p: string, base: string) => (isAbsolute(p) ? p : resolve(base, p));
   const envModules = env.PETAL_MODULES?.split(/[,:]/).filter(Boolean);
 
-  const storeRaw = overrides.store ?? env.PETAL_STORE ?? raw.store;
-  const store = normalizeStore(storeRaw, storeRaw === raw.store && raw.store !== undefined ? baseDir : cwd);
+  const store = overrides.store !== undefined ? normalizeStore(overrides.store, cwd)
+    : env.PETAL_STORE !== undefined && env.PETAL_STORE !== '' ? normalizeStore(env.PETAL_STORE, cwd)
+    : normalizeStore(raw.store, raw.store !== undefined ? baseDir : cwd);
   const modules = overrides.modules?.map((m) => abs(m, cwd)) ?? envModules?.map((m) => abs(m, cwd)) ?? (raw.modules ?? []).map((m) => abs(m, baseDir));
-  const portText = env.PETAL_PORT;
-  const envPort = portText !== undefined ? Number(portText) : undefined;
+  const portText = env.PETAL_PORT?.trim();
+  const envPort = portText !== undefined && portText !== '' ? (/^\d+$/.test(portText) ? Number(portText) : NaN) : undefined;
   if (envPort !== undefined && (!Number.isInteger(envPort) || envPort < 0 || envPort > 65535)) {
     throw new ConfigError('PETAL_PORT', `expected a port number, got ${JSON.stringify(portText)}`);
   }
@@ -125,20 +126,37 @@ function readConfigFile(file: string): RawConfig {
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
-    throw new ConfigError(file, e.message.split('\n')[0]!, e.linePos?.[0]?.line);
+    throw new ConfigError(file, e.message.split('\n')[0]!, lineCounter.linePos(e.pos[0]).line);
   }
   const data = doc.toJS() ?? {};
   const parsed = configSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const keyPath = issue.path.map(String);
+    // Unknown keys are reported on their mapping; point at the first unknown key itself.
+    const keyPath = issue.code === 'unrecognized_keys' && issue.keys.length > 0
+      ? [...issue.path.map(String), issue.keys[0]!]
+      : issue.path.map(String);
     let line: number | undefined;
-    const node = keyPath.length > 0 ? doc.getIn(keyPath, true) : undefined;
-    const range = (node as { range?: [number, number, number] } | undefined)?.range;
+    const range = keyPath.length > 0 ? rangeOfKey(doc, keyPath) : undefined;
     if (range) line = lineCounter.linePos(range[0]).line;
-    const where = keyPath.length > 0 ? `${keyPath.join('.')}: ` : '';
+    const shown = issue.code === 'unrecognized_keys' ? keyPath.slice(0, -1) : keyPath;
+    const where = shown.length > 0 ? `${shown.join('.')}: ` : '';
     const reason = issue.code === 'unrecognized_keys' ? `unknown key(s) ${issue.keys.join(', ')}` : issue.message;
     throw new ConfigError(file, `${where}${reason}`, line);
   }
   return parsed.data;
+}
+
+/** Source range of the key (or, failing that, the value) at `keyPath`. */
+function rangeOfKey(doc: Document, keyPath: readonly string[]): [number, number, number] | undefined {
+  const parent = keyPath.length > 1 ? doc.getIn(keyPath.slice(0, -1), true) : doc.contents;
+  if (isMap(parent)) {
+    for (const pair of parent.items) {
+      if (isScalar(pair.key) && String(pair.key.value) === keyPath[keyPath.length - 1]) {
+        return pair.key.range ?? undefined;
+      }
+    }
+  }
+  const node = doc.getIn(keyPath, true) as { range?: [number, number, number] } | undefined;
+  return node?.range;
 }

@@ -1,6 +1,14 @@
 // Store layer: the contract every backend (SQLite, PostgreSQL) implements. Rows in, rows out,
 // transactions; it knows nothing of users, HTTP or JSON rendering. Missing rows are `undefined`.
+import type { StoreQuery, ValueKind } from '../query/ast.js';
 import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from './rows.js';
+
+export interface QueryResult {
+  /** Number of matching nodes, whatever the page. */
+  readonly total: number;
+  /** The requested page, in query order. */
+  readonly nodes: readonly NodeRecord[];
+}
 
 /** What a backend can do, read by shared code instead of branching on the backend's name. */
 export interface StoreCapabilities {
@@ -29,6 +37,19 @@ export interface ContentStore {
    * in one round trip, ordered by depth and then by natural order. The root `/` itself is not a row.
    */
   getSubtree(workspace: string, path: string, depth: number): Promise<NodeRecord[]>;
+
+  /**
+   * The descendants (not the nodes themselves) of each of `paths`, down to `depth` levels below it,
+   * ordered by depth then natural order; one round trip however many paths.
+   */
+  getSubtrees(workspace: string, paths: readonly string[], depth: number): Promise<NodeRecord[]>;
+
+  /** Runs a query: the total and one page, from one consistent snapshot. */
+  query(query: StoreQuery): Promise<QueryResult>;
+  /** The kinds each of these properties is stored with in the workspace (absent = no node has it). */
+  propertyKinds(workspace: string, names: readonly string[]): Promise<Map<string, ValueKind[]>>;
+  /** The primary types present in the workspace. */
+  nodeTypesPresent(workspace: string): Promise<string[]>;
 
   /** Number of nodes, in one workspace or in all. */
   countNodes(workspace?: string): Promise<number>;

@@ -77,10 +77,11 @@ async function insertDraft(
   if (holder !== undefined) {
     if (options.onUuidCollision === 'fail') {
       throw new ImportConflictError(where, `uuid ${id} of ${ws}:${path} already belongs to ${ws}:${holder}`);
-    } else if (options.onUuidCollision === 'replace') {
+    } else if (options.onUuidCollision === 'replace' && !path.startsWith(`${holder}/`)) {
       warnings.push(`${where}: uuid ${id} moved from ${ws}:${holder} (removed with its subtree) to ${ws}:${path}`);
       await tx.deleteSubtree(ws, holder);
     } else {
+      // `new`, or `replace` of an ancestor (removing it would orphan this node).
       const fresh = randomUUID();
       warnings.push(`${where}: uuid ${id} of ${ws}:${path} already belongs to ${ws}:${holder}; ${path} gets the new uuid ${fresh}`);
       id = fresh;
@@ -89,7 +90,7 @@ async function insertDraft(
 
   await tx.insertNode({
     id, workspace: ws, path, parentPath, name: draft.name, depth: depthOf(path), position,
-    type: draft.type ?? DEFAULT_NODE_TYPE, mixins: draft.mixins, properties: draft.properties,
+    type: draft.type ?? DEFAULT_NODE_TYPE, mixins: draft.mixins, properties: storable(draft.properties),
   });
   let count = 1;
   let childPosition = 0;
@@ -97,4 +98,11 @@ async function insertDraft(
     count += await insertDraft(tx, doc, child, path, childPosition++, options, warnings);
   }
   return count;
+}
+
+/** JSON has no NaN or Infinity: such Double values are kept as their text ("NaN", "Infinity"). */
+function storable(properties: NodeDraft['properties']): NodeDraft['properties'] {
+  const bad = (v: unknown) => typeof v === 'number' && !Number.isFinite(v);
+  if (!properties.some(([, , v]) => (Array.isArray(v) ? v.some(bad) : bad(v)))) return properties;
+  return properties.map(([n, t, v]) => [n, t, Array.isArray(v) ? v.map((x) => (bad(x) ? String(x) : x)) : bad(v) ? String(v) : v] as const);
 }

@@ -1,6 +1,16 @@
 // SQLite backend: the schema, as ordered migrations (kept in TypeScript so the build ships them).
 
-export interface Migration { readonly version: number; readonly name: string; readonly sql: string }
+import type Database from 'better-sqlite3';
+import { fullTextOf, indexRows } from '../index-values.js';
+import type { StoredProperty } from '../../repository/property-type.js';
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+  /** A data step run after `sql`, in the same transaction (e.g. filling a new index). */
+  readonly run?: (db: Database.Database) => void;
+}
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -45,4 +55,71 @@ CREATE TABLE meta (
 INSERT INTO meta (key, value) VALUES ('generation', '0');
 `,
   },
+  {
+    version: 2,
+    name: 'property and full-text indexes',
+    sql: `
+-- Typed property index: one row per value (multi-value properties have several), for filters,
+-- ordering and totals without scanning nodes. kind: 1 string, 2 number, 3 date, 4 boolean.
+CREATE TABLE props (
+  nid  INTEGER NOT NULL,
+  ws   TEXT    NOT NULL,
+  name TEXT    NOT NULL,
+  pos  INTEGER NOT NULL,
+  kind INTEGER NOT NULL,
+  s    TEXT    NOT NULL,
+  f    TEXT    NOT NULL,
+  n    REAL,
+  PRIMARY KEY (nid, name, pos)
+) WITHOUT ROWID;
+CREATE INDEX props_by_text ON props (ws, name, s);
+CREATE INDEX props_by_folded ON props (ws, name, f);
+CREATE INDEX props_by_number ON props (ws, name, n) WHERE n IS NOT NULL;
+
+-- Property kinds present per workspace, so a filter value is converted to the stored types.
+CREATE TABLE prop_kinds (
+  ws   TEXT    NOT NULL,
+  name TEXT    NOT NULL,
+  kind INTEGER NOT NULL,
+  PRIMARY KEY (ws, name, kind)
+) WITHOUT ROWID;
+
+CREATE INDEX nodes_by_name ON nodes (workspace, name);
+CREATE INDEX nodes_by_type ON nodes (workspace, type);
+
+-- Full text of each node's own string properties (all language variants), rich text stripped.
+CREATE VIRTUAL TABLE fts USING fts5(body, content='', contentless_delete=1, tokenize="unicode61 remove_diacritics 0");
+
+CREATE TRIGGER nodes_delete_indexes AFTER DELETE ON nodes BEGIN
+  DELETE FROM props WHERE nid = old.nid;
+  DELETE FROM fts WHERE rowid = old.nid;
+END;
+`,
+    run: (db) => {
+      const insertProp = db.prepare('INSERT INTO props (nid, ws, name, pos, kind, s, f, n) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+      const insertKind = db.prepare('INSERT OR IGNORE INTO prop_kinds (ws, name, kind) VALUES (?, ?, ?)');
+      const insertFts = db.prepare('INSERT INTO fts (rowid, body) VALUES (?, ?)');
+      // Pages of rows: better-sqlite3 cannot write while an iterator is open on the same connection.
+      const page = db.prepare('SELECT nid, workspace, props FROM nodes WHERE nid > ? ORDER BY nid LIMIT 5000');
+      let last = 0;
+      for (;;) {
+        const rows = page.all(last) as { nid: number; workspace: string; props: string }[];
+        if (rows.length === 0) break;
+        last = rows[rows.length - 1]!.nid;
+        for (const r of rows) {
+        const props = JSON.parse(r.props) as StoredProperty[];
+        for (const x of indexRows(props)) {
+          const kind = KIND_CODE[x.kind];
+          insertProp.run(r.nid, r.workspace, x.name, x.pos, kind, x.s, x.f, x.n);
+          insertKind.run(r.workspace, x.name, kind);
+        }
+        const text = fullTextOf(props);
+        if (text !== '') insertFts.run(r.nid, text);
+        }
+      }
+    },
+  },
 ];
+
+/** Codes of value kinds in the `props.kind` column. */
+export const KIND_CODE = { string: 1, number: 2, date: 3, boolean: 4 } as const;

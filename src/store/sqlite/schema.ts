@@ -12,6 +12,7 @@ export function migrate(db: Database.Database): number {
     if (applied.has(m.version)) continue;
     db.transaction(() => {
       db.exec(m.sql);
+      m.run?.(db);
       db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
         .run(m.version, m.name, new Date().toISOString());
     }).immediate();

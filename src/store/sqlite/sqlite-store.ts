@@ -1,9 +1,14 @@
 // SQLite backend of the ContentStore (embedded default): one file, WAL, better-sqlite3 (synchronous,
 // so every call is one in-process round trip; the async interface is for the networked backends).
-import { openSync, readSync, closeSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { openSync, readSync, closeSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { ContentStore, StoreCapabilities } from '../content-store.js';
+import type { ContentStore, QueryResult, StoreCapabilities } from '../content-store.js';
+import type { StoreQuery, ValueKind } from '../../query/ast.js';
+import { fullTextOf, indexRows } from '../index-values.js';
+import { compileCount, compilePage } from './compile-query.js';
+import { KIND_CODE } from './migrations.js';
 import type { ImportTx, InsertNode } from '../import-tx.js';
 import type { BlobInfo, BlobSpool, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
 import { writeImport } from '../write-import.js';
@@ -11,6 +16,8 @@ import { descendantRange } from '../../repository/paths.js';
 import { migrate } from './schema.js';
 
 const BLOB_CHUNK = 1 << 20;
+const STATEMENT_CACHE_SIZE = 256;
+const KIND_NAMES: Readonly<Record<number, ValueKind>> = { 1: 'string', 2: 'number', 3: 'date', 4: 'boolean' };
 const COLUMNS = 'id, workspace, path, parent_path, name, depth, position, type, mixins, props';
 
 interface NodeRow {
@@ -38,7 +45,14 @@ export class SqliteStore implements ContentStore {
   readonly capabilities: StoreCapabilities = { name: 'sqlite', fullText: 'fts5', notifyOnWrite: false };
   readonly #file: string;
   #db: Database.Database | undefined;
+  #writer: Database.Database | undefined;
+  #writeStmts: ReturnType<typeof prepare> | undefined;
+  /** Imports run one at a time: each waits for the previous one to commit or roll back. */
+  #writeQueue: Promise<unknown> = Promise.resolve();
+  #path = '';
+  #tempDir: string | undefined;
   #stmts: ReturnType<typeof prepare> | undefined;
+  readonly #cache = new Map<string, Database.Statement>();
 
   constructor(options: SqliteStoreOptions) {
     this.#file = options.file;
@@ -50,22 +64,35 @@ export class SqliteStore implements ContentStore {
 
   async open(): Promise<void> {
     if (this.#db) return;
-    if (this.#file !== ':memory:') mkdirSync(dirname(this.#file), { recursive: true });
-    const db = new Database(this.#file);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
-    db.pragma('cache_size = -65536');
-    migrate(db);
+    // Imports write through a second connection, so readers never see an import's uncommitted rows
+    // (WAL lets them read the last commit meanwhile). `:memory:` becomes a temporary file for that.
+    if (this.#file === ':memory:') {
+      this.#tempDir = mkdtempSync(join(tmpdir(), 'petal-memory-'));
+      this.#path = join(this.#tempDir, 'petal.db');
+    } else {
+      this.#path = this.#file;
+      mkdirSync(dirname(this.#path), { recursive: true });
+    }
+    const writer = connect(this.#path);
+    migrate(writer);
+    this.#writer = writer;
+    this.#writeStmts = prepare(writer);
+    const db = connect(this.#path);
     this.#db = db;
     this.#stmts = prepare(db);
   }
 
   async close(): Promise<void> {
+    await this.#writeQueue.catch(() => undefined);
+    this.#cache.clear();
     this.#db?.close();
+    this.#writer?.close();
     this.#db = undefined;
+    this.#writer = undefined;
     this.#stmts = undefined;
+    this.#writeStmts = undefined;
+    if (this.#tempDir) rmSync(this.#tempDir, { recursive: true, force: true });
+    this.#tempDir = undefined;
   }
 
   get #s(): ReturnType<typeof prepare> {
@@ -109,6 +136,66 @@ export class SqliteStore implements ContentStore {
     return out;
   }
 
+  async getSubtrees(workspace: string, paths: readonly string[], depth: number): Promise<NodeRecord[]> {
+    if (depth <= 0 || paths.length === 0) return [];
+    const s = this.#s;
+    const rows: NodeRow[] = [];
+    const read = this.#db!.transaction(() => {
+      for (const path of paths) {
+        const root = path === '/' ? 0 : (s.depthOf.get(workspace, path) as { depth: number } | undefined)?.depth;
+        if (root === undefined) continue;
+        const [lo, hi] = descendantRange(path);
+        for (const r of s.subtree.all(workspace, lo, hi, root + depth) as NodeRow[]) rows.push(r);
+      }
+    });
+    read();
+    return rows.map(toRecord);
+  }
+
+  async query(q: StoreQuery): Promise<QueryResult> {
+    const count = compileCount(q);
+    const page = compilePage(q);
+    const countStmt = this.#statement(count.sql);
+    const pageStmt = this.#statement(page.sql);
+    let result: QueryResult = { total: 0, nodes: [] };
+    // One read transaction: the total and the page come from the same snapshot.
+    this.#db!.transaction(() => {
+      const total = (countStmt.get(...count.params) as { total: number }).total;
+      const nodes = total === 0 || q.offset >= total ? [] : (pageStmt.all(...page.params) as NodeRow[]).map(toRecord);
+      result = { total, nodes };
+    })();
+    return result;
+  }
+
+  async propertyKinds(workspace: string, names: readonly string[]): Promise<Map<string, ValueKind[]>> {
+    const out = new Map<string, ValueKind[]>();
+    if (names.length === 0) return out;
+    const rows = this.#s.kinds.all(workspace, JSON.stringify(names)) as { name: string; kind: number }[];
+    for (const r of rows) {
+      const kind = KIND_NAMES[r.kind];
+      if (kind === undefined) continue;
+      const list = out.get(r.name);
+      if (list) list.push(kind);
+      else out.set(r.name, [kind]);
+    }
+    return out;
+  }
+
+  async nodeTypesPresent(workspace: string): Promise<string[]> {
+    return (this.#s.types.all(workspace) as { type: string }[]).map((r) => r.type);
+  }
+
+  /** Prepared statements of compiled queries, by SQL text (the same query shape gives the same text). */
+  #statement(sql: string): Database.Statement {
+    let stmt = this.#cache.get(sql);
+    if (stmt === undefined) {
+      if (this.#cache.size >= STATEMENT_CACHE_SIZE) this.#cache.clear();
+      stmt = this.#db!.prepare(sql);
+      this.#cache.set(sql, stmt);
+    }
+    return stmt;
+  }
+
   async countNodes(workspace?: string): Promise<number> {
     const r = (workspace === undefined ? this.#s.countAll.get() : this.#s.countWs.get(workspace)) as { n: number };
     return r.n;
@@ -119,9 +206,15 @@ export class SqliteStore implements ContentStore {
   }
 
   async importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
-    const db = this.#db;
-    if (!db) throw new Error('SqliteStore is not open');
-    const s = this.#s;
+    const run = this.#writeQueue.then(() => this.#importNow(documents, options));
+    this.#writeQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #importNow(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
+    const db = this.#writer;
+    const s = this.#writeStmts;
+    if (!db || !s) throw new Error('SqliteStore is not open');
     const tx: ImportTx = {
       pathOfId: async (ws, id) => (s.pathOfId.get(ws, id) as { path: string } | undefined)?.path,
       positionOf: async (ws, path) => (s.positionOf.get(ws, path) as { position: number } | undefined)?.position,
@@ -131,15 +224,20 @@ export class SqliteStore implements ContentStore {
         return s.deleteNode.run(ws, path).changes + s.deleteBelow.run(ws, lo, hi).changes;
       },
       insertNode: async (n: InsertNode) => {
-        s.insert.run(n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
-          JSON.stringify(n.mixins), JSON.stringify(n.properties));
+        const nid = s.insert.run(n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
+          JSON.stringify(n.mixins), JSON.stringify(n.properties)).lastInsertRowid;
+        for (const x of indexRows(n.properties)) {
+          const kind = KIND_CODE[x.kind];
+          s.insertProp.run(nid, n.workspace, x.name, x.pos, kind, x.s, x.f, x.n);
+          s.insertKind.run(n.workspace, x.name, kind);
+        }
+        const text = fullTextOf(n.properties);
+        if (text !== '') s.insertFts.run(nid, text);
       },
       hasBlob: async (hash) => s.hasBlob.get(hash) !== undefined,
       insertBlob: async (spool: BlobSpool) => insertBlobChunks(s, spool),
       bumpGeneration: async () => { s.bump.run(); },
     };
-    // better-sqlite3 transactions must be synchronous; the ImportTx calls above resolve without I/O,
-    // so holding BEGIN IMMEDIATE across their microtasks lets no other statement in between.
     db.exec('BEGIN IMMEDIATE');
     try {
       const result = await writeImport(tx, documents, options);
@@ -168,6 +266,17 @@ export class SqliteStore implements ContentStore {
   async generation(): Promise<number> {
     return Number((this.#s.generation.get() as { value: string }).value);
   }
+}
+
+function connect(file: string): Database.Database {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('cache_size = -65536');
+  // Unicode-aware lower case, as PostgreSQL's lower(): for ilike on names and case-insensitive order.
+  db.function('fold', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v));
+  return db;
 }
 
 function insertBlobChunks(s: ReturnType<typeof prepare>, spool: BlobSpool): void {
@@ -207,6 +316,12 @@ function prepare(db: Database.Database) {
       `INSERT INTO nodes (workspace, id, path, parent_path, name, depth, position, type, mixins, props)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
+    depthOf: db.prepare('SELECT depth FROM nodes WHERE workspace = ? AND path = ?'),
+    insertProp: db.prepare('INSERT INTO props (nid, ws, name, pos, kind, s, f, n) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+    insertKind: db.prepare('INSERT OR IGNORE INTO prop_kinds (ws, name, kind) VALUES (?, ?, ?)'),
+    insertFts: db.prepare('INSERT INTO fts (rowid, body) VALUES (?, ?)'),
+    kinds: db.prepare('SELECT name, kind FROM prop_kinds WHERE ws = ? AND name IN (SELECT value FROM json_each(?))'),
+    types: db.prepare('SELECT DISTINCT type FROM nodes WHERE workspace = ?'),
     hasBlob: db.prepare('SELECT 1 FROM blobs WHERE hash = ?'),
     insertBlob: db.prepare('INSERT INTO blobs (hash, size) VALUES (?, ?)'),
     insertChunk: db.prepare('INSERT OR REPLACE INTO blob_chunks (hash, seq, data) VALUES (?, ?, ?)'),

@@ -1,0 +1,89 @@
+// Store layer: what the property index and the full-text index hold for one node, derived from its
+// stored properties the same way by every backend (so filters and `q` behave identically).
+import { decodeHTML } from 'entities';
+import { isSystemName } from '../repository/names.js';
+import type { PropertyType, ScalarValue, StoredProperty } from '../repository/property-type.js';
+import type { ValueKind } from '../query/ast.js';
+
+export interface IndexRow {
+  readonly name: string;
+  /** Position of the value in a multi-value property (0 for single values); ordering uses position 0. */
+  readonly pos: number;
+  readonly kind: ValueKind;
+  /** Exact text form: compared by code point, matched by `like`. */
+  readonly s: string;
+  /** Case-folded text form: matched by `ilike`, used for case-insensitive ordering. */
+  readonly f: string;
+  /** Number, or date as epoch milliseconds; null for strings and booleans. */
+  readonly n: number | null;
+}
+
+const KIND_OF: Readonly<Record<PropertyType, ValueKind | null>> = {
+  String: 'string', Name: 'string', Path: 'string', URI: 'string', Reference: 'string', WeakReference: 'string',
+  Long: 'number', Double: 'number', Decimal: 'number', Date: 'date', Boolean: 'boolean', Binary: null,
+};
+
+export function kindOfType(type: PropertyType): ValueKind | null {
+  return KIND_OF[type];
+}
+
+function rowFor(name: string, pos: number, kind: ValueKind, v: ScalarValue): IndexRow | undefined {
+  switch (kind) {
+    case 'number': {
+      const n = typeof v === 'number' ? v : Number(v);
+      if (!Number.isFinite(n)) return undefined;
+      const s = String(v);
+      return { name, pos, kind, s, f: s, n };
+    }
+    case 'date': {
+      const s = String(v);
+      const n = Date.parse(s);
+      if (Number.isNaN(n)) return undefined;
+      return { name, pos, kind, s, f: s, n };
+    }
+    case 'boolean': {
+      const s = v === true || v === 'true' ? 'true' : 'false';
+      return { name, pos, kind, s, f: s, n: null };
+    }
+    default: {
+      const s = String(v);
+      return { name, pos, kind, s, f: s.toLowerCase(), n: null };
+    }
+  }
+}
+
+export function indexRows(properties: readonly StoredProperty[]): IndexRow[] {
+  const rows: IndexRow[] = [];
+  for (const [name, type, value] of properties) {
+    const kind = KIND_OF[type];
+    if (kind === null) continue;
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => {
+        const r = rowFor(name, i, kind, v as ScalarValue);
+        if (r) rows.push(r);
+      });
+    } else {
+      const r = rowFor(name, 0, kind, value as ScalarValue);
+      if (r) rows.push(r);
+    }
+  }
+  return rows;
+}
+
+const TAG = /<[^>]*>/g;
+
+/** Plain text of rich text: tags become spaces (so `<p>a</p><p>b</p>` stays two words), entities decoded. */
+export function plainText(html: string): string {
+  return html.includes('<') || html.includes('&') ? decodeHTML(html.replace(TAG, ' ')) : html;
+}
+
+/** The text `q` searches: the node's own non-system String properties, every language variant. */
+export function fullTextOf(properties: readonly StoredProperty[]): string {
+  const parts: string[] = [];
+  for (const [name, type, value] of properties) {
+    if (type !== 'String' || isSystemName(name)) continue;
+    if (Array.isArray(value)) for (const v of value) parts.push(plainText(String(v)));
+    else parts.push(plainText(String(value)));
+  }
+  return parts.join('\n');
+}

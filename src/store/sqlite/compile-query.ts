@@ -1,0 +1,171 @@
+// SQLite backend: compiles a StoreQuery into a count statement and a page statement. Names of
+// properties and all values are bound parameters; only fixed SQL text is written here.
+import type { Condition, StoreQuery, Target, TypedRange } from '../../query/ast.js';
+import { descendantRange } from '../../repository/paths.js';
+import { likeToGlob, SqlWriter, type CompiledSql } from '../sql/sql-writer.js';
+import { KIND_CODE } from './migrations.js';
+
+export const NODE_COLUMNS = 'n.id, n.workspace, n.path, n.parent_path, n.name, n.depth, n.position, n.type, n.mixins, n.props';
+
+const placeholder = () => '?';
+
+/** Column of `nodes n` a node target compares. */
+function nodeColumn(t: Exclude<Target, { kind: 'property' }>): string {
+  switch (t.kind) {
+    case 'name': return 'n.name';
+    case 'path': return 'n.path';
+    case 'uuid': return 'n.id';
+    case 'type': return 'n.type';
+  }
+}
+
+function writeBound(w: SqlWriter, column: string, r: TypedRange): void {
+  const parts: (() => void)[] = [];
+  if (r.lo && r.hi && r.lo.inclusive && r.hi.inclusive && r.lo.value === r.hi.value) {
+    parts.push(() => w.text(`${column} = `).value(r.lo!.value));
+  } else {
+    if (r.lo) parts.push(() => w.text(`${column} ${r.lo!.inclusive ? '>=' : '>'} `).value(r.lo!.value));
+    if (r.hi) parts.push(() => w.text(`${column} ${r.hi!.inclusive ? '<=' : '<'} `).value(r.hi!.value));
+  }
+  if (parts.length === 0) w.text('1');
+  parts.forEach((p, i) => {
+    if (i > 0) w.text(' AND ');
+    p();
+  });
+}
+
+function writePropertyRange(w: SqlWriter, r: TypedRange): void {
+  const column = r.kind === 'number' || r.kind === 'date' ? 'p.n' : 'p.s';
+  w.text(`(p.kind = ${KIND_CODE[r.kind]} AND `);
+  writeBound(w, column, r);
+  w.text(')');
+}
+
+function writePropertySet(w: SqlWriter, ws: string, name: string, body?: () => void): void {
+  w.text('n.nid IN (SELECT p.nid FROM props p WHERE p.ws = ').value(ws).text(' AND p.name = ').value(name);
+  if (body) {
+    w.text(' AND (');
+    body();
+    w.text(')');
+  }
+  w.text(')');
+}
+
+function writeCondition(w: SqlWriter, ws: string, c: Condition): void {
+  switch (c.kind) {
+    case 'never':
+      w.text('0');
+      return;
+    case 'exists':
+      if (!c.exists) w.text('NOT ');
+      writePropertySet(w, ws, c.name);
+      return;
+    case 'descendantOf':
+      w.text('(');
+      c.paths.forEach((path, i) => {
+        const [lo, hi] = descendantRange(path);
+        if (i > 0) w.text(' OR ');
+        w.text('(n.path >= ').value(lo).text(' AND n.path < ').value(hi).text(')');
+      });
+      w.text(')');
+      return;
+    case 'like': {
+      const t = c.target;
+      const globs = c.patterns.map(likeToGlob);
+      if (t.kind === 'property') {
+        writePropertySet(w, ws, t.name, () => globs.forEach((g, i) => {
+          if (i > 0) w.text(' OR ');
+          w.text(c.caseInsensitive ? 'p.f GLOB ' : 'p.s GLOB ').value(g);
+        }));
+      } else {
+        const col = c.caseInsensitive ? `fold(${nodeColumn(t)})` : nodeColumn(t);
+        w.text('(');
+        globs.forEach((g, i) => {
+          if (i > 0) w.text(' OR ');
+          w.text(`${col} GLOB `).value(g);
+        });
+        w.text(')');
+      }
+      return;
+    }
+    case 'ranges': {
+      const t = c.target;
+      if (t.kind === 'property') {
+        const any = () => c.ranges.forEach((r, i) => {
+          if (i > 0) w.text(' OR ');
+          writePropertyRange(w, r);
+        });
+        if (c.negate) {
+          writePropertySet(w, ws, t.name);
+          w.text(' AND NOT ');
+        }
+        if (c.ranges.length === 0) w.text('0');
+        else writePropertySet(w, ws, t.name, any);
+      } else {
+        const col = nodeColumn(t);
+        w.text(c.negate ? 'NOT (' : '(');
+        if (c.ranges.length === 0) w.text('0');
+        c.ranges.forEach((r, i) => {
+          if (i > 0) w.text(' OR ');
+          w.text('(');
+          writeBound(w, col, r);
+          w.text(')');
+        });
+        w.text(')');
+      }
+      return;
+    }
+  }
+}
+
+/** `"word"` or `"word"*`, ANDed: the words hold letters and digits only, so quoting is safe. */
+export function ftsMatch(q: StoreQuery): string {
+  return q.fullText.map((t) => `"${t.word}"${t.prefix ? '*' : ''}`).join(' ');
+}
+
+function writeWhere(w: SqlWriter, q: StoreQuery): void {
+  w.text(' WHERE n.workspace = ').value(q.workspace);
+  if (q.rootPath !== '/') {
+    const [lo, hi] = descendantRange(q.rootPath);
+    w.text(' AND n.path >= ').value(lo).text(' AND n.path < ').value(hi);
+  }
+  if (q.types !== null) {
+    if (q.types.length === 0) w.text(' AND 0');
+    else w.text(' AND n.type IN ').list(q.types);
+  }
+  for (const c of q.conditions) {
+    w.text(' AND ');
+    writeCondition(w, q.workspace, c);
+  }
+  if (q.fullText.length > 0) w.text(' AND n.nid IN (SELECT rowid FROM fts WHERE fts MATCH ').value(ftsMatch(q)).text(')');
+}
+
+export function compileCount(q: StoreQuery): CompiledSql {
+  const w = new SqlWriter(placeholder).text('SELECT count(*) AS total FROM nodes n');
+  writeWhere(w, q);
+  return w.build();
+}
+
+export function compilePage(q: StoreQuery): CompiledSql {
+  const w = new SqlWriter(placeholder).text(`SELECT ${NODE_COLUMNS} FROM nodes n`);
+  q.orderBy.forEach((o, i) => {
+    if (o.target.kind !== 'property') return;
+    w.text(` LEFT JOIN props o${i} ON o${i}.nid = n.nid AND o${i}.ws = `).value(q.workspace)
+      .text(` AND o${i}.name = `).value(o.target.name).text(` AND o${i}.pos = 0`);
+  });
+  writeWhere(w, q);
+  const keys: string[] = [];
+  q.orderBy.forEach((o, i) => {
+    const dir = o.descending ? ' DESC' : '';
+    switch (o.target.kind) {
+      case 'property': keys.push(`(o${i}.nid IS NULL)`, `o${i}.n${dir}`, `o${i}.f${dir}`, `o${i}.s${dir}`); break;
+      case 'name': keys.push(`fold(n.name)${dir}`, `n.name${dir}`); break;
+      case 'path': keys.push(`fold(n.path)${dir}`, `n.path${dir}`); break;
+      case 'uuid': keys.push(`n.id${dir}`); break;
+      case 'type': keys.push(`n.type${dir}`); break;
+    }
+  });
+  keys.push('n.path');
+  w.text(` ORDER BY ${keys.join(', ')} LIMIT `).value(q.limit).text(' OFFSET ').value(q.offset);
+  return w.build();
+}

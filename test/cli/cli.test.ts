@@ -1,0 +1,280 @@
+// Tests for the `petal` command (bin/petal.js → dist/cli.js) run as a child process: help, usage
+// errors (exit 2), `import` (exit 0, or 1 with `<file>:<line>:` and nothing written), and `serve`
+// (start, /.health, stop on SIGTERM with exit 0).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+
+const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const BIN = join(REPO, 'bin', 'petal.js');
+const RENDER = join(REPO, 'test', 'fixtures', 'render');
+const BROKEN = join(REPO, 'test', 'fixtures', 'invalid', 'website.broken.yaml');
+const RUN_TIMEOUT_MS = 20_000;
+
+const children = new Set<ChildProcess>();
+let tmp: string;
+
+/** The environment of the children: ours without PETAL_* settings, with JSON logs. */
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PETAL_')) env[k] = v;
+  return { ...env, PETAL_LOG_FORMAT: 'json', NO_COLOR: '1', ...extra };
+}
+
+interface RunResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function startPetal(args: readonly string[], cwd: string): ChildProcess {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** Runs petal to its end (killed after RUN_TIMEOUT_MS). */
+function runPetal(args: readonly string[], cwd = tmp): Promise<RunResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = startPetal(args, cwd);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`petal ${args.join(' ')} did not end within ${RUN_TIMEOUT_MS} ms\n${stdout}\n${stderr}`));
+    }, RUN_TIMEOUT_MS);
+    child.once('error', (err) => { clearTimeout(timer); reject(err); });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolvePromise({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+async function countNodes(file: string): Promise<number> {
+  const store = new SqliteStore({ file });
+  await store.open();
+  try {
+    return await store.countNodes();
+  } finally {
+    await store.close();
+  }
+}
+
+function newDir(name: string): string {
+  const dir = join(tmp, name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+beforeAll(() => {
+  // bin/petal.js runs dist/: make sure it is built from the current sources
+  execFileSync(process.execPath, [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: REPO, stdio: 'pipe', timeout: 120_000,
+  });
+  tmp = mkdtempSync(join(tmpdir(), 'petal-cli-'));
+}, 150_000);
+
+afterAll(() => {
+  for (const child of children) child.kill('SIGKILL');
+  children.clear();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('petal help and usage errors', () => {
+  it('--help exits 0 and lists serve and import', async () => {
+    const r = await runPetal(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('petal serve');
+    expect(r.stdout).toContain('petal import');
+    expect(r.stderr).toBe('');
+  });
+
+  it('prints the help for `help`, -h and no command', async () => {
+    for (const args of [['help'], ['-h'], []]) {
+      const r = await runPetal(args);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('petal serve');
+    }
+  });
+
+  it('prints the version', async () => {
+    const r = await runPetal(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('exits 2 on an unknown command', async () => {
+    const r = await runPetal(['frobnicate']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown command "frobnicate"');
+    expect(r.stderr).toContain('petal serve');
+  });
+
+  it('exits 2 on an unknown option', async () => {
+    const r = await runPetal(['import', '--bogus', RENDER]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--bogus');
+  });
+
+  it('exits 2 for import without files', async () => {
+    const r = await runPetal(['import', '--store', `sqlite:${join(tmp, 'none.db')}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('name at least one file or folder');
+  });
+
+  it('exits 2 for a bad --on-uuid-collision', async () => {
+    const r = await runPetal(['import', '--on-uuid-collision', 'sometimes', RENDER]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--on-uuid-collision');
+  });
+
+  it('exits 1 with the reason for a bad --port', async () => {
+    const r = await runPetal(['serve', '--port', 'abc', '--store', `sqlite:${join(tmp, 'port.db')}`]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('--port');
+    expect(r.stderr).toContain('"abc"');
+  });
+
+  it('exits 1 naming the file for a broken petal.yaml', async () => {
+    const dir = newDir('bad-config');
+    writeFileSync(join(dir, 'petal.yaml'), 'port: "x"\n');
+    const r = await runPetal(['import', RENDER], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${join(dir, 'petal.yaml')}:1: port:`);
+  });
+});
+
+describe('petal import', () => {
+  it('imports a folder and reports the node count', async () => {
+    const db = join(newDir('import-ok'), 'x.db');
+    const r = await runPetal(['import', RENDER, '--store', `sqlite:${db}`]);
+    expect(r.stderr).not.toMatch(/error/i);
+    expect(r.code).toBe(0);
+    const m = /imported (\d+) nodes from (\d+) files/.exec(r.stdout);
+    expect(m, r.stdout).not.toBeNull();
+    const nodes = Number(m![1]);
+    expect(nodes).toBeGreaterThan(0);
+    expect(Number(m![2])).toBe(readdirSync(RENDER).length);
+    expect(r.stdout).toContain(`into sqlite:${db}`);
+    expect(await countNodes(db)).toBe(nodes);
+  });
+
+  it('takes the store path relative to the working directory, sqlite: prefix optional', async () => {
+    const dir = newDir('import-relative');
+    const r = await runPetal(['import', '--store', 'rel/y.db', RENDER], dir);
+    expect(r.code).toBe(0);
+    const nodes = Number(/imported (\d+) nodes/.exec(r.stdout)![1]);
+    expect(await countNodes(join(dir, 'rel', 'y.db'))).toBe(nodes);
+  });
+
+  it('imports into ./data/petal.db without --store or petal.yaml', async () => {
+    const dir = newDir('import-default');
+    const r = await runPetal(['import', RENDER], dir);
+    expect(r.code).toBe(0);
+    const nodes = Number(/imported (\d+) nodes/.exec(r.stdout)![1]);
+    expect(r.stdout).toContain(`into sqlite:${join(dir, 'data', 'petal.db')}`);
+    expect(await countNodes(join(dir, 'data', 'petal.db'))).toBe(nodes);
+  });
+
+  it('exits 1 on a broken YAML file, names <file>:<line>: and writes nothing', async () => {
+    const dir = newDir('import-broken');
+    const content = join(dir, 'content');
+    mkdirSync(content);
+    // good files beside the broken one: the import is all or nothing
+    for (const f of readdirSync(RENDER)) copyFileSync(join(RENDER, f), join(content, f));
+    const broken = join(content, 'website.broken.yaml');
+    copyFileSync(BROKEN, broken);
+    const db = join(dir, 'x.db');
+    const r = await runPetal(['import', '--store', `sqlite:${db}`, content]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`${broken.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:\\d+: `));
+    expect(r.stdout).not.toContain('imported');
+    expect(await countNodes(db)).toBe(0);
+  });
+});
+
+describe('petal serve', () => {
+  it('starts, answers /.health and stops on SIGTERM with exit 0', async () => {
+    const dir = newDir('serve');
+    const modules = join(dir, 'light-modules');
+    mkdirSync(join(modules, 'test-module', 'restEndpoints', 'delivery'), { recursive: true });
+    writeFileSync(join(modules, 'test-module', 'restEndpoints', 'delivery', 'pages_v1.yaml'), '$type: jcrDeliveryEndpoint_v2\nworkspace: website\n');
+    const db = join(dir, 'serve.db');
+    const imported = await runPetal(['import', '--store', `sqlite:${db}`, RENDER]);
+    expect(imported.code).toBe(0);
+
+    const child = startPetal(['serve', '--port', '0', '--host', '127.0.0.1', '--modules', modules, '--store', `sqlite:${db}`], dir);
+    let stdout = '';
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => {
+      child.once('exit', (code, signal) => res({ code, signal }));
+    });
+    const messages: string[] = [];
+    const serving = new Promise<string>((res, rej) => {
+      const timer = setTimeout(() => rej(new Error(`no "Petal serving" line within ${RUN_TIMEOUT_MS} ms\n${stdout}\n${stderr}`)), RUN_TIMEOUT_MS);
+      let pending = '';
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+        stdout += d;
+        pending += d;
+        let nl: number;
+        while ((nl = pending.indexOf('\n')) >= 0) {
+          const line = pending.slice(0, nl);
+          pending = pending.slice(nl + 1);
+          let msg: string;
+          try {
+            msg = String((JSON.parse(line) as { msg?: unknown }).msg ?? '');
+          } catch {
+            continue; // not a JSON log line
+          }
+          messages.push(msg);
+          if (msg.includes('Petal serving')) {
+            clearTimeout(timer);
+            res(msg);
+          }
+        }
+      });
+      void exited.then(({ code, signal }) => {
+        clearTimeout(timer);
+        rej(new Error(`petal serve ended early (code ${code}, signal ${signal})\n${stdout}\n${stderr}`));
+      });
+    });
+
+    try {
+      const line = await serving;
+      const url = /at (http:\/\/\S+)/.exec(line)?.[1];
+      expect(url, line).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(url).not.toMatch(/:0$/);
+      expect(line).toMatch(/serving 1 endpoints and [1-9]\d* nodes/);
+      expect(line).toContain(`store sqlite:${db}`);
+
+      const res = await fetch(`${url}/.health`, { signal: AbortSignal.timeout(5000) });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('application/json');
+      expect(await res.json()).toEqual({ status: 'ok' });
+
+      const page = await fetch(`${url}/.rest/delivery/pages/v1/site`, { signal: AbortSignal.timeout(5000) });
+      expect(page.status).toBe(200);
+      expect(await page.json()).toMatchObject({ '@name': 'site', '@path': '/site' });
+
+      child.kill('SIGTERM');
+      const end = await Promise.race([
+        exited,
+        new Promise<never>((_, rej) => setTimeout(() => rej(new Error(`petal serve did not stop on SIGTERM\n${stdout}\n${stderr}`)), RUN_TIMEOUT_MS)),
+      ]);
+      expect(end).toEqual({ code: 0, signal: null });
+      expect(messages.some((m) => m.includes('SIGTERM'))).toBe(true);
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  });
+});

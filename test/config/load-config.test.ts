@@ -1,0 +1,385 @@
+// Tests for config/load-config.ts: finding petal.yaml, resolving paths, precedence of flags > PETAL_*
+// environment > file, and ConfigError reports (file, line, reason) for broken configuration.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, sep } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/config-error.js';
+import { DEFAULT_STORE_FILE, loadConfig, packageRoot, type CliOverrides } from '../../src/config/load-config.js';
+
+let cwd: string;
+
+beforeEach(() => {
+  cwd = mkdtempSync(join(tmpdir(), 'petal-config-'));
+});
+afterEach(() => {
+  rmSync(cwd, { recursive: true, force: true });
+});
+
+function write(rel: string, text: string): string {
+  const file = join(cwd, rel);
+  mkdirSync(resolve(file, '..'), { recursive: true });
+  writeFileSync(file, text);
+  return file;
+}
+
+/** Runs `fn`, expects a ConfigError, and returns it. */
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error('expected a ConfigError, but nothing was thrown');
+}
+
+describe('loadConfig: which file', () => {
+  it('uses the bundled demo when there is no petal.yaml and no flags', () => {
+    const c = loadConfig({}, {}, cwd);
+    expect(c.isDemo).toBe(true);
+    expect(c.configFile).toBeDefined();
+    expect(c.configFile!.endsWith(`${sep}demo${sep}petal.yaml`)).toBe(true);
+    expect(c.configFile).toBe(join(packageRoot(), 'demo', 'petal.yaml'));
+    // the demo's relative paths resolve against the demo folder, not the cwd
+    expect(c.store).toBe(`sqlite:${join(packageRoot(), 'demo', 'data', 'demo.db')}`);
+    expect(c.modules).toEqual([join(packageRoot(), 'demo', 'light-modules')]);
+    expect(c.content).toEqual([join(packageRoot(), 'demo', 'content')]);
+    expect(c.sites).toEqual([{ name: 'fallback', locales: ['en', 'de'], defaultLocale: 'en' }]);
+  });
+
+  it('does not use the demo when modules or a store are given by flag or environment', () => {
+    const cases: [CliOverrides, NodeJS.ProcessEnv][] = [
+      [{ modules: ['mods'] }, {}],
+      [{ store: 'x.db' }, {}],
+      [{}, { PETAL_MODULES: 'mods' }],
+      [{}, { PETAL_STORE: 'x.db' }],
+    ];
+    for (const [overrides, env] of cases) {
+      const c = loadConfig(overrides, env, cwd);
+      expect(c.isDemo).toBe(false);
+      expect(c.configFile).toBeUndefined();
+    }
+  });
+
+  it('defaults without any file', () => {
+    const c = loadConfig({ modules: ['mods'] }, {}, cwd);
+    expect(c).toEqual({
+      store: `sqlite:${join(cwd, DEFAULT_STORE_FILE)}`,
+      modules: [join(cwd, 'mods')],
+      content: [],
+      port: 8080,
+      host: '0.0.0.0',
+      namespace: 'cms',
+      contextPath: '',
+      sites: [],
+      corsOrigins: [],
+      logLevel: 'info',
+      onUuidCollision: 'new',
+      isDemo: false,
+    });
+  });
+
+  it('uses petal.yaml in the working directory', () => {
+    const file = write('petal.yaml', 'port: 9123\n');
+    const c = loadConfig({}, {}, cwd);
+    expect(c.isDemo).toBe(false);
+    expect(c.configFile).toBe(file);
+    expect(c.port).toBe(9123);
+    expect(c.store).toBe(`sqlite:${join(cwd, DEFAULT_STORE_FILE)}`);
+  });
+
+  it('uses --config and PETAL_CONFIG (flag first), relative to the cwd', () => {
+    write('a/one.yaml', 'port: 1111\n');
+    write('b/two.yaml', 'port: 2222\n');
+    write('petal.yaml', 'port: 3333\n');
+    expect(loadConfig({}, { PETAL_CONFIG: 'b/two.yaml' }, cwd).port).toBe(2222);
+    expect(loadConfig({ config: 'a/one.yaml' }, { PETAL_CONFIG: 'b/two.yaml' }, cwd).port).toBe(1111);
+    expect(loadConfig({ config: 'a/one.yaml' }, {}, cwd).configFile).toBe(join(cwd, 'a', 'one.yaml'));
+  });
+
+  it('reports a missing --config file', () => {
+    const e = configError(() => loadConfig({ config: 'nope.yaml' }, {}, cwd));
+    expect(e.file).toBe(join(cwd, 'nope.yaml'));
+    expect(e.message).toContain('file not found');
+  });
+
+  it('accepts an empty petal.yaml', () => {
+    write('petal.yaml', '');
+    const c = loadConfig({}, {}, cwd);
+    expect(c.port).toBe(8080);
+    expect(c.isDemo).toBe(false);
+  });
+});
+
+describe('loadConfig: paths', () => {
+  it('resolves store, modules and content of the file against its folder', () => {
+    write('conf/petal.yaml', 'store: data/x.db\nmodules: [./lm, /abs/lm]\ncontent: ../content\n');
+    const c = loadConfig({ config: 'conf/petal.yaml' }, {}, cwd);
+    expect(c.store).toBe(`sqlite:${join(cwd, 'conf', 'data', 'x.db')}`);
+    expect(c.modules).toEqual([join(cwd, 'conf', 'lm'), '/abs/lm']);
+    expect(c.content).toEqual([join(cwd, 'content')]);
+  });
+
+  it('resolves the default store against the cwd, not the file', () => {
+    write('conf/petal.yaml', 'port: 1\n');
+    const c = loadConfig({ config: 'conf/petal.yaml' }, {}, cwd);
+    expect(c.store).toBe(`sqlite:${join(cwd, DEFAULT_STORE_FILE)}`);
+  });
+
+  it('resolves flags and environment against the cwd', () => {
+    write('conf/petal.yaml', 'store: file.db\nmodules: [lm]\n');
+    const flags = loadConfig({ config: 'conf/petal.yaml', store: 'flag.db', modules: ['flag-lm', '/abs'] }, {}, cwd);
+    expect(flags.store).toBe(`sqlite:${join(cwd, 'flag.db')}`);
+    expect(flags.modules).toEqual([join(cwd, 'flag-lm'), '/abs']);
+    const env = loadConfig({ config: 'conf/petal.yaml' }, { PETAL_STORE: 'env.db', PETAL_MODULES: 'a,b' }, cwd);
+    expect(env.store).toBe(`sqlite:${join(cwd, 'env.db')}`);
+    expect(env.modules).toEqual([join(cwd, 'a'), join(cwd, 'b')]);
+  });
+
+  // src bug: loadConfig picks the base folder by comparing the chosen store text with the file's
+  // (`storeRaw === raw.store`), so a flag or PETAL_STORE spelled like the file's value resolves against
+  // the file's folder instead of the cwd. Remove `.fails` once fixed.
+  it('resolves a --store equal to the file\'s store text against the cwd', () => {
+    write('conf/petal.yaml', 'store: same.db\n');
+    const c = loadConfig({ config: 'conf/petal.yaml', store: 'same.db' }, {}, cwd);
+    expect(c.store).toBe(`sqlite:${join(cwd, 'same.db')}`);
+  });
+
+  it('splits PETAL_MODULES on commas and drops empty entries', () => {
+    const c = loadConfig({}, { PETAL_MODULES: 'one,,/abs/two,' }, cwd);
+    expect(c.modules).toEqual([join(cwd, 'one'), '/abs/two']);
+  });
+
+  it('accepts a single string for modules and content', () => {
+    write('petal.yaml', 'modules: lm\ncontent: exports\n');
+    const c = loadConfig({}, {}, cwd);
+    expect(c.modules).toEqual([join(cwd, 'lm')]);
+    expect(c.content).toEqual([join(cwd, 'exports')]);
+  });
+});
+
+describe('loadConfig: store URLs', () => {
+  it('takes the sqlite: prefix as optional', () => {
+    expect(loadConfig({ store: 'sqlite:x.db' }, {}, cwd).store).toBe(`sqlite:${join(cwd, 'x.db')}`);
+    expect(loadConfig({ store: 'x.db' }, {}, cwd).store).toBe(`sqlite:${join(cwd, 'x.db')}`);
+    expect(loadConfig({ store: 'sqlite:/abs/y.db' }, {}, cwd).store).toBe('sqlite:/abs/y.db');
+    expect(loadConfig({ store: '/abs/y.db' }, {}, cwd).store).toBe('sqlite:/abs/y.db');
+  });
+
+  it('keeps an in-memory store', () => {
+    expect(loadConfig({ store: 'sqlite::memory:' }, {}, cwd).store).toBe('sqlite::memory:');
+    expect(loadConfig({ store: ':memory:' }, {}, cwd).store).toBe('sqlite::memory:');
+  });
+
+  it('keeps postgres URLs as they are', () => {
+    const url = 'postgres://petal:secret@db.example:5432/petal';
+    expect(loadConfig({ store: url }, {}, cwd).store).toBe(url);
+    expect(loadConfig({}, { PETAL_STORE: 'postgresql://db/petal' }, cwd).store).toBe('postgresql://db/petal');
+    write('petal.yaml', `store: ${url}\n`);
+    expect(loadConfig({}, {}, cwd).store).toBe(url);
+  });
+
+  it('rejects an empty sqlite: path', () => {
+    const e = configError(() => loadConfig({ store: 'sqlite:' }, {}, cwd));
+    expect(e.message).toContain('store');
+  });
+});
+
+describe('loadConfig: precedence flags > environment > file', () => {
+  const FILE = 'store: file.db\nport: 1001\nhost: file.host\nmodules: [file-lm]\nlogLevel: warn\n';
+  const ENV = { PETAL_STORE: 'env.db', PETAL_PORT: '1002', PETAL_HOST: 'env.host', PETAL_MODULES: 'env-lm', PETAL_LOG_LEVEL: 'debug' };
+  const FLAGS = { store: 'flag.db', port: 1003, host: 'flag.host', modules: ['flag-lm'], logLevel: 'trace' };
+
+  beforeEach(() => {
+    mkdirSync(join(cwd, 'conf'));
+    writeFileSync(join(cwd, 'conf', 'petal.yaml'), FILE);
+  });
+
+  it('file alone', () => {
+    const c = loadConfig({ config: 'conf/petal.yaml' }, {}, cwd);
+    expect(c.store).toBe(`sqlite:${join(cwd, 'conf', 'file.db')}`);
+    expect(c.port).toBe(1001);
+    expect(c.host).toBe('file.host');
+    expect(c.modules).toEqual([join(cwd, 'conf', 'file-lm')]);
+    expect(c.logLevel).toBe('warn');
+  });
+
+  it('environment beats the file', () => {
+    const c = loadConfig({ config: 'conf/petal.yaml' }, ENV, cwd);
+    expect(c.store).toBe(`sqlite:${join(cwd, 'env.db')}`);
+    expect(c.port).toBe(1002);
+    expect(c.host).toBe('env.host');
+    expect(c.modules).toEqual([join(cwd, 'env-lm')]);
+    expect(c.logLevel).toBe('debug');
+  });
+
+  it('flags beat the environment and the file', () => {
+    const c = loadConfig({ config: 'conf/petal.yaml', ...FLAGS }, ENV, cwd);
+    expect(c.store).toBe(`sqlite:${join(cwd, 'flag.db')}`);
+    expect(c.port).toBe(1003);
+    expect(c.host).toBe('flag.host');
+    expect(c.modules).toEqual([join(cwd, 'flag-lm')]);
+    expect(c.logLevel).toBe('trace');
+  });
+
+  it('each setting falls back on its own', () => {
+    const c = loadConfig({ config: 'conf/petal.yaml', port: 1003 }, { PETAL_HOST: 'env.host' }, cwd);
+    expect(c.port).toBe(1003);
+    expect(c.host).toBe('env.host');
+    expect(c.logLevel).toBe('warn');
+    expect(c.store).toBe(`sqlite:${join(cwd, 'conf', 'file.db')}`);
+  });
+
+  it('port 0 from a flag is kept (not taken as missing)', () => {
+    expect(loadConfig({ config: 'conf/petal.yaml', port: 0 }, ENV, cwd).port).toBe(0);
+    expect(loadConfig({ config: 'conf/petal.yaml' }, { PETAL_PORT: '0' }, cwd).port).toBe(0);
+  });
+});
+
+describe('loadConfig: other settings', () => {
+  it('reads every supported key', () => {
+    write('petal.yaml', [
+      'namespace: mgnl',
+      'baseUrl: https://cdn.example.com/',
+      'contextPath: /petal',
+      'cors:',
+      '  origins: [https://a.example]',
+      'onUuidCollision: replace',
+      'timeZone: Europe/Zurich',
+      'security: { anything: 1 }',
+      'cache: {}',
+      'limits: {}',
+      'sites:',
+      '  travel:',
+      '    locales: [en, de_CH]',
+      '    defaultLocale: de_CH',
+      '    theme: travel-demo-theme',
+      '  plain:',
+      '    theme: t',
+      '  german:',
+      '    defaultLocale: de',
+      '',
+    ].join('\n'));
+    const c = loadConfig({}, {}, cwd);
+    expect(c.namespace).toBe('mgnl');
+    expect(c.baseUrl).toBe('https://cdn.example.com');
+    expect(c.contextPath).toBe('/petal');
+    expect(c.corsOrigins).toEqual(['https://a.example']);
+    expect(c.onUuidCollision).toBe('replace');
+    expect(c.sites).toEqual([
+      { name: 'travel', locales: ['en', 'de_CH'], defaultLocale: 'de_CH', theme: 'travel-demo-theme' },
+      { name: 'plain', locales: ['en'], defaultLocale: 'en', theme: 't' },
+      { name: 'german', locales: ['de'], defaultLocale: 'de' },
+    ]);
+  });
+
+  it('defaults the default locale to the first locale', () => {
+    write('petal.yaml', 'sites:\n  s:\n    locales: [fr, en]\n');
+    expect(loadConfig({}, {}, cwd).sites).toEqual([{ name: 's', locales: ['fr', 'en'], defaultLocale: 'fr' }]);
+  });
+});
+
+describe('loadConfig: errors', () => {
+  it('reports bad YAML with the file and the parser\'s reason', () => {
+    const file = write('petal.yaml', 'port: 8080\nmodules:\n  - a\n - b\n');
+    const e = configError(() => loadConfig({}, {}, cwd));
+    expect(e.file).toBe(file);
+    expect(e.message.startsWith(file)).toBe(true);
+    expect(e.reason).toMatch(/block sequence|implicit/i);
+    expect(e.reason).not.toContain('\n');
+  });
+
+  // src bug: readConfigFile parses with `prettyErrors: false`, so yaml never fills `error.linePos` and
+  // the ConfigError has no line (the line is available as lineCounter.linePos(error.pos[0]).line).
+  // Remove `.fails` once fixed.
+  it('gives the line of bad YAML', () => {
+    const file = write('petal.yaml', 'port: 8080\nmodules:\n  - a\n - b\n');
+    const e = configError(() => loadConfig({}, {}, cwd));
+    expect(e.line).toBe(4);
+    expect(e.message.startsWith(`${file}:4: `)).toBe(true);
+  });
+
+  it('gives the line of an unclosed flow sequence', () => {
+    write('petal.yaml', 'port: 8080\nhost: localhost\nmodules: [a, b\n');
+    const e = configError(() => loadConfig({}, {}, cwd));
+    expect(e.line).toBeGreaterThanOrEqual(3);
+  });
+
+  it('names an unknown top-level key', () => {
+    const file = write('petal.yaml', 'port: 8080\nstroe: x.db\n');
+    const e = configError(() => loadConfig({}, {}, cwd));
+    expect(e.file).toBe(file);
+    expect(e.message).toContain('stroe');
+  });
+
+  // src bug: for an unknown key at the top level zod reports the issue at path [] (the key is only in
+  // `issue.keys`), so readConfigFile finds no node and the error has no line. Remove `.fails` once fixed.
+  it('gives the line of an unknown top-level key', () => {
+    write('petal.yaml', 'port: 8080\nstroe: x.db\n');
+    const e = configError(() => loadConfig({}, {}, cwd));
+    expect(e.line).toBe(2);
+  });
+
+  it('names an unknown key inside a section, with a line', () => {
+    const file = write('petal.yaml', 'port: 8080\nsites:\n  fallback:\n    locales: [en]\n    lcoale: de\n');
+    const e = configError(() => loadConfig({}, {}, cwd));
+    expect(e.file).toBe(file);
+    expect(e.message).toContain('lcoale');
+    expect(e.message).toContain('sites.fallback');
+    expect(e.line).toBeDefined();
+  });
+
+  // src bug: the line given is that of the enclosing mapping (issue.path points at the object; the key
+  // is in issue.keys), here 4 (`locales:`) instead of 5 (`lcoale:`). Remove `.fails` once fixed.
+  it('gives the line of the unknown key itself inside a section', () => {
+    write('petal.yaml', 'port: 8080\nsites:\n  fallback:\n    locales: [en]\n    lcoale: de\n');
+    expect(configError(() => loadConfig({}, {}, cwd)).line).toBe(5);
+  });
+
+  it('names a key of the wrong type, with its line', () => {
+    const file = write('petal.yaml', 'host: localhost\nport: "x"\n');
+    const e = configError(() => loadConfig({}, {}, cwd));
+    expect(e.file).toBe(file);
+    expect(e.reason).toMatch(/^port: /);
+    expect(e.line).toBe(2);
+    expect(e.message.startsWith(`${file}:2: port: `)).toBe(true);
+  });
+
+  it('rejects an out-of-range port and a bad enum value', () => {
+    write('petal.yaml', 'port: 70000\n');
+    expect(configError(() => loadConfig({}, {}, cwd)).reason).toMatch(/^port: /);
+    write('petal.yaml', 'logLevel: loud\n');
+    expect(configError(() => loadConfig({}, {}, cwd)).reason).toMatch(/^logLevel: /);
+    write('petal.yaml', 'contextPath: petal/\n');
+    expect(configError(() => loadConfig({}, {}, cwd)).reason).toMatch(/^contextPath: /);
+  });
+
+  it('rejects a site whose defaultLocale is not among its locales', () => {
+    const file = write('petal.yaml', 'sites:\n  fallback:\n    locales: [en, de]\n    defaultLocale: fr\n');
+    const e = configError(() => loadConfig({}, {}, cwd));
+    expect(e.file).toBe(file);
+    expect(e.reason).toContain('sites.fallback.defaultLocale');
+    expect(e.reason).toContain('fr');
+  });
+
+  it('rejects a PETAL_PORT that is not a port number', () => {
+    for (const bad of ['abc', '80.5', '-1', '65536']) {
+      const e = configError(() => loadConfig({ modules: ['lm'] }, { PETAL_PORT: bad }, cwd));
+      expect(e.file).toBe('PETAL_PORT');
+      expect(e.message).toContain(JSON.stringify(bad));
+    }
+  });
+
+  // src bug: Number('') is 0, so an empty (or blank) PETAL_PORT silently means "any free port"
+  // instead of being ignored or rejected. Remove `.fails` once fixed.
+  it('does not take an empty PETAL_PORT as port 0', () => {
+    let port: number | 'error';
+    try {
+      port = loadConfig({ modules: ['lm'] }, { PETAL_PORT: '' }, cwd).port;
+    } catch {
+      port = 'error';
+    }
+    expect(port).not.toBe(0);
+  });
+});

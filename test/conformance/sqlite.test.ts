@@ -1,0 +1,28 @@
+// Conformance entry point for the SQLite store: a fresh temporary database file for every store created.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { ContentStore } from '../../src/store/content-store.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { runConformance, type StoreFixture } from './fixture.js';
+import { importFilesSuite } from './import-files.js';
+import { storeCrudSuite } from './store-crud.js';
+import { subtreeReadSuite } from './subtree-read.js';
+import { transactionsSuite } from './transactions.js';
+
+const sqliteFixture: StoreFixture = {
+  name: 'sqlite',
+  available: async () => true,
+  async create() {
+    const dir = await mkdtemp(join(tmpdir(), 'petal-conformance-'));
+    const store = new SqliteStore({ file: join(dir, 'petal.db') });
+    await store.open();
+    return store;
+  },
+  async dispose(store: ContentStore) {
+    await store.close();
+    await rm(dirname((store as SqliteStore).file), { recursive: true, force: true });
+  },
+};
+
+await runConformance(sqliteFixture, [storeCrudSuite, subtreeReadSuite, transactionsSuite, importFilesSuite]);
