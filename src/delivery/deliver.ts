@@ -1,5 +1,5 @@
-// Delivery layer: Read node and Get children (Query nodes comes with the query capability). Reads go
-// through the caller's repository Session; rendering is one synchronous pass over the fetched rows.
+// Delivery layer: Read node, Get children and Query nodes. Reads go through the caller's repository
+// Session; rendering is one synchronous pass over the fetched rows.
 import { PetalError } from '../errors.js';
 import type { SiteConfig } from '../config/load-config.js';
 import { joinPath, normalizePath } from '../repository/paths.js';
@@ -10,6 +10,8 @@ import { compileVisibility } from './property-visibility.js';
 import { firstValue, nameList, type QueryParams } from './parse-request.js';
 import { indexChildren, localizeSiblings, renderNode, type RenderOptions } from './render-node.js';
 import { resolveLocale, type LocaleChoice } from './resolve-locale.js';
+import { parseQuerySpec } from './parse-query.js';
+import type { Condition } from '../query/ast.js';
 
 export interface DeliveryRequest {
   readonly endpoint: CompiledEndpoint;
@@ -90,4 +92,30 @@ export async function getChildren(req: DeliveryRequest, env: DeliveryEnv): Promi
     first = false;
   }
   return { body: body + ']', contentLanguage: locale.locale };
+}
+
+/**
+ * Query nodes: `{total, offset, limit, results}`. Child-node language variants (`main_de`) are not
+ * results of their own unless `lang=all`: they stand in for their base node inside results.
+ */
+export async function queryNodes(req: DeliveryRequest, env: DeliveryEnv): Promise<DeliveryResponse> {
+  const def = req.endpoint.definition;
+  const spec = parseQuerySpec(req.query, req.endpoint, env.site.defaultLocale);
+  const locale = localeOf(req, env);
+  const extra: Condition[] = [];
+  if (!locale.all && locale.variantSuffixes.length > 0) {
+    extra.push({
+      kind: 'like', target: { kind: 'name' }, caseInsensitive: false, negate: true,
+      patterns: locale.variantSuffixes.map((sfx) => `%${sfx.replace(/[\\%_]/g, (c) => `\\${c}`)}`),
+    });
+  }
+  const { total, nodes } = await env.session.query(spec, extra);
+  const rows = def.depth > 0 && nodes.length > 0
+    ? await env.session.getSubtrees(def.workspace, nodes.map((n) => n.path), def.depth)
+    : [];
+  const index = indexChildren(rows);
+  const options = renderOptions(req, env, locale);
+  let body = `{"total":${total},"offset":${spec.offset},"limit":${spec.limit},"results":[`;
+  for (let i = 0; i < nodes.length; i++) body += (i === 0 ? '' : ',') + renderNode(nodes[i]!, index, options);
+  return { body: body + ']}', contentLanguage: locale.locale };
 }

@@ -73,7 +73,7 @@ export interface TypedRange {
  */
 export type Condition =
   | { readonly kind: 'ranges'; readonly target: Target; readonly negate: boolean; readonly ranges: readonly TypedRange[] }
-  | { readonly kind: 'like'; readonly target: Target; readonly caseInsensitive: boolean; readonly patterns: readonly string[] }
+  | { readonly kind: 'like'; readonly target: Target; readonly caseInsensitive: boolean; readonly patterns: readonly string[]; readonly negate?: boolean }
   | { readonly kind: 'exists'; readonly name: string; readonly exists: boolean }
   | { readonly kind: 'descendantOf'; readonly paths: readonly string[] }
   | { readonly kind: 'never' };

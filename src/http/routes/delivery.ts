@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PetalError } from '../../errors.js';
 import type { SiteConfig } from '../../config/load-config.js';
 import { compileEndpoint } from '../../delivery/compile-endpoint.js';
-import { getChildren, readNode, type DeliveryEnv, type DeliveryResponse } from '../../delivery/deliver.js';
+import { getChildren, queryNodes, readNode, type DeliveryEnv, type DeliveryResponse } from '../../delivery/deliver.js';
 import type { EndpointRegistry } from '../../delivery/endpoint-registry.js';
 import { parseMethod, type QueryParams } from '../../delivery/parse-request.js';
 import type { Repository } from '../../repository/session.js';
@@ -67,7 +67,8 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
         result = await getChildren({ endpoint, path: method.path, query, acceptLanguage }, env);
         break;
       case 'query':
-        throw new PetalError('notFound', 'Query nodes is not served by this version of Petal');
+        result = await queryNodes({ endpoint, path: '/', query, acceptLanguage }, env);
+        break;
     }
     reply
       .header('content-type', 'application/json; charset=utf-8')

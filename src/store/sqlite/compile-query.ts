@@ -72,6 +72,7 @@ function writeCondition(w: SqlWriter, ws: string, c: Condition): void {
     case 'like': {
       const t = c.target;
       const globs = c.patterns.map(likeToGlob);
+      if (c.negate) w.text('NOT ');
       if (t.kind === 'property') {
         writePropertySet(w, ws, t.name, () => globs.forEach((g, i) => {
           if (i > 0) w.text(' OR ');

@@ -72,9 +72,9 @@ CREATE TABLE props (
   n    REAL,
   PRIMARY KEY (nid, name, pos)
 ) WITHOUT ROWID;
-CREATE INDEX props_by_text ON props (ws, name, s);
+CREATE INDEX props_by_text ON props (ws, name, kind, s);
 CREATE INDEX props_by_folded ON props (ws, name, f);
-CREATE INDEX props_by_number ON props (ws, name, n) WHERE n IS NOT NULL;
+CREATE INDEX props_by_number ON props (ws, name, kind, n) WHERE n IS NOT NULL;
 
 -- Property kinds present per workspace, so a filter value is converted to the stored types.
 CREATE TABLE prop_kinds (
@@ -86,6 +86,14 @@ CREATE TABLE prop_kinds (
 
 CREATE INDEX nodes_by_name ON nodes (workspace, name);
 CREATE INDEX nodes_by_type ON nodes (workspace, type);
+
+-- Primary types seen per workspace (kept on insert; a stale entry only widens an IN list).
+CREATE TABLE node_types (
+  ws   TEXT NOT NULL,
+  type TEXT NOT NULL,
+  PRIMARY KEY (ws, type)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO node_types (ws, type) SELECT DISTINCT workspace, type FROM nodes;
 
 -- Full text of each node's own string properties (all language variants), rich text stripped.
 CREATE VIRTUAL TABLE fts USING fts5(body, content='', contentless_delete=1, tokenize="unicode61 remove_diacritics 0");

@@ -140,12 +140,18 @@ export class SqliteStore implements ContentStore {
     if (depth <= 0 || paths.length === 0) return [];
     const s = this.#s;
     const rows: NodeRow[] = [];
+    const seen = new Set<string>();
     const read = this.#db!.transaction(() => {
       for (const path of paths) {
         const root = path === '/' ? 0 : (s.depthOf.get(workspace, path) as { depth: number } | undefined)?.depth;
         if (root === undefined) continue;
         const [lo, hi] = descendantRange(path);
-        for (const r of s.subtree.all(workspace, lo, hi, root + depth) as NodeRow[]) rows.push(r);
+        for (const r of s.subtree.all(workspace, lo, hi, root + depth) as NodeRow[]) {
+          // Results nested in one another share descendants: keep each node once.
+          if (seen.has(r.path)) continue;
+          seen.add(r.path);
+          rows.push(r);
+        }
       }
     });
     read();
@@ -231,6 +237,7 @@ export class SqliteStore implements ContentStore {
           s.insertProp.run(nid, n.workspace, x.name, x.pos, kind, x.s, x.f, x.n);
           s.insertKind.run(n.workspace, x.name, kind);
         }
+        s.insertType.run(n.workspace, n.type);
         const text = fullTextOf(n.properties);
         if (text !== '') s.insertFts.run(nid, text);
       },
@@ -321,7 +328,8 @@ function prepare(db: Database.Database) {
     insertKind: db.prepare('INSERT OR IGNORE INTO prop_kinds (ws, name, kind) VALUES (?, ?, ?)'),
     insertFts: db.prepare('INSERT INTO fts (rowid, body) VALUES (?, ?)'),
     kinds: db.prepare('SELECT name, kind FROM prop_kinds WHERE ws = ? AND name IN (SELECT value FROM json_each(?))'),
-    types: db.prepare('SELECT DISTINCT type FROM nodes WHERE workspace = ?'),
+    types: db.prepare('SELECT type FROM node_types WHERE ws = ?'),
+    insertType: db.prepare('INSERT OR IGNORE INTO node_types (ws, type) VALUES (?, ?)'),
     hasBlob: db.prepare('SELECT 1 FROM blobs WHERE hash = ?'),
     insertBlob: db.prepare('INSERT INTO blobs (hash, size) VALUES (?, ?)'),
     insertChunk: db.prepare('INSERT OR REPLACE INTO blob_chunks (hash, seq, data) VALUES (?, ?, ?)'),

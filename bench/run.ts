@@ -1,0 +1,79 @@
+// Load benchmark: serves each generated store with `petal serve` in a child process and runs the
+// same scenarios against it with autocannon, alternating stores round by round so that machine noise
+// hits all of them alike. Usage: node --import tsx bench/run.ts [--seconds 10] [--rounds 2] STORE...
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import autocannon from 'autocannon';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+export const SCENARIOS: Record<string, string> = {
+  'read node, depth 2': '/.rest/delivery/pages/home',
+  'selective query (2 filters, ~1 %, orderBy, total)': '/.rest/delivery/tours?category=c07&price%5Bgt%5D=900&orderBy=price%20desc',
+  'broad query (~50 %, orderBy, total)': '/.rest/delivery/tours?featured=true&orderBy=price',
+  'full-text query (word in 1 %)': '/.rest/delivery/tours?q=rare37',
+};
+
+interface Figures { rps: number; p50: number; p99: number; errors: number }
+
+async function startServer(store: string, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/petal.js'), 'serve', '--store', `sqlite:${store}`,
+    '--modules', join(ROOT, 'bench/modules'), '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'],
+  { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PETAL_LOG_FORMAT: 'json' } });
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/.health`)).ok) return child;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill();
+  throw new Error(`server for ${store} did not start`);
+}
+
+async function load(url: string, seconds: number): Promise<Figures> {
+  const r = await autocannon({ url, connections: 8, duration: seconds });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  let seconds = 10;
+  let rounds = 2;
+  const stores: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--seconds') seconds = Number(args[++i]);
+    else if (args[i] === '--rounds') rounds = Number(args[++i]);
+    else stores.push(args[i]!);
+  }
+  const results = new Map<string, Figures[]>();
+  for (let round = 0; round < rounds; round++) {
+    for (const [s, store] of stores.entries()) {
+      const port = 18_100 + s;
+      const server = await startServer(store, port);
+      try {
+        for (const [name, path] of Object.entries(SCENARIOS)) {
+          await load(`http://127.0.0.1:${port}${path}`, 2); // warm-up
+          const f = await load(`http://127.0.0.1:${port}${path}`, seconds);
+          const key = `${store}\t${name}`;
+          results.set(key, [...(results.get(key) ?? []), f]);
+          console.error(`round ${round + 1} ${store} ${name}: ${f.rps.toFixed(0)} req/s p50 ${f.p50} ms p99 ${f.p99} ms errors ${f.errors}`);
+        }
+      } finally {
+        server.kill('SIGTERM');
+        await new Promise((r) => server.once('exit', r));
+      }
+    }
+  }
+  console.log('| store | scenario | req/s | p50 ms | p99 ms |');
+  console.log('|---|---|---|---|---|');
+  for (const [key, list] of results) {
+    const [store, name] = key.split('\t');
+    const best = list.reduce((a, b) => (b.p99 < a.p99 ? b : a));
+    const rps = list.reduce((a, b) => a + b.rps, 0) / list.length;
+    console.log(`| ${store} | ${name} | ${rps.toFixed(0)} | ${best.p50} | ${best.p99} |`);
+  }
+}
+
+await main();
