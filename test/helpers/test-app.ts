@@ -49,7 +49,12 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   mkdirSync(contentDir, { recursive: true });
   for (const [name, text] of Object.entries(o.content ?? {})) writeFileSync(join(contentDir, name), text);
 
-  const store = new SqliteStore({ file: join(dir, 'petal.db') });
+  // PETAL_QUERY_INDEX_THRESHOLD=0 runs every query through the in-memory query index instead of SQL.
+  const threshold = process.env.PETAL_QUERY_INDEX_THRESHOLD;
+  const store = new SqliteStore({
+    file: join(dir, 'petal.db'),
+    ...(threshold !== undefined ? { queryIndexThreshold: Number(threshold) } : {}),
+  });
   await store.open();
   const paths = [...(o.content ? [contentDir] : []), ...(o.contentPaths ?? [])];
   if (paths.length > 0) await importPaths(store, paths, { onUuidCollision: 'new' });

@@ -7,7 +7,9 @@ import Database from 'better-sqlite3';
 import type { ContentStore, QueryResult, StoreCapabilities } from '../content-store.js';
 import type { StoreQuery, ValueKind } from '../../query/ast.js';
 import { fullTextOf, indexRows } from '../index-values.js';
-import { compileCount, compilePage } from './compile-query.js';
+import { compileCount, compilePage, ftsMatch, NODE_COLUMNS } from './compile-query.js';
+import { QueryIndex } from '../query-index/query-index.js';
+import { sqliteColumnSource } from './column-source.js';
 import { KIND_CODE } from './migrations.js';
 import type { ImportTx, InsertNode } from '../import-tx.js';
 import type { BlobInfo, BlobSpool, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
@@ -38,7 +40,11 @@ const EMPTY: readonly string[] = Object.freeze([]);
 export interface SqliteStoreOptions {
   /** File path, or `:memory:`. */
   readonly file: string;
-  readonly readonly?: boolean;
+  /**
+   * Workspaces with at least this many nodes answer queries from the in-memory query index; smaller
+   * ones (and queries it cannot serve) use SQL. Default 20,000; 0 = always the index; Infinity = never.
+   */
+  readonly queryIndexThreshold?: number;
 }
 
 export class SqliteStore implements ContentStore {
@@ -54,8 +60,20 @@ export class SqliteStore implements ContentStore {
   #stmts: ReturnType<typeof prepare> | undefined;
   readonly #cache = new Map<string, Database.Statement>();
 
+  readonly #indexThreshold: number;
+  readonly #index: QueryIndex;
+  #sizes = new Map<string, number>();
+  #sizesGeneration = -1;
+
   constructor(options: SqliteStoreOptions) {
     this.#file = options.file;
+    this.#indexThreshold = options.queryIndexThreshold ?? 20_000;
+    this.#index = new QueryIndex(sqliteColumnSource(
+      () => { if (!this.#db) throw new Error('SqliteStore is not open'); return this.#db; },
+      () => this.generation(),
+      toRecord as (row: never) => NodeRecord,
+      NODE_COLUMNS,
+    ));
   }
 
   get file(): string {
@@ -159,6 +177,29 @@ export class SqliteStore implements ContentStore {
   }
 
   async query(q: StoreQuery): Promise<QueryResult> {
+    if (QueryIndex.supports(q) && (await this.#workspaceSize(q.workspace)) >= this.#indexThreshold) {
+      return this.#index.run(q, ftsMatch(q));
+    }
+    return this.#sqlQuery(q);
+  }
+
+  async #workspaceSize(workspace: string): Promise<number> {
+    if (this.#indexThreshold === 0) return 0;
+    if (!Number.isFinite(this.#indexThreshold)) return -1;
+    const generation = await this.generation();
+    if (generation !== this.#sizesGeneration) {
+      this.#sizes = new Map();
+      this.#sizesGeneration = generation;
+    }
+    let n = this.#sizes.get(workspace);
+    if (n === undefined) {
+      n = (this.#s.countWs.get(workspace) as { n: number }).n;
+      this.#sizes.set(workspace, n);
+    }
+    return n;
+  }
+
+  async #sqlQuery(q: StoreQuery): Promise<QueryResult> {
     const count = compileCount(q);
     const page = compilePage(q);
     const countStmt = this.#statement(count.sql);
@@ -212,7 +253,7 @@ export class SqliteStore implements ContentStore {
   }
 
   async importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
-    const run = this.#writeQueue.then(() => this.#importNow(documents, options));
+    const run = this.#writeQueue.then(() => this.#importNow(documents, options)).finally(() => this.#index.invalidate());
     this.#writeQueue = run.catch(() => undefined);
     return run;
   }

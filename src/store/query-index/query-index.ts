@@ -1,0 +1,457 @@
+// Store layer (query index): evaluates a StoreQuery over in-memory columns of the property index,
+// as bit sets over node ordinals. Exact totals over hundreds of thousands of candidates then cost a
+// few word operations instead of a B-tree probe per row. Columns load lazily, per workspace and
+// property, and are dropped whenever the store's content generation changes.
+import type { Condition, StoreQuery, Target, TypedRange, ValueKind } from '../../query/ast.js';
+import { descendantRange } from '../../repository/paths.js';
+import type { QueryResult } from '../content-store.js';
+import { Bitmap } from './bitmap.js';
+import type { ColumnSource, NodeTable, PropertyColumn } from './column-source.js';
+import { compareCodePoints, likeToRegExp } from './compare.js';
+
+interface Workspace {
+  readonly table: NodeTable;
+  /** nid → ordinal + 1 (0 = not in this workspace) */
+  readonly ordinalOfNid: Int32Array;
+  readonly columns: Map<string, Promise<Column>>;
+  /** Scope bit sets by rootPath and types (they repeat across requests of one endpoint). */
+  readonly scopes: Map<string, Bitmap>;
+  readonly orderKeys: Map<string, OrderKeys>;
+  names?: string[];
+  foldedNames?: string[];
+}
+
+/** A property column with each entry's ordinal resolved (-1: a node of another workspace). */
+interface Column extends PropertyColumn {
+  readonly ords: Int32Array;
+  /** Exact-value lookup for equality on strings and booleans, built on first use. */
+  byValue?: Map<string, number[]>;
+  /** Entries of numeric kinds sorted by value, built on first use (range scans by binary search). */
+  numOrder?: Int32Array;
+}
+
+/** Per ordinal, the first value of a property (what ordering uses); `has` 0 = missing. */
+interface OrderKeys {
+  readonly has: Uint8Array;
+  readonly n: Float64Array;
+  readonly f: (string | undefined)[];
+  readonly s: (string | undefined)[];
+}
+
+export class QueryIndex {
+  #generation = -1;
+  #workspaces = new Map<string, Promise<Workspace>>();
+
+  constructor(private readonly source: ColumnSource) {}
+
+  /** Drops every loaded column (after a write in this process). */
+  invalidate(): void {
+    this.#workspaces = new Map();
+    this.#generation = -1;
+  }
+
+  async run(q: StoreQuery, ftsMatch: string): Promise<QueryResult> {
+    const generation = await this.source.generation();
+    if (generation !== this.#generation) {
+      this.#workspaces = new Map();
+      this.#generation = generation;
+    }
+    const ws = await this.#workspace(q.workspace);
+    const size = ws.table.nids.length;
+    const matches = this.#scope(ws, q);
+    for (const c of q.conditions) {
+      if (matches.count() === 0) break;
+      matches.and(await this.#condition(ws, q.workspace, c, size));
+    }
+    if (q.fullText.length > 0) matches.and(this.#fromNids(ws, await this.source.fullText(ftsMatch), size));
+    const total = matches.count();
+    if (total === 0 || q.offset >= total) return { total, nodes: [] };
+    const ordinals = q.orderBy.length === 0
+      ? matches.first(q.limit, q.offset)
+      : await this.#ordered(ws, q, matches, total);
+    const nodes = await this.source.nodesByNid(ordinals.map((o) => ws.table.nids[o]!));
+    return { total, nodes };
+  }
+
+  #workspace(name: string): Promise<Workspace> {
+    let w = this.#workspaces.get(name);
+    if (!w) {
+      w = this.source.nodeTable(name).then((table) => {
+        let max = 0;
+        for (let i = 0; i < table.nids.length; i++) if (table.nids[i]! > max) max = table.nids[i]!;
+        const ordinalOfNid = new Int32Array(max + 1);
+        for (let i = 0; i < table.nids.length; i++) ordinalOfNid[table.nids[i]!] = i + 1;
+        return { table, ordinalOfNid, columns: new Map(), orderKeys: new Map(), scopes: new Map() };
+      });
+      this.#workspaces.set(name, w);
+    }
+    return w;
+  }
+
+  #column(ws: Workspace, workspace: string, name: string): Promise<Column> {
+    let c = ws.columns.get(name);
+    if (!c) {
+      c = this.source.propertyColumn(workspace, name).then((col) => {
+        const ords = new Int32Array(col.nids.length);
+        for (let i = 0; i < ords.length; i++) ords[i] = ordinalOf(ws, col.nids[i]!);
+        return { ...col, ords };
+      });
+      ws.columns.set(name, c);
+    }
+    return c;
+  }
+
+  /** Ordinals of the half-open path range [lo, hi) (paths are sorted). */
+  #pathRange(ws: Workspace, lo: string, hi: string): [number, number] {
+    return [lowerBound(ws.table.paths, lo), lowerBound(ws.table.paths, hi)];
+  }
+
+  #scope(ws: Workspace, q: StoreQuery): Bitmap {
+    const key = `${q.rootPath}\u0000${q.types === null ? '*' : q.types.join('\u0000')}`;
+    let cached = ws.scopes.get(key);
+    if (!cached) {
+      cached = this.#computeScope(ws, q);
+      ws.scopes.set(key, cached);
+    }
+    return cached.clone();
+  }
+
+  #computeScope(ws: Workspace, q: StoreQuery): Bitmap {
+    const size = ws.table.nids.length;
+    let b: Bitmap;
+    if (q.rootPath === '/') b = Bitmap.full(size);
+    else {
+      const [lo, hi] = descendantRange(q.rootPath);
+      const [a, z] = this.#pathRange(ws, lo, hi);
+      b = Bitmap.range(size, a, z);
+    }
+    if (q.types !== null) {
+      const allowed = new Uint8Array(ws.table.types.length);
+      ws.table.types.forEach((t, i) => { if (q.types!.includes(t)) allowed[i] = 1; });
+      const codes = ws.table.typeCodes;
+      const t = new Bitmap(size);
+      for (let i = 0; i < size; i++) if (allowed[codes[i]!] === 1) t.set(i);
+      b.and(t);
+    }
+    return b;
+  }
+
+  #fromNids(ws: Workspace, nids: Int32Array | readonly number[], size: number): Bitmap {
+    const b = new Bitmap(size);
+    for (const nid of nids) {
+      const o = ordinalOf(ws, nid);
+      if (o >= 0) b.set(o);
+    }
+    return b;
+  }
+
+  #fromColumn(col: Column, size: number): Bitmap {
+    const b = new Bitmap(size);
+    const ords = col.ords;
+    for (let i = 0; i < ords.length; i++) if (ords[i]! >= 0) b.set(ords[i]!);
+    return b;
+  }
+
+  #names(ws: Workspace): string[] {
+    ws.names ??= ws.table.paths.map((p) => p.slice(p.lastIndexOf('/') + 1));
+    return ws.names;
+  }
+
+  #foldedNames(ws: Workspace): string[] {
+    ws.foldedNames ??= this.#names(ws).map((n) => n.toLowerCase());
+    return ws.foldedNames;
+  }
+
+  async #condition(ws: Workspace, workspace: string, c: Condition, size: number): Promise<Bitmap> {
+    switch (c.kind) {
+      case 'never':
+        return new Bitmap(size);
+      case 'descendantOf': {
+        const b = new Bitmap(size);
+        for (const p of c.paths) {
+          const [lo, hi] = descendantRange(p);
+          const [a, z] = this.#pathRange(ws, lo, hi);
+          for (let i = a; i < z; i++) b.set(i);
+        }
+        return b;
+      }
+      case 'exists': {
+        const b = this.#fromColumn(await this.#column(ws, workspace, c.name), size);
+        return c.exists ? b : Bitmap.full(size).andNot(b);
+      }
+      case 'like': {
+        const res = c.patterns.map(likeToRegExp);
+        const test = (v: string) => res.some((r) => r.test(v));
+        const b = await this.#match(ws, workspace, c.target, size, c.caseInsensitive, (_kind, _num, str) => test(str));
+        return c.negate ? Bitmap.full(size).andNot(b) : b;
+      }
+      case 'ranges': {
+        let b: Bitmap;
+        if (c.target.kind === 'property') {
+          const col = await this.#column(ws, workspace, c.target.name);
+          b = new Bitmap(size);
+          for (const r of c.ranges) rangeInto(col, r, b);
+          if (c.negate) return this.#fromColumn(col, size).andNot(b);
+          return b;
+        }
+        const hit = (kind: ValueKind, num: number, str: string) => c.ranges.some((r) => inRange(r, kind, num, str));
+        b = await this.#match(ws, workspace, c.target, size, false, hit);
+        return c.negate ? Bitmap.full(size).andNot(b) : b;
+      }
+    }
+  }
+
+  /** Ordinals having a value of `target` for which `test` holds. */
+  async #match(
+    ws: Workspace, workspace: string, target: Target, size: number, folded: boolean,
+    test: (kind: ValueKind, num: number, str: string) => boolean,
+  ): Promise<Bitmap> {
+    const b = new Bitmap(size);
+    switch (target.kind) {
+      case 'property': {
+        const col = await this.#column(ws, workspace, target.name);
+        const strs = folded ? col.folded : col.strs;
+        const ords = col.ords;
+        for (let i = 0; i < ords.length; i++) {
+          if (ords[i]! >= 0 && test(col.kinds[i]!, col.nums[i]!, strs[i]!)) b.set(ords[i]!);
+        }
+        return b;
+      }
+      case 'name': {
+        const names = folded ? this.#foldedNames(ws) : this.#names(ws);
+        for (let i = 0; i < size; i++) if (test('string', NaN, names[i]!)) b.set(i);
+        return b;
+      }
+      case 'path': {
+        const paths = ws.table.paths;
+        for (let i = 0; i < size; i++) if (test('string', NaN, folded ? paths[i]!.toLowerCase() : paths[i]!)) b.set(i);
+        return b;
+      }
+      case 'type': {
+        const ok = ws.table.types.map((t) => test('string', NaN, folded ? t.toLowerCase() : t));
+        const codes = ws.table.typeCodes;
+        for (let i = 0; i < size; i++) if (ok[codes[i]!]) b.set(i);
+        return b;
+      }
+      case 'uuid':
+        // UUIDs are not kept in memory; `supports` sends such queries to SQL.
+        throw new Error('uuid conditions are served by SQL');
+    }
+  }
+
+  async #ordered(ws: Workspace, q: StoreQuery, matches: Bitmap, total: number): Promise<number[]> {
+    const keys: ((a: number, b: number) => number)[] = [];
+    for (const o of q.orderBy) {
+      const dir = o.descending ? -1 : 1;
+      switch (o.target.kind) {
+        case 'property': {
+          const k = await this.#orderKeys(ws, q.workspace, o.target.name);
+          keys.push((a, b) => {
+            const ha = k.has[a]!;
+            const hb = k.has[b]!;
+            if (ha !== hb) return hb - ha; // missing last, whatever the direction
+            if (ha === 0) return 0;
+            return dir * (compareNullableNumber(k.n[a]!, k.n[b]!) || compareNullableString(k.f[a], k.f[b]) || compareNullableString(k.s[a], k.s[b]));
+          });
+          break;
+        }
+        case 'name': {
+          const folded = this.#foldedNames(ws);
+          const names = this.#names(ws);
+          keys.push((a, b) => dir * (compareCodePoints(folded[a]!, folded[b]!) || compareCodePoints(names[a]!, names[b]!)));
+          break;
+        }
+        case 'path': {
+          const paths = ws.table.paths;
+          keys.push((a, b) => dir * (compareCodePoints(paths[a]!.toLowerCase(), paths[b]!.toLowerCase()) || a - b));
+          break;
+        }
+        case 'type': {
+          const { typeCodes, types } = ws.table;
+          keys.push((a, b) => dir * compareCodePoints(types[typeCodes[a]!]!, types[typeCodes[b]!]!));
+          break;
+        }
+        case 'uuid':
+          // Ordering by UUID needs the ids in memory; the SQL path serves such queries (see SqliteStore).
+          throw new Error('order by uuid is served by SQL');
+      }
+    }
+    const compare = (a: number, b: number) => {
+      for (const k of keys) {
+        const r = k(a, b);
+        if (r !== 0) return r;
+      }
+      return a - b; // path order breaks ties, as in SQL
+    };
+    const k = Math.min(total, q.offset + q.limit);
+    const top = topK(matches, k, compare);
+    return top.slice(q.offset, q.offset + q.limit);
+  }
+
+  async #orderKeys(ws: Workspace, workspace: string, name: string): Promise<OrderKeys> {
+    let keys = ws.orderKeys.get(name);
+    if (keys) return keys;
+    const col = await this.#column(ws, workspace, name);
+    const size = ws.table.nids.length;
+    keys = { has: new Uint8Array(size), n: new Float64Array(size).fill(NaN), f: new Array(size), s: new Array(size) };
+    for (let i = 0; i < col.ords.length; i++) {
+      const o = col.ords[i]!;
+      if (col.pos[i] !== 0 || o < 0) continue;
+      keys.has[o] = 1;
+      keys.n[o] = col.nums[i]!;
+      keys.f[o] = col.folded[i];
+      keys.s[o] = col.strs[i];
+    }
+    ws.orderKeys.set(name, keys);
+    return keys;
+  }
+
+  /** True when the index can answer the query (otherwise the store uses SQL). */
+  static supports(q: StoreQuery): boolean {
+    const usesUuid = (t: Target) => t.kind === 'uuid';
+    return !q.orderBy.some((o) => usesUuid(o.target))
+      && !q.conditions.some((c) => (c.kind === 'ranges' || c.kind === 'like') && usesUuid(c.target));
+  }
+}
+
+function ordinalOf(ws: Workspace, nid: number): number {
+  return nid < ws.ordinalOfNid.length ? ws.ordinalOfNid[nid]! - 1 : -1;
+}
+
+/** Sets the ordinals of the entries of `col` that fall in `r`, using the value lookup or sort order. */
+function rangeInto(col: Column, r: TypedRange, out: Bitmap): void {
+  const numeric = r.kind === 'number' || r.kind === 'date';
+  if (!numeric && r.lo && r.hi && r.lo.inclusive && r.hi.inclusive && r.lo.value === r.hi.value) {
+    if (!col.byValue) {
+      const m = new Map<string, number[]>();
+      for (let i = 0; i < col.ords.length; i++) {
+        if (col.ords[i]! < 0 || (col.kinds[i] !== 'string' && col.kinds[i] !== 'boolean')) continue;
+        const key = `${col.kinds[i]}\u0000${col.strs[i]}`;
+        const list = m.get(key);
+        if (list) list.push(col.ords[i]!);
+        else m.set(key, [col.ords[i]!]);
+      }
+      col.byValue = m;
+    }
+    for (const o of col.byValue.get(`${r.kind}\u0000${r.lo.value as string}`) ?? []) out.set(o);
+    return;
+  }
+  if (numeric) {
+    if (!col.numOrder) {
+      const idx: number[] = [];
+      for (let i = 0; i < col.ords.length; i++) {
+        if (col.ords[i]! >= 0 && (col.kinds[i] === 'number' || col.kinds[i] === 'date')) idx.push(i);
+      }
+      idx.sort((a, b) => col.nums[a]! - col.nums[b]!);
+      col.numOrder = Int32Array.from(idx);
+    }
+    const order = col.numOrder;
+    const nums = col.nums;
+    let lo = 0;
+    let hi = order.length;
+    if (r.lo) {
+      const v = r.lo.value as number;
+      const inclusive = r.lo.inclusive;
+      lo = firstIndex(order.length, (i) => (inclusive ? nums[order[i]!]! >= v : nums[order[i]!]! > v));
+    }
+    if (r.hi) {
+      const v = r.hi.value as number;
+      const inclusive = r.hi.inclusive;
+      hi = firstIndex(order.length, (i) => (inclusive ? nums[order[i]!]! > v : nums[order[i]!]! >= v));
+    }
+    for (let i = lo; i < hi; i++) {
+      const e = order[i]!;
+      if (col.kinds[e] === r.kind) out.set(col.ords[e]!);
+    }
+    return;
+  }
+  for (let i = 0; i < col.ords.length; i++) {
+    if (col.ords[i]! >= 0 && inRange(r, col.kinds[i]!, col.nums[i]!, col.strs[i]!)) out.set(col.ords[i]!);
+  }
+}
+
+/** Smallest index in [0, n) for which the monotone `pred` holds (n when none). */
+function firstIndex(n: number, pred: (i: number) => boolean): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (pred(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** SQLite sorts NULL (here NaN: strings and booleans) before every number. */
+function compareNullableNumber(a: number, b: number): number {
+  const na = Number.isNaN(a);
+  const nb = Number.isNaN(b);
+  if (na || nb) return na === nb ? 0 : na ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function compareNullableString(a: string | undefined, b: string | undefined): number {
+  if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? -1 : 1;
+  return compareCodePoints(a, b);
+}
+
+function inRange(r: TypedRange, kind: ValueKind, num: number, str: string): boolean {
+  if (r.kind !== kind) return false;
+  const numeric = kind === 'number' || kind === 'date';
+  const cmp = (bound: string | number) => (numeric ? num - (bound as number) : compareCodePoints(str, bound as string));
+  if (r.lo) {
+    const c = cmp(r.lo.value);
+    if (c < 0 || (c === 0 && !r.lo.inclusive)) return false;
+  }
+  if (r.hi) {
+    const c = cmp(r.hi.value);
+    if (c > 0 || (c === 0 && !r.hi.inclusive)) return false;
+  }
+  return true;
+}
+
+function lowerBound(sorted: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareCodePoints(sorted[mid]!, key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The `k` smallest set ordinals under `compare`, sorted: a bounded max-heap, O(n log k). */
+function topK(matches: Bitmap, k: number, compare: (a: number, b: number) => number): number[] {
+  const heap: number[] = [];
+  const up = (i: number) => {
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (compare(heap[i]!, heap[p]!) <= 0) break;
+      [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+      i = p;
+    }
+  };
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && compare(heap[l]!, heap[m]!) > 0) m = l;
+      if (r < heap.length && compare(heap[r]!, heap[m]!) > 0) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      i = m;
+    }
+  };
+  matches.forEach((o) => {
+    if (heap.length < k) {
+      heap.push(o);
+      up(heap.length - 1);
+    } else if (k > 0 && compare(o, heap[0]!) < 0) {
+      heap[0] = o;
+      down(0);
+    }
+  });
+  return heap.sort(compare);
+}

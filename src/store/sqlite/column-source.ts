@@ -1,0 +1,84 @@
+// SQLite backend: feeds the in-memory query index from the nodes, props and fts tables.
+import type Database from 'better-sqlite3';
+import type { ValueKind } from '../../query/ast.js';
+import type { NodeRecord } from '../rows.js';
+import type { ColumnSource, NodeTable, PropertyColumn } from '../query-index/column-source.js';
+
+const KINDS: readonly ValueKind[] = ['string', 'string', 'number', 'date', 'boolean'];
+
+export function sqliteColumnSource(
+  db: () => Database.Database,
+  generation: () => Promise<number>,
+  toRecord: (row: never) => NodeRecord,
+  nodeColumns: string,
+): ColumnSource {
+  return {
+    generation,
+    async nodeTable(workspace: string): Promise<NodeTable> {
+      const d = db();
+      const n = (d.prepare('SELECT count(*) AS n FROM nodes WHERE workspace = ?').get(workspace) as { n: number }).n;
+      const nids = new Int32Array(n);
+      const typeCodes = new Uint16Array(n);
+      const paths: string[] = new Array(n);
+      const types: string[] = [];
+      const codeOf = new Map<string, number>();
+      let i = 0;
+      const rows = d.prepare('SELECT nid, path, type FROM nodes WHERE workspace = ? ORDER BY path').raw().iterate(workspace);
+      for (const row of rows as Iterable<[number, string, string]>) {
+        if (i >= n) break;
+        let code = codeOf.get(row[2]);
+        if (code === undefined) {
+          code = types.length;
+          types.push(row[2]);
+          codeOf.set(row[2], code);
+        }
+        nids[i] = row[0];
+        paths[i] = row[1];
+        typeCodes[i] = code;
+        i++;
+      }
+      return { nids: nids.subarray(0, i), paths: paths.slice(0, i), typeCodes: typeCodes.subarray(0, i), types };
+    },
+    async propertyColumn(workspace: string, name: string): Promise<PropertyColumn> {
+      const rows = db().prepare('SELECT nid, pos, kind, s, f, n FROM props WHERE ws = ? AND name = ?').raw()
+        .all(workspace, name) as [number, number, number, string, string, number | null][];
+      const len = rows.length;
+      const nids = new Int32Array(len);
+      const pos = new Uint16Array(len);
+      const nums = new Float64Array(len);
+      const kinds: ValueKind[] = new Array(len);
+      const strs: string[] = new Array(len);
+      const folded: string[] = new Array(len);
+      for (let i = 0; i < len; i++) {
+        const r = rows[i]!;
+        nids[i] = r[0];
+        pos[i] = Math.min(r[1], 65535);
+        kinds[i] = KINDS[r[2]] ?? 'string';
+        strs[i] = r[3];
+        folded[i] = r[4];
+        nums[i] = r[5] ?? NaN;
+      }
+      return { nids, pos, kinds, nums, strs, folded };
+    },
+    async nidsOfIds(workspace: string, ids: readonly string[]): Promise<Int32Array> {
+      const rows = db().prepare('SELECT nid FROM nodes WHERE workspace = ? AND id IN (SELECT value FROM json_each(?))')
+        .pluck().all(workspace, JSON.stringify(ids)) as number[];
+      return Int32Array.from(rows);
+    },
+    async fullText(match: string): Promise<Int32Array> {
+      return Int32Array.from(db().prepare('SELECT rowid FROM fts WHERE fts MATCH ?').pluck().all(match) as number[]);
+    },
+    async nodesByNid(nids: readonly number[]): Promise<NodeRecord[]> {
+      if (nids.length === 0) return [];
+      const rows = db().prepare(`SELECT n.nid AS nid, ${nodeColumns} FROM nodes n WHERE n.nid IN (SELECT value FROM json_each(?))`)
+        .all(JSON.stringify(nids)) as { nid: number }[];
+      const byNid = new Map(rows.map((r) => [r.nid, r]));
+      const out: NodeRecord[] = [];
+      for (const nid of nids) {
+        const r = byNid.get(nid);
+        if (r) out.push(toRecord(r as never));
+      }
+      return out;
+    },
+  };
+}
