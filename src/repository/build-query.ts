@@ -26,7 +26,12 @@ function parseDateValue(v: string): { start: number; end?: number } | undefined 
     if (check.getUTCFullYear() !== Number(d[1]) || check.getUTCMonth() !== Number(d[2]) - 1 || check.getUTCDate() !== Number(d[3])) return undefined;
     return { start, end: start + DAY };
   }
-  if (!DATE_TIME.test(v)) return undefined;
+  const m = DATE_TIME.exec(v);
+  if (!m) return undefined;
+  // Date.parse rolls 2024-02-30 over to March: check the calendar day and the clock first.
+  const day = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  if (day.getUTCFullYear() !== Number(m[1]) || day.getUTCMonth() !== Number(m[2]) - 1 || day.getUTCDate() !== Number(m[3])) return undefined;
+  if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 59) return undefined;
   const t = Date.parse(v);
   return Number.isNaN(t) ? undefined : { start: t };
 }

@@ -251,7 +251,7 @@ export class QueryIndex {
             const hb = k.has[b]!;
             if (ha !== hb) return hb - ha; // missing last, whatever the direction
             if (ha === 0) return 0;
-            return dir * (compareNullableNumber(k.n[a]!, k.n[b]!) || compareNullableString(k.f[a], k.f[b]) || compareNullableString(k.s[a], k.s[b]));
+            return dir * (compareNullableNumber(k.n[a]!, k.n[b]!) || compareNullableString(k.f[a], k.f[b]));
           });
           break;
         }

@@ -159,7 +159,7 @@ export function compilePage(q: StoreQuery): CompiledSql {
   q.orderBy.forEach((o, i) => {
     const dir = o.descending ? ' DESC' : '';
     switch (o.target.kind) {
-      case 'property': keys.push(`(o${i}.nid IS NULL)`, `o${i}.n${dir}`, `o${i}.f${dir}`, `o${i}.s${dir}`); break;
+      case 'property': keys.push(`(o${i}.nid IS NULL)`, `o${i}.n${dir}`, `o${i}.f${dir}`); break;
       case 'name': keys.push(`fold(n.name)${dir}`, `n.name${dir}`); break;
       case 'path': keys.push(`fold(n.path)${dir}`, `n.path${dir}`); break;
       case 'uuid': keys.push(`n.id${dir}`); break;
