@@ -61,7 +61,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     log.info(`imported ${r.nodes} nodes from ${r.files} files of ${config.content.join(', ')}`);
     for (const w of r.warnings) log.warn(w);
   }
-  const types = new NodeTypeRegistry();
+  const types = new NodeTypeRegistry(config.nodeTypes);
   const repository = new Repository(store, types);
   const registry = new EndpointRegistry();
   const initial = await loadDefinitions([...config.modules]);

@@ -23,6 +23,8 @@ export const configSchema = z.strictObject({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   timeZone: z.string().optional(),
   onUuidCollision: z.enum(['new', 'replace', 'fail']).optional(),
+  /** Extra node types and their super types, e.g. `{ 'cms:product': ['cms:content'] }`. */
+  nodeTypes: z.record(z.string().min(1), z.array(z.string().min(1))).optional(),
   // Sections filled in by later capabilities; accepted now so one file works across versions.
   security: z.record(z.string(), z.unknown()).optional(),
   cache: z.record(z.string(), z.unknown()).optional(),

@@ -33,6 +33,8 @@ export interface PetalConfig {
   readonly corsOrigins: readonly string[];
   readonly logLevel: string;
   readonly onUuidCollision: 'new' | 'replace' | 'fail';
+  /** Extra node types with their super types (added to the built-in hierarchy). */
+  readonly nodeTypes: Readonly<Record<string, readonly string[]>>;
   readonly isDemo: boolean;
 }
 
@@ -107,6 +109,7 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     corsOrigins: raw.cors?.origins ?? [],
     logLevel: overrides.logLevel ?? env.PETAL_LOG_LEVEL ?? raw.logLevel ?? 'info',
     onUuidCollision: raw.onUuidCollision ?? 'new',
+    nodeTypes: raw.nodeTypes ?? {},
     isDemo,
   };
 }

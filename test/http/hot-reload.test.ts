@@ -35,7 +35,7 @@ beforeAll(async () => {
   writeFileSync(join(endpoints, 'pages_v1.yaml'), '$type: jcrDeliveryEndpoint_v2\nworkspace: website\n');
   const config: PetalConfig = {
     store: `sqlite:${join(dir, 'petal.db')}`, modules: [join(dir, 'modules')], content: [FIXTURES], port: 0, host: '127.0.0.1',
-    namespace: 'cms', contextPath: '', sites: [], corsOrigins: [], logLevel: 'silent', onUuidCollision: 'new', isDemo: false,
+    namespace: 'cms', contextPath: '', sites: [], corsOrigins: [], logLevel: 'silent', onUuidCollision: 'new', nodeTypes: {}, isDemo: false,
   };
   server = await startServer(config, pino({ level: 'silent' }));
 });
