@@ -2,6 +2,7 @@
 // same scenarios against it with autocannon, alternating stores round by round so that machine noise
 // hits all of them alike. Usage: node --import tsx bench/run.ts [--seconds 10] [--rounds 2] STORE...
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
@@ -32,6 +33,15 @@ async function startServer(store: string, port: number): Promise<ChildProcess> {
   throw new Error(`server for ${store} did not start`);
 }
 
+function rssOf(child: ChildProcess): number {
+  try {
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+  } catch {
+    return -1;
+  }
+}
+
 async function load(url: string, seconds: number): Promise<Figures> {
   const r = await autocannon({ url, connections: 8, duration: seconds });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
@@ -52,7 +62,15 @@ async function main(): Promise<void> {
     for (const [s, store] of stores.entries()) {
       const port = 18_100 + s;
       const server = await startServer(store, port);
+      if (round === 0) console.error(`${store}: server RSS after start ${rssOf(server)} MB`);
       try {
+        for (const path of Object.values(SCENARIOS)) {
+          // The first query of a large workspace loads its in-memory query index: not measured.
+          const started = performance.now();
+          const res = await fetch(`http://127.0.0.1:${port}${path}`);
+          if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+          if (round === 0) console.error(`${store} first ${path}: ${(performance.now() - started).toFixed(0)} ms`);
+        }
         for (const [name, path] of Object.entries(SCENARIOS)) {
           await load(`http://127.0.0.1:${port}${path}`, 2); // warm-up
           const f = await load(`http://127.0.0.1:${port}${path}`, seconds);
@@ -60,6 +78,7 @@ async function main(): Promise<void> {
           results.set(key, [...(results.get(key) ?? []), f]);
           console.error(`round ${round + 1} ${store} ${name}: ${f.rps.toFixed(0)} req/s p50 ${f.p50} ms p99 ${f.p99} ms errors ${f.errors}`);
         }
+        if (round === 0) console.error(`${store}: server RSS after load ${rssOf(server)} MB`);
       } finally {
         server.kill('SIGTERM');
         await new Promise((r) => server.once('exit', r));

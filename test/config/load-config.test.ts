@@ -76,6 +76,7 @@ describe('loadConfig: which file', () => {
       corsOrigins: [],
       logLevel: 'info',
       onUuidCollision: 'new',
+      nodeTypes: {},
       isDemo: false,
     });
   });

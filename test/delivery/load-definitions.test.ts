@@ -56,7 +56,7 @@ const EXPECTED: Record<string, { paths: string[]; errors?: Record<string, { reas
 };
 
 describe.skipIf(!CORPORA_AVAILABLE)('loadDefinitions: the shared corpora', () => {
-  const roots = findLightModules(CORPORA).map((r) => path.relative(CORPORA, r)).sort();
+  const roots = (CORPORA_AVAILABLE ? findLightModules(CORPORA) : []).map((r) => path.relative(CORPORA, r)).sort();
 
   it('finds every light-modules folder listed here, and no other', () => {
     expect(roots).toEqual(Object.keys(EXPECTED).sort());
