@@ -1,4 +1,4 @@
-// The `petal` command: serve | import | help. Parses flags, loads the config, and calls main.ts or ingest/.
+// The `petal` command: serve | import | user | token | help. Parses flags, loads the config, and calls main.ts or ingest/.
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -8,6 +8,7 @@ import { DEFAULT_STORE_FILE, loadConfig, packageRoot, type CliOverrides } from '
 import { ImportError } from './ingest/import-error.js';
 import { importPaths, type ImportProgress } from './ingest/run-import.js';
 import { createLogger, createStore, startServer } from './main.js';
+import { tokenCommand, userCommand } from './security/cli-commands.js';
 import { ImportConflictError } from './store/write-import.js';
 
 const HELP = `Petal: a fast, self-hostable content delivery server (the delivery API of Magnolia CMS).
@@ -15,9 +16,13 @@ const HELP = `Petal: a fast, self-hostable content delivery server (the delivery
 Usage:
   petal serve [options]                 serve the delivery API
   petal import [options] FILE_OR_DIR... import content exports (YAML bootstrap, JCR XML system view)
+  petal user add NAME --role R [--role R2] [--group G] [--password-stdin]
+                                        add a user (or set a new password) in <security folder>/users.yaml
+  petal token create NAME --user U [--expires-days N]
+                                        create an API token acting as U; printed once, stored hashed
   petal help                            show this text
 
-Options (both commands):
+Options (serve and import; --config also for user and token):
   --config FILE       petal.yaml to use (default: ./petal.yaml, else the bundled demo for serve)
   --store URL         sqlite:FILE (default sqlite:./data/petal.db)
 Options of serve:
@@ -30,6 +35,10 @@ Options of import:
                       a UUID already used at another path: give the node a new UUID (default),
                       move it here (replace), or abort the import (fail)
   --verbose           list every warning (default: the first 10)
+Options of user add and token create:
+  The security folder is security.folder of petal.yaml (default ./security beside it, or in the
+  current folder without a petal.yaml); it is created with mode 0700, its files with mode 0600.
+  --password-stdin    read the password from standard input (default: a prompt, asked twice)
 
 Environment: PETAL_CONFIG, PETAL_STORE, PETAL_MODULES (comma-separated), PETAL_PORT, PETAL_HOST,
 PETAL_LOG_LEVEL. Flags override the environment, which overrides petal.yaml.
@@ -37,6 +46,8 @@ PETAL_LOG_LEVEL. Flags override the environment, which overrides petal.yaml.
 Examples:
   petal import ./content
   petal serve --modules ./light-modules --port 8080
+  petal user add alice --role editor
+  petal token create ci --user alice --expires-days 90
 `;
 
 const MAX_WARNINGS_SHOWN = 10;
@@ -82,6 +93,10 @@ export async function main(argv: string[]): Promise<number> {
         return await serve(rest);
       case 'import':
         return await runImport(rest);
+      case 'user':
+        return await userCommand(rest);
+      case 'token':
+        return await tokenCommand(rest);
       default:
         process.stderr.write(`petal: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
         return 2;

@@ -20,6 +20,7 @@ export const ERRORS = {
   uriTooLong: { status: 414, message: 'URI too long' },
   unsupportedMediaType: { status: 415, message: 'Unsupported media type' },
   headersTooLarge: { status: 431, message: 'Request headers too large' },
+  tooManyRequests: { status: 429, message: 'Too many failed attempts; try again later' },
   // Server
   serviceUnavailable: { status: 503, message: 'The content store is not reachable' },
   unknown: { status: 500, message: 'An unexpected error occurred' },

@@ -3,7 +3,9 @@
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 
-import type { PetalConfig, SiteConfig } from './config/load-config.js';
+import { existsSync } from 'node:fs';
+import { loadConfig, type PetalConfig, type SiteConfig } from './config/load-config.js';
+import { SecurityService } from './security/security-service.js';
 import { discoverSites } from './config/discover-sites.js';
 import { watchModules, type ModuleWatcher } from './config/watch-modules.js';
 import { EndpointRegistry } from './delivery/endpoint-registry.js';
@@ -69,6 +71,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   logProblems(log, initial.problems);
 
   let site = pickSite(config);
+  let security: SecurityService;
   let watcher: ModuleWatcher | undefined;
   if (config.modules.length > 0) {
     watcher = watchModules([...config.modules], () => {
@@ -78,14 +81,19 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
         logProblems(log, result.problems);
         for (const f of kept) log.warn(`endpoint definition ${f}: still serving its last good version`);
         log.info(`endpoint definitions reloaded: ${registry.size} endpoints`);
+        warnAboutAccess(registry, security, log);
       }, (err: unknown) => log.error({ err }, 'reloading endpoint definitions failed'));
     }, { onError: (err) => log.error({ err }, 'watching light modules failed') });
     await watcher.ready;
   }
 
+  security = new SecurityService(config.security);
+  const securityWatcher = watchSecurity(config, security, log);
+  warnAboutAccess(registry, security, log);
+
   const app = await buildApp({
-    registry, repository, site: () => site, outName: outputNameFor(config.namespace),
-    contextPath: config.contextPath, logger: log,
+    registry, repository, security, site: () => site, outName: outputNameFor(config.namespace),
+    contextPath: config.contextPath, corsOrigins: config.corsOrigins, logger: log,
   });
   const address = await app.listen({ port: config.port, host: config.host });
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
@@ -100,8 +108,35 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     url,
     close: async () => {
       await watcher?.close();
+      await securityWatcher?.close();
       await app.close();
       await store.close();
     },
   };
+}
+
+/** Security warnings at start and on reload: bypassed ACLs, and endpoints anonymous callers cannot read. */
+function warnAboutAccess(registry: EndpointRegistry, security: SecurityService, log: Logger): void {
+  for (const def of registry.list()) {
+    if (def.bypassWorkspaceAcls) {
+      log.warn(`endpoint /.rest${def.endpointPath} sets bypassWorkspaceAcls: workspace permissions are not checked for it (URI permissions still are)`);
+    } else if (security.anonymousReadsNothing(def.workspace)) {
+      log.info(`endpoint /.rest${def.endpointPath}: anonymous callers may read nothing of workspace ${def.workspace}; grant read in security.roles.anonymous.workspacePermissions to publish it`);
+    }
+  }
+}
+
+/** Reloads users, groups, roles and tokens when petal.yaml or the security folder changes. */
+function watchSecurity(config: PetalConfig, security: SecurityService, log: Logger): ModuleWatcher | undefined {
+  const roots = [config.configFile, config.security.folder].filter((p): p is string => p !== undefined && existsSync(p));
+  if (roots.length === 0) return undefined;
+  return watchModules(roots, () => {
+    try {
+      const fresh = loadConfig({ ...(config.configFile !== undefined ? { config: config.configFile } : {}) });
+      security.reload(fresh.security);
+      log.info('security configuration reloaded');
+    } catch (err) {
+      log.error(`security configuration not reloaded (the previous one stays): ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }, { onError: (err) => log.error({ err }, 'watching the security configuration failed') });
 }

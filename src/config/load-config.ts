@@ -7,6 +7,7 @@ import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml
 import type { Namespace } from '../repository/names.js';
 import { ConfigError } from './config-error.js';
 import { configSchema, type RawConfig } from './config-schema.js';
+import { loadSecurity, type SecurityConfig } from '../security/security-config.js';
 
 export interface SiteConfig {
   readonly name: string;
@@ -35,6 +36,8 @@ export interface PetalConfig {
   readonly onUuidCollision: 'new' | 'replace' | 'fail';
   /** Extra node types with their super types (added to the built-in hierarchy). */
   readonly nodeTypes: Readonly<Record<string, readonly string[]>>;
+  /** Users, groups, roles and sessions (built-in roles only when petal.yaml has no `security:`). */
+  readonly security: SecurityConfig;
   readonly isDemo: boolean;
 }
 
@@ -110,6 +113,7 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     logLevel: overrides.logLevel ?? env.PETAL_LOG_LEVEL ?? raw.logLevel ?? 'info',
     onUuidCollision: raw.onUuidCollision ?? 'new',
     nodeTypes: raw.nodeTypes ?? {},
+    security: loadSecurity(raw.security ?? {}, baseDir, file),
     isDemo,
   };
 }

@@ -7,8 +7,13 @@ import type { SiteConfig } from '../config/load-config.js';
 import type { EndpointRegistry } from '../delivery/endpoint-registry.js';
 import type { Repository } from '../repository/session.js';
 import { handleError, sendError } from './error-handler.js';
+import { clientErrorHandler, LIMITS } from './limits.js';
 import { registerDeliveryRoutes } from './routes/delivery.js';
 import { registerOpsRoutes } from './routes/ops.js';
+import { registerAuthRoutes } from './routes/auth.js';
+import { registerSecurityHook } from './security-hook.js';
+import fastifyCookie from '@fastify/cookie';
+import type { SecurityService } from '../security/security-service.js';
 
 export interface AppOptions {
   readonly registry: EndpointRegistry;
@@ -16,12 +21,13 @@ export interface AppOptions {
   readonly site: () => SiteConfig;
   readonly outName: (name: string) => string;
   readonly contextPath?: string;
+  readonly security: SecurityService;
+  readonly corsOrigins?: readonly string[];
   /** The process logger, or false for no logs (tests). */
   readonly logger?: Logger | false;
 }
 
-/** Longest request target accepted; longer ones get 414 (browsers and CDNs stop at about 8 KB). */
-export const MAX_URL_LENGTH = 8192;
+export const MAX_URL_LENGTH = LIMITS.maxUrlLength;
 
 export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -32,7 +38,11 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.:-]{1,64}$/.test(given) ? given : randomUUID();
     },
-    bodyLimit: 1 << 20,
+    bodyLimit: LIMITS.maxBodyBytes,
+    requestTimeout: LIMITS.requestTimeoutMs,
+    keepAliveTimeout: LIMITS.keepAliveTimeoutMs,
+    http: { maxHeaderSize: LIMITS.maxHeaderBytes, headersTimeout: LIMITS.headersTimeoutMs },
+    clientErrorHandler,
     return503OnClosing: true,
     // Errors Fastify raises before routing (malformed URL, bad content type) get our JSON shape too.
     frameworkErrors: (error, request, reply) => {
@@ -52,13 +62,19 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     );
   });
 
+  await app.register(fastifyCookie);
+  const gate = { contextPath: o.contextPath ?? '', corsOrigins: o.corsOrigins ?? [] };
+  registerSecurityHook(app, o.security, gate);
+
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => sendError(reply, 'notFound', `No route for ${request.method} ${request.url.split('?')[0]}`));
 
   registerOpsRoutes(app, o.repository);
+  registerAuthRoutes(app, o.security, gate);
   registerDeliveryRoutes(app, {
     registry: o.registry,
     repository: o.repository,
+    security: o.security,
     site: o.site,
     outName: o.outName,
     contextPath: o.contextPath ?? '',

@@ -1,6 +1,7 @@
 // Query vocabulary (no I/O): the backend-neutral model of a Query nodes request. Delivery builds a
 // QuerySpec from the URL; the repository types its values and adds the caller's scope, giving a
 // StoreQuery that each store compiles to SQL. Values only ever travel as bound parameters.
+import type { ReadRule } from './glob.js';
 
 /** How a property value is indexed: compared as text, as a number, as an instant, or as a boolean. */
 export type ValueKind = 'string' | 'number' | 'date' | 'boolean';
@@ -76,6 +77,8 @@ export type Condition =
   | { readonly kind: 'like'; readonly target: Target; readonly caseInsensitive: boolean; readonly patterns: readonly string[]; readonly negate?: boolean }
   | { readonly kind: 'exists'; readonly name: string; readonly exists: boolean }
   | { readonly kind: 'descendantOf'; readonly paths: readonly string[] }
+  /** The caller's read scope: the first rule whose pattern matches the path decides (see query/glob). */
+  | { readonly kind: 'readable'; readonly rules: readonly ReadRule[] }
   | { readonly kind: 'never' };
 
 export interface StoreOrder {

@@ -1,11 +1,11 @@
-// Repository layer: a caller's view of the content. Every read of delivery goes through a Session, so
-// that workspace permissions (added with the security capability) filter nodes in one place, below
-// rendering: a node the caller may not read is, to everything above, a node that does not exist.
-import type { ContentStore } from '../store/content-store.js';
+// Repository layer: a caller's view of the content. Every read of delivery goes through a Session,
+// so workspace permissions filter nodes in one place, below rendering: a node the caller may not read
+// is, to everything above, a node that does not exist (reads, children, queries, totals, look-ups).
+import type { ContentStore, QueryResult } from '../store/content-store.js';
 import type { NodeRecord } from '../store/rows.js';
-import type { NodeTypeRegistry } from './node-types.js';
-import type { QueryResult } from '../store/content-store.js';
 import type { Condition, QuerySpec } from '../query/ast.js';
+import type { ReadRule } from '../query/glob.js';
+import type { NodeTypeRegistry } from './node-types.js';
 import { buildStoreQuery } from './build-query.js';
 
 export interface Session {
@@ -20,6 +20,15 @@ export interface Session {
   query(spec: QuerySpec, extra?: readonly Condition[]): Promise<QueryResult>;
 }
 
+/**
+ * What a caller may read, decided by the security layer. `rulesFor` gives the ordered rules of a
+ * workspace, or null when the caller reads all of it (then no per-node check runs at all).
+ */
+export interface ReadAccess {
+  rulesFor(workspace: string): readonly ReadRule[] | null;
+  canRead(workspace: string, path: string): boolean;
+}
+
 /** The content repository: hands out sessions over one store. */
 export class Repository {
   constructor(readonly store: ContentStore, readonly types: NodeTypeRegistry) {}
@@ -29,7 +38,7 @@ export class Repository {
     return this.store.ping();
   }
 
-  /** A session that may read everything (no workspace permissions apply). */
+  /** A session that may read everything (endpoints with `bypassWorkspaceAcls`, internal use). */
   systemSession(): Session {
     const { store, types } = this;
     return {
@@ -38,16 +47,46 @@ export class Repository {
       getNodesByIds: (ws, ids) => store.getNodesByIds(ws, ids),
       getSubtree: (ws, path, depth) => store.getSubtree(ws, path, depth),
       getSubtrees: (ws, paths, depth) => store.getSubtrees(ws, paths, depth),
-      query: (spec, extra) => runQuery(store, spec, extra ?? []),
+      query: (spec, extra) => runQuery(store, spec, extra ?? [], null),
+    };
+  }
+
+  /** A session limited to what `access` lets the caller read. */
+  session(access: ReadAccess): Session {
+    const { store, types } = this;
+    const visible = (ws: string, rows: NodeRecord[]): NodeRecord[] =>
+      access.rulesFor(ws) === null ? rows : rows.filter((r) => access.canRead(ws, r.path));
+    return {
+      types,
+      getNode: async (ws, path) => {
+        if (access.rulesFor(ws) !== null && !access.canRead(ws, path)) return undefined;
+        return store.getNode(ws, path);
+      },
+      getNodesByIds: async (ws, ids) => visible(ws, await store.getNodesByIds(ws, ids)),
+      getSubtree: async (ws, path, depth) => {
+        if (path !== '/' && access.rulesFor(ws) !== null && !access.canRead(ws, path)) return [];
+        return visible(ws, await store.getSubtree(ws, path, depth));
+      },
+      getSubtrees: async (ws, paths, depth) => visible(ws, await store.getSubtrees(ws, paths, depth)),
+      query: (spec, extra) => {
+        const rules = access.rulesFor(spec.workspace);
+        return runQuery(store, spec, extra ?? [], rules === null ? null : { kind: 'readable', rules });
+      },
     };
   }
 }
 
-async function runQuery(store: ContentStore, spec: QuerySpec, extra: readonly Condition[]): Promise<QueryResult> {
+async function runQuery(
+  store: ContentStore,
+  spec: QuerySpec,
+  extra: readonly Condition[],
+  readable: Extract<Condition, { kind: 'readable' }> | null,
+): Promise<QueryResult> {
   const names = new Set<string>();
   for (const f of spec.filters) if (f.kind === 'filter' && f.target.kind === 'property') names.add(f.target.name);
-  const kinds = await store.propertyKinds(spec.workspace, [...names]);
+  const kinds = await store.propertyKinds(spec.workspace, [...names], readable ?? undefined);
   const typesPresent = spec.typeFilter === null ? [] : await store.nodeTypesPresent(spec.workspace);
-  const q = buildStoreQuery(spec, { kindsOf: (n) => kinds.get(n) ?? [], typesPresent }, extra);
+  const conditions = readable === null ? extra : [readable, ...extra];
+  const q = buildStoreQuery(spec, { kindsOf: (n) => kinds.get(n) ?? [], typesPresent }, conditions);
   return store.query(q);
 }

@@ -1,6 +1,8 @@
 // Store layer: the contract every backend (SQLite, PostgreSQL) implements. Rows in, rows out,
 // transactions; it knows nothing of users, HTTP or JSON rendering. Missing rows are `undefined`.
-import type { StoreQuery, ValueKind } from '../query/ast.js';
+import type { Condition, StoreQuery, ValueKind } from '../query/ast.js';
+
+export type ReadableCondition = Extract<Condition, { kind: 'readable' }>;
 import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from './rows.js';
 
 export interface QueryResult {
@@ -46,8 +48,12 @@ export interface ContentStore {
 
   /** Runs a query: the total and one page, from one consistent snapshot. */
   query(query: StoreQuery): Promise<QueryResult>;
-  /** The kinds each of these properties is stored with in the workspace (absent = no node has it). */
-  propertyKinds(workspace: string, names: readonly string[]): Promise<Map<string, ValueKind[]>>;
+  /**
+   * The kinds each of these properties is stored with in the workspace (absent = no node has it);
+   * with `readable`, only among the nodes the caller may read (so a 400 for a value of the wrong
+   * type never reveals what hidden nodes hold).
+   */
+  propertyKinds(workspace: string, names: readonly string[], readable?: ReadableCondition): Promise<Map<string, ValueKind[]>>;
   /** The primary types present in the workspace. */
   nodeTypesPresent(workspace: string): Promise<string[]>;
 

@@ -207,7 +207,7 @@ describe('petal serve', () => {
     const dir = newDir('serve');
     const modules = join(dir, 'light-modules');
     mkdirSync(join(modules, 'test-module', 'restEndpoints', 'delivery'), { recursive: true });
-    writeFileSync(join(modules, 'test-module', 'restEndpoints', 'delivery', 'pages_v1.yaml'), '$type: jcrDeliveryEndpoint_v2\nworkspace: website\n');
+    writeFileSync(join(modules, 'test-module', 'restEndpoints', 'delivery', 'pages_v1.yaml'), '$type: jcrDeliveryEndpoint_v2\nworkspace: website\nbypassWorkspaceAcls: true\n');
     const db = join(dir, 'serve.db');
     const imported = await runPetal(['import', '--store', `sqlite:${db}`, RENDER]);
     expect(imported.code).toBe(0);

@@ -63,7 +63,9 @@ describe('loadConfig: which file', () => {
   });
 
   it('defaults without any file', () => {
-    const c = loadConfig({ modules: ['mods'] }, {}, cwd);
+    const { security, ...c } = loadConfig({ modules: ['mods'] }, {}, cwd);
+    expect([...security.roles.keys()].sort()).toEqual(['anonymous', 'rest-anonymous', 'superuser']);
+    expect(security.users.size).toBe(0);
     expect(c).toEqual({
       store: `sqlite:${join(cwd, DEFAULT_STORE_FILE)}`,
       modules: [join(cwd, 'mods')],
@@ -248,7 +250,7 @@ describe('loadConfig: other settings', () => {
       '  origins: [https://a.example]',
       'onUuidCollision: replace',
       'timeZone: Europe/Zurich',
-      'security: { anything: 1 }',
+      'security: { anonymousRoles: [anonymous] }',
       'cache: {}',
       'limits: {}',
       'sites:',

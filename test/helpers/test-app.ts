@@ -13,6 +13,8 @@ import { outputNameFor, type Namespace } from '../../src/repository/names.js';
 import { NodeTypeRegistry } from '../../src/repository/node-types.js';
 import { Repository } from '../../src/repository/session.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { loadSecurity } from '../../src/security/security-config.js';
+import { SecurityService } from '../../src/security/security-service.js';
 
 export interface TestAppOptions {
   /** Endpoint definitions by path below `restEndpoints/` (e.g. `delivery/pages_v1.yaml`). */
@@ -25,13 +27,29 @@ export interface TestAppOptions {
   readonly moduleRoots?: readonly string[];
   readonly site?: SiteConfig;
   readonly namespace?: Namespace;
+  /**
+   * The `security:` section of petal.yaml. By default anonymous callers may GET everything and read
+   * every workspace, so that tests of other rules need no credentials; security tests pass their own.
+   */
+  readonly security?: unknown;
 }
+
+export const OPEN_SECURITY = {
+  roles: {
+    'rest-anonymous': { uriPermissions: [{ path: '/.rest/delivery/*', permission: 'getAndPost' }] },
+    anonymous: {
+      uriPermissions: [{ path: '/*', permission: 'getAndPost' }],
+      workspacePermissions: { '*': [{ path: '/', permission: 'read' }, { path: '/*', permission: 'read' }] },
+    },
+  },
+};
 
 export interface TestApp {
   readonly app: FastifyInstance;
   readonly store: SqliteStore;
   readonly load: LoadResult;
   readonly dir: string;
+  readonly security: SecurityService;
   close(): Promise<void>;
 }
 
@@ -64,11 +82,12 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   registry.applyLoad(load);
   const repository = new Repository(store, new NodeTypeRegistry());
   const site = o.site ?? TWO_LANGUAGE_SITE;
+  const security = new SecurityService(loadSecurity(o.security ?? OPEN_SECURITY, dir));
   const app = await buildApp({
-    registry, repository, site: () => site, outName: outputNameFor(o.namespace ?? 'cms'), logger: false,
+    registry, repository, security, site: () => site, outName: outputNameFor(o.namespace ?? 'cms'), logger: false,
   });
   return {
-    app, store, load, dir,
+    app, store, load, dir, security,
     close: async () => {
       await app.close();
       await store.close();

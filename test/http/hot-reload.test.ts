@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import type { PetalConfig } from '../../src/config/load-config.js';
 import { startServer, type RunningServer } from '../../src/main.js';
+import { loadSecurity } from '../../src/security/security-config.js';
+import { OPEN_SECURITY } from '../helpers/test-app.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/render/', import.meta.url));
 
@@ -35,7 +37,8 @@ beforeAll(async () => {
   writeFileSync(join(endpoints, 'pages_v1.yaml'), '$type: jcrDeliveryEndpoint_v2\nworkspace: website\n');
   const config: PetalConfig = {
     store: `sqlite:${join(dir, 'petal.db')}`, modules: [join(dir, 'modules')], content: [FIXTURES], port: 0, host: '127.0.0.1',
-    namespace: 'cms', contextPath: '', sites: [], corsOrigins: [], logLevel: 'silent', onUuidCollision: 'new', nodeTypes: {}, isDemo: false,
+    namespace: 'cms', contextPath: '', sites: [], corsOrigins: [], logLevel: 'silent', onUuidCollision: 'new', nodeTypes: {},
+    security: loadSecurity(OPEN_SECURITY, dir), isDemo: false,
   };
   server = await startServer(config, pino({ level: 'silent' }));
 });

@@ -9,39 +9,29 @@ import type { EndpointRegistry } from '../../delivery/endpoint-registry.js';
 import { parseMethod, type QueryParams } from '../../delivery/parse-request.js';
 import type { Repository } from '../../repository/session.js';
 import { sendError } from '../error-handler.js';
+import type { SecurityService } from '../../security/security-service.js';
+import { LIMITS } from '../limits.js';
 
 export interface DeliveryRouteOptions {
   readonly registry: EndpointRegistry;
   readonly repository: Repository;
+  readonly security: SecurityService;
   readonly site: () => SiteConfig;
   readonly outName: (name: string) => string;
   readonly contextPath: string;
 }
 
 const REST_PREFIX = '/.rest';
-const CONTROL = /[\u0000-\u001f\u007f]/;
 
-/** The decoded path after `/.rest`, with repeated slashes collapsed; throws 400 on bad encoding. */
-export function restPathOf(rawUrl: string, contextPath: string): string {
-  const q = rawUrl.indexOf('?');
-  let path = q === -1 ? rawUrl : rawUrl.slice(0, q);
-  const h = path.indexOf('#');
-  if (h !== -1) path = path.slice(0, h);
-  path = path.slice(contextPath.length + REST_PREFIX.length);
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(path);
-  } catch {
-    throw new PetalError('badRequest', 'The path is not valid percent-encoded UTF-8');
-  }
-  if (CONTROL.test(decoded)) throw new PetalError('badRequest', 'The path contains control characters');
-  decoded = decoded.replace(/\/{2,}/g, '/');
-  return decoded === '' ? '/' : decoded;
+/** The path after `/.rest` of a canonical path (see security/canonical-path: decoded exactly once). */
+export function restPathOf(canonical: string): string {
+  const rest = canonical.slice(REST_PREFIX.length);
+  return rest === '' ? '/' : rest;
 }
 
 export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOptions): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const restPath = restPathOf(request.raw.url ?? '', o.contextPath);
+    const restPath = restPathOf(request.canonicalPath);
     let match = o.registry.match(restPath);
     let rest = match?.rest;
     if (match === undefined && restPath.endsWith('@nodes')) {
@@ -55,8 +45,20 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
     }
     const endpoint = compileEndpoint(match.definition, o.repository.types);
     const method = parseMethod(rest);
-    const env: DeliveryEnv = { session: o.repository.systemSession(), site: o.site(), outName: o.outName };
+    // bypassWorkspaceAcls skips workspace permissions for this endpoint only; URI rules already ran.
+    const session = endpoint.definition.bypassWorkspaceAcls
+      ? o.repository.systemSession()
+      : o.repository.session(o.security.readAccess(request.caller));
+    const env: DeliveryEnv = { session, site: o.site(), outName: o.outName };
     const query = request.query as QueryParams;
+    let values = 0;
+    for (const key in query) {
+      const v = query[key];
+      values += Array.isArray(v) ? v.length : 1;
+    }
+    if (values > LIMITS.maxQueryParams) {
+      throw new PetalError('badRequest', `At most ${LIMITS.maxQueryParams} query parameters`);
+    }
     const acceptLanguage = request.headers['accept-language'];
     let result: DeliveryResponse;
     switch (method.kind) {

@@ -8,6 +8,9 @@ import type { QueryResult } from '../content-store.js';
 import { Bitmap } from './bitmap.js';
 import type { ColumnSource, NodeTable, PropertyColumn } from './column-source.js';
 import { compareCodePoints, likeToRegExp } from './compare.js';
+import { readableBy } from '../../query/glob.js';
+
+const FILTER_CACHE_ENTRIES = 64;
 
 interface Workspace {
   readonly table: NodeTable;
@@ -16,6 +19,8 @@ interface Workspace {
   readonly columns: Map<string, Promise<Column>>;
   /** Scope bit sets by rootPath and types (they repeat across requests of one endpoint). */
   readonly scopes: Map<string, Bitmap>;
+  /** Bit sets of recent conditions, least recently used first. */
+  readonly filters: Map<string, Bitmap>;
   readonly orderKeys: Map<string, OrderKeys>;
   names?: string[];
   foldedNames?: string[];
@@ -60,10 +65,18 @@ export class QueryIndex {
     const size = ws.table.nids.length;
     const matches = this.#scope(ws, q);
     for (const c of q.conditions) {
-      if (matches.count() === 0) break;
-      matches.and(await this.#condition(ws, q.workspace, c, size));
+      matches.and(await this.#cachedCondition(ws, q.workspace, c, size));
     }
-    if (q.fullText.length > 0) matches.and(this.#fromNids(ws, await this.source.fullText(ftsMatch), size));
+    if (q.fullText.length > 0) {
+      const key = `fullText\u0000${ftsMatch}`;
+      let b = ws.filters.get(key);
+      if (!b) {
+        b = this.#fromNids(ws, await this.source.fullText(ftsMatch), size);
+        ws.filters.set(key, b);
+        if (ws.filters.size > FILTER_CACHE_ENTRIES) ws.filters.delete(ws.filters.keys().next().value!);
+      }
+      matches.and(b);
+    }
     const total = matches.count();
     if (total === 0 || q.offset >= total) return { total, nodes: [] };
     const ordinals = q.orderBy.length === 0
@@ -71,6 +84,28 @@ export class QueryIndex {
       : await this.#ordered(ws, q, matches, total);
     const nodes = await this.source.nodesByNid(ordinals.map((o) => ws.table.nids[o]!));
     return { total, nodes };
+  }
+
+  /** The kinds of these properties among the nodes the rules let the caller read. */
+  async kinds(workspace: string, names: readonly string[], readable: Extract<Condition, { kind: 'readable' }>): Promise<Map<string, ValueKind[]>> {
+    const generation = await this.source.generation();
+    if (generation !== this.#generation) {
+      this.#workspaces = new Map();
+      this.#generation = generation;
+    }
+    const ws = await this.#workspace(workspace);
+    const scope = await this.#condition(ws, workspace, readable, ws.table.nids.length);
+    const out = new Map<string, ValueKind[]>();
+    for (const name of names) {
+      const col = await this.#column(ws, workspace, name);
+      const seen = new Set<ValueKind>();
+      for (let i = 0; i < col.ords.length; i++) {
+        const o = col.ords[i]!;
+        if (o >= 0 && scope.has(o)) seen.add(col.kinds[i]!);
+      }
+      if (seen.size > 0) out.set(name, [...seen]);
+    }
+    return out;
   }
 
   #workspace(name: string): Promise<Workspace> {
@@ -81,7 +116,7 @@ export class QueryIndex {
         for (let i = 0; i < table.nids.length; i++) if (table.nids[i]! > max) max = table.nids[i]!;
         const ordinalOfNid = new Int32Array(max + 1);
         for (let i = 0; i < table.nids.length; i++) ordinalOfNid[table.nids[i]!] = i + 1;
-        return { table, ordinalOfNid, columns: new Map(), orderKeys: new Map(), scopes: new Map() };
+        return { table, ordinalOfNid, columns: new Map(), orderKeys: new Map(), scopes: new Map(), filters: new Map() };
       });
       this.#workspaces.set(name, w);
     }
@@ -162,10 +197,39 @@ export class QueryIndex {
     return ws.foldedNames;
   }
 
+  /**
+   * A condition's bit set, kept for reuse (a filter cache, as search engines keep one): listing pages
+   * repeat the same filters with other pages, orders and companions. Bounded; dropped with the columns.
+   */
+  async #cachedCondition(ws: Workspace, workspace: string, c: Condition, size: number): Promise<Bitmap> {
+    const key = JSON.stringify(c);
+    const hit = ws.filters.get(key);
+    if (hit) {
+      ws.filters.delete(key);
+      ws.filters.set(key, hit); // most recently used last
+      return hit;
+    }
+    const b = await this.#condition(ws, workspace, c, size);
+    ws.filters.set(key, b);
+    if (ws.filters.size > FILTER_CACHE_ENTRIES) ws.filters.delete(ws.filters.keys().next().value!);
+    return b;
+  }
+
   async #condition(ws: Workspace, workspace: string, c: Condition, size: number): Promise<Bitmap> {
     switch (c.kind) {
       case 'never':
         return new Bitmap(size);
+      case 'readable': {
+        const key = `readable\u0000${JSON.stringify(c.rules)}`;
+        let b = ws.scopes.get(key);
+        if (!b) {
+          b = new Bitmap(size);
+          const paths = ws.table.paths;
+          for (let i = 0; i < size; i++) if (readableBy(c.rules, paths[i]!)) b.set(i);
+          ws.scopes.set(key, b);
+        }
+        return b.clone();
+      }
       case 'descendantOf': {
         const b = new Bitmap(size);
         for (const p of c.paths) {

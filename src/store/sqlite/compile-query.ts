@@ -56,6 +56,15 @@ function writeCondition(w: SqlWriter, ws: string, c: Condition): void {
     case 'never':
       w.text('0');
       return;
+    case 'readable':
+      if (c.rules.length === 0) {
+        w.text('0');
+        return;
+      }
+      w.text('(CASE');
+      for (const r of c.rules) w.text(' WHEN n.path GLOB ').value(ruleToGlob(r.pattern)).text(r.read ? ' THEN 1' : ' THEN 0');
+      w.text(' ELSE 0 END) = 1');
+      return;
     case 'exists':
       if (!c.exists) w.text('NOT ');
       writePropertySet(w, ws, c.name);
@@ -119,6 +128,11 @@ function writeCondition(w: SqlWriter, ws: string, c: Condition): void {
   }
 }
 
+/** A permission pattern (`*` = any run) as a GLOB pattern: GLOB's `?` and `[` made literal. */
+function ruleToGlob(pattern: string): string {
+  return pattern.replace(/[?[]/g, (c) => `[${c}]`);
+}
+
 /** `"word"` or `"word"*`, ANDed: the words hold letters and digits only, so quoting is safe. */
 export function ftsMatch(q: StoreQuery): string {
   return q.fullText.map((t) => `"${t.word}"${t.prefix ? '*' : ''}`).join(' ');
@@ -168,5 +182,15 @@ export function compilePage(q: StoreQuery): CompiledSql {
   });
   keys.push('n.path');
   w.text(` ORDER BY ${keys.join(', ')} LIMIT `).value(q.limit).text(' OFFSET ').value(q.offset);
+  return w.build();
+}
+
+/** Kinds of properties among readable nodes only (restricted callers, small workspaces). */
+export function compileKinds(workspace: string, names: readonly string[], readable: Condition): CompiledSql {
+  const w = new SqlWriter(placeholder)
+    .text('SELECT DISTINCT p.name AS name, p.kind AS kind FROM props p JOIN nodes n ON n.nid = p.nid WHERE p.ws = ').value(workspace)
+    .text(' AND p.name IN ').list(names)
+    .text(' AND ');
+  writeCondition(w, workspace, readable);
   return w.build();
 }

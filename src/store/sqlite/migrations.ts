@@ -70,8 +70,11 @@ CREATE TABLE props (
   s    TEXT    NOT NULL,
   f    TEXT    NOT NULL,
   n    REAL,
-  PRIMARY KEY (nid, name, pos)
+  -- Clustered by property: one property's values of a workspace are one contiguous range, which is
+  -- what the query index loads and what a property filter scans.
+  PRIMARY KEY (ws, name, nid, pos)
 ) WITHOUT ROWID;
+CREATE INDEX props_by_node ON props (nid);
 CREATE INDEX props_by_text ON props (ws, name, kind, s);
 CREATE INDEX props_by_folded ON props (ws, name, f);
 CREATE INDEX props_by_number ON props (ws, name, kind, n) WHERE n IS NOT NULL;
@@ -86,6 +89,8 @@ CREATE TABLE prop_kinds (
 
 CREATE INDEX nodes_by_name ON nodes (workspace, name);
 CREATE INDEX nodes_by_type ON nodes (workspace, type);
+-- Covers the query index's load of a workspace (nid, path, type in path order) without table reads.
+CREATE INDEX nodes_by_path_type ON nodes (workspace, path, type);
 
 -- Primary types seen per workspace (kept on insert; a stale entry only widens an IN list).
 CREATE TABLE node_types (

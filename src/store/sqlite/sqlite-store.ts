@@ -4,10 +4,10 @@ import { openSync, readSync, closeSync, mkdirSync, mkdtempSync, rmSync } from 'n
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { ContentStore, QueryResult, StoreCapabilities } from '../content-store.js';
+import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities } from '../content-store.js';
 import type { StoreQuery, ValueKind } from '../../query/ast.js';
 import { fullTextOf, indexRows } from '../index-values.js';
-import { compileCount, compilePage, ftsMatch, NODE_COLUMNS } from './compile-query.js';
+import { compileCount, compileKinds, compilePage, ftsMatch, NODE_COLUMNS } from './compile-query.js';
 import { QueryIndex } from '../query-index/query-index.js';
 import { sqliteColumnSource } from './column-source.js';
 import { KIND_CODE } from './migrations.js';
@@ -42,7 +42,7 @@ export interface SqliteStoreOptions {
   readonly file: string;
   /**
    * Workspaces with at least this many nodes answer queries from the in-memory query index; smaller
-   * ones (and queries it cannot serve) use SQL. Default 20,000; 0 = always the index; Infinity = never.
+   * ones (and queries it cannot serve) use SQL. Default 2,000; 0 = always the index; Infinity = never.
    */
   readonly queryIndexThreshold?: number;
 }
@@ -67,7 +67,7 @@ export class SqliteStore implements ContentStore {
 
   constructor(options: SqliteStoreOptions) {
     this.#file = options.file;
-    this.#indexThreshold = options.queryIndexThreshold ?? 20_000;
+    this.#indexThreshold = options.queryIndexThreshold ?? 2_000;
     this.#index = new QueryIndex(sqliteColumnSource(
       () => { if (!this.#db) throw new Error('SqliteStore is not open'); return this.#db; },
       () => this.generation(),
@@ -214,10 +214,19 @@ export class SqliteStore implements ContentStore {
     return result;
   }
 
-  async propertyKinds(workspace: string, names: readonly string[]): Promise<Map<string, ValueKind[]>> {
+  async propertyKinds(workspace: string, names: readonly string[], readable?: ReadableCondition): Promise<Map<string, ValueKind[]>> {
     const out = new Map<string, ValueKind[]>();
     if (names.length === 0) return out;
-    const rows = this.#s.kinds.all(workspace, JSON.stringify(names)) as { name: string; kind: number }[];
+    if (readable && (await this.#workspaceSize(workspace)) >= this.#indexThreshold) {
+      return this.#index.kinds(workspace, names, readable);
+    }
+    let rows: { name: string; kind: number }[];
+    if (readable) {
+      const c = compileKinds(workspace, names, readable);
+      rows = this.#statement(c.sql).all(...c.params) as { name: string; kind: number }[];
+    } else {
+      rows = this.#s.kinds.all(workspace, JSON.stringify(names)) as { name: string; kind: number }[];
+    }
     for (const r of rows) {
       const kind = KIND_NAMES[r.kind];
       if (kind === undefined) continue;

@@ -1,0 +1,72 @@
+// HTTP layer: the request gate. Canonicalizes the path once (the router uses the same string),
+// identifies the caller, and applies the URI permissions and the CSRF rule before any route runs.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {} from '@fastify/cookie';
+import { canonicalPath } from '../security/canonical-path.js';
+import { isSameOrAllowedOrigin } from '../security/csrf.js';
+import { SESSION_COOKIE, type Caller, type SecurityService } from '../security/security-service.js';
+import { sendError } from './error-handler.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The canonical, decoded path (context path removed) that routing and permissions both use. */
+    canonicalPath: string;
+    caller: Caller;
+  }
+}
+
+/** Routes of the authentication itself: reachable by anyone, they do their own checks. */
+export const AUTH_PREFIX = '/.auth/';
+
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function challenge(reply: FastifyReply): FastifyReply {
+  return reply.header('www-authenticate', 'Basic realm="Petal", charset="UTF-8"');
+}
+
+export function registerSecurityHook(
+  app: FastifyInstance,
+  security: SecurityService,
+  o: { contextPath: string; corsOrigins: readonly string[] },
+): void {
+  app.decorateRequest('canonicalPath', '');
+  app.decorateRequest('caller', null as unknown as Caller);
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (reply.sent) return reply;
+    const cp = canonicalPath(request.raw.url ?? '/', o.contextPath);
+    if (!cp.ok) {
+      if (cp.reason === 'outside context path') return sendError(reply, 'notFound', 'No route for this URL');
+      return sendError(reply, 'badRequest', `Malformed path: ${cp.reason}`);
+    }
+    request.canonicalPath = cp.path;
+
+    const sessionId = request.cookies?.[SESSION_COOKIE];
+    const id = await security.identify({
+      ...(request.headers.authorization !== undefined ? { authorization: request.headers.authorization } : {}),
+      ...(sessionId !== undefined ? { sessionId } : {}),
+      client: request.ip,
+    });
+    if (!id.ok) {
+      if (id.retryAfter !== undefined) {
+        reply.header('retry-after', String(id.retryAfter));
+        return sendError(reply, 'tooManyRequests');
+      }
+      return sendError(challenge(reply), 'notAuthorized', 'The credentials are not valid');
+    }
+    request.caller = id.caller;
+    if (sessionId !== undefined && id.caller.via !== 'session' && request.headers.authorization === undefined) {
+      reply.clearCookie(SESSION_COOKIE, { path: '/' }); // a stale session cookie: forget it
+    }
+    if (cp.path.startsWith(AUTH_PREFIX)) return undefined;
+
+    if (security.uriAccess(id.caller).decide(cp.path, request.method) === 'deny') {
+      if (id.caller.via === 'anonymous') return sendError(challenge(reply), 'notAuthorized', 'Authentication is required for this URL');
+      return sendError(reply, 'accessDenied', 'Your roles do not allow this URL');
+    }
+    if (id.caller.via === 'session' && !SAFE_METHODS.has(request.method)
+      && !isSameOrAllowedOrigin(request.headers, o.corsOrigins)) {
+      return sendError(reply, 'accessDenied', 'Cross-site request refused (check Origin)');
+    }
+    return undefined;
+  });
+}

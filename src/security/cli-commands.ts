@@ -1,0 +1,229 @@
+// Security layer (CLI): `petal user add` and `petal token create`, which write the security folder.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { LineCounter, parseDocument } from 'yaml';
+import { ConfigError } from '../config/config-error.js';
+import { createToken, readTokens, writeTokens } from './api-tokens.js';
+import { hashPassword } from './password-hash.js';
+import { loadSecurity, NAME_PATTERN, type SecurityConfig } from './security-config.js';
+import { addUser } from './users-file.js';
+
+export const USER_USAGE = `Usage: petal user add NAME --role R [--role R2] [--group G] [--password-stdin] [--config petal.yaml]
+  Adds NAME (or sets a new password and roles) in <security folder>/users.yaml, with a scrypt hash.
+  The password is read from a prompt (asked twice), or from standard input with --password-stdin.
+`;
+
+export const TOKEN_USAGE = `Usage: petal token create NAME --user U [--expires-days N] [--config petal.yaml]
+  Creates an API token acting as user U (send it as "Authorization: Bearer <token>") and prints it once.
+  Only its SHA-256 hash is kept, in <security folder>/tokens.yaml.
+`;
+
+const MIN_PASSWORD = 8;
+const MAX_PASSWORD = 1024;
+const MAX_STDIN_BYTES = 64 * 1024;
+const MAX_EXPIRY_DAYS = 36500;
+
+/** Where the identities live, as the server will see them. */
+interface SecurityLocation {
+  readonly configFile?: string;
+  readonly security: SecurityConfig;
+}
+
+/**
+ * Finds petal.yaml (--config, else PETAL_CONFIG, else ./petal.yaml if present) and loads its security
+ * section with the folder it names (default `./security` beside petal.yaml, or in `cwd` without one).
+ * Only `security:` is read: the rest of petal.yaml is the server's business.
+ */
+export function locateSecurity(configFlag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): SecurityLocation {
+  const named = configFlag ?? (env.PETAL_CONFIG !== undefined && env.PETAL_CONFIG !== '' ? env.PETAL_CONFIG : undefined);
+  let file: string | undefined;
+  if (named !== undefined) {
+    file = resolve(cwd, named);
+    if (!existsSync(file)) throw new ConfigError(file, 'file not found');
+  } else if (existsSync(resolve(cwd, 'petal.yaml'))) {
+    file = resolve(cwd, 'petal.yaml');
+  }
+  if (file === undefined) return { security: loadSecurity(undefined, cwd) };
+  const lines = new LineCounter();
+  const doc = parseDocument(readFileSync(file, 'utf8'), { lineCounter: lines, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    throw new ConfigError(file, e.message.split('\n')[0]!, lines.linePos(e.pos[0]).line);
+  }
+  const data: unknown = doc.toJS();
+  const raw = typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>).security : undefined;
+  return { configFile: file, security: loadSecurity(raw, dirname(file), file) };
+}
+
+/** Creates the security folder readable by its owner only (it holds password and token hashes). */
+function ensureFolder(folder: string): void {
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+}
+
+/** A refusal of the command itself (not of a config file): printed as `petal: <message>`, exit 1. */
+class CommandError extends Error {}
+
+/** Runs a command body, turning a CommandError into its message and exit code 1. */
+async function reporting(body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (err) {
+    if (!(err instanceof CommandError)) throw err;
+    process.stderr.write(`petal: ${err.message}\n`);
+    return 1;
+  }
+}
+
+function usageError(message: string, usage: string): number {
+  process.stderr.write(`petal: ${message}\n\n${usage}`);
+  return 2;
+}
+
+/** `petal user add …` */
+export function userCommand(args: readonly string[]): Promise<number> {
+  return reporting(() => userAdd(args));
+}
+
+async function userAdd(args: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    options: {
+      role: { type: 'string', multiple: true }, group: { type: 'string', multiple: true },
+      'password-stdin': { type: 'boolean' }, config: { type: 'string' }, help: { type: 'boolean' },
+    },
+    allowPositionals: true,
+  });
+  if (values.help) { process.stdout.write(USER_USAGE); return 0; }
+  const [sub, name, ...extra] = positionals;
+  if (sub !== 'add') return usageError(sub === undefined ? 'petal user: missing sub-command' : `petal user: unknown sub-command ${JSON.stringify(sub)}`, USER_USAGE);
+  if (name === undefined || extra.length > 0) return usageError('petal user add: name exactly one user', USER_USAGE);
+  if (name === '__proto__' || !NAME_PATTERN.test(name)) return usageError(`invalid user name ${JSON.stringify(name)}: use 1-64 letters, digits or . _ @ -`, USER_USAGE);
+  const roles = [...new Set(values.role ?? [])];
+  const groups = values.group !== undefined ? [...new Set(values.group)] : undefined;
+  if (roles.length === 0 && (groups ?? []).length === 0) return usageError('petal user add: give at least one --role (or --group)', USER_USAGE);
+
+  const { configFile, security } = locateSecurity(values.config);
+  const where = `${configFile ?? 'no petal.yaml'} or ${security.folder}`;
+  // Checked now rather than at the next server start, where a typo would stop the whole server.
+  for (const r of roles) {
+    if (!security.roles.has(r)) throw new CommandError(`role ${r} is not defined in ${where} (known: ${[...security.roles.keys()].sort().join(', ')})`);
+  }
+  for (const g of groups ?? []) {
+    if (!security.groups.has(g)) throw new CommandError(`group ${g} is not defined in ${where}${security.groups.size > 0 ? ` (known: ${[...security.groups.keys()].sort().join(', ')})` : ''}`);
+  }
+  const owner = security.definedIn.users.get(name);
+  if (owner !== undefined && owner !== security.usersFile) {
+    throw new ConfigError(owner, `user ${name} is defined here; change it in this file (petal user add only edits ${security.usersFile})`);
+  }
+
+  const password = values['password-stdin'] ? await readPasswordFromStdin() : await promptPasswordTwice();
+  const problem = passwordProblem(password);
+  if (problem !== undefined) throw new CommandError(problem);
+
+  ensureFolder(security.folder);
+  const outcome = addUser(security.usersFile, { name, passwordHash: await hashPassword(password), roles, ...(groups !== undefined ? { groups } : {}) });
+  process.stdout.write(`${outcome} user ${name} (roles: ${roles.join(', ') || 'none'}${groups !== undefined && groups.length > 0 ? `; groups: ${groups.join(', ')}` : ''}) in ${security.usersFile}\n`);
+  return 0;
+}
+
+/** `petal token create …` */
+export function tokenCommand(args: readonly string[]): Promise<number> {
+  return reporting(() => tokenCreate(args));
+}
+
+async function tokenCreate(args: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    options: { user: { type: 'string' }, 'expires-days': { type: 'string' }, config: { type: 'string' }, help: { type: 'boolean' } },
+    allowPositionals: true,
+  });
+  if (values.help) { process.stdout.write(TOKEN_USAGE); return 0; }
+  const [sub, name, ...extra] = positionals;
+  if (sub !== 'create') return usageError(sub === undefined ? 'petal token: missing sub-command' : `petal token: unknown sub-command ${JSON.stringify(sub)}`, TOKEN_USAGE);
+  if (name === undefined || extra.length > 0) return usageError('petal token create: name exactly one token', TOKEN_USAGE);
+  if (!NAME_PATTERN.test(name)) return usageError(`invalid token name ${JSON.stringify(name)}: use 1-64 letters, digits or . _ @ -`, TOKEN_USAGE);
+  const user = values.user;
+  if (user === undefined) return usageError('petal token create: --user is required', TOKEN_USAGE);
+  let expiresInDays: number | undefined;
+  if (values['expires-days'] !== undefined) {
+    const text = values['expires-days'];
+    expiresInDays = /^\d+$/.test(text) ? Number(text) : NaN;
+    if (!Number.isInteger(expiresInDays) || expiresInDays < 1 || expiresInDays > MAX_EXPIRY_DAYS) {
+      return usageError(`--expires-days must be a whole number of days from 1 to ${MAX_EXPIRY_DAYS}, not ${JSON.stringify(text)}`, TOKEN_USAGE);
+    }
+  }
+
+  const { configFile, security } = locateSecurity(values.config);
+  const account = security.users.get(user);
+  // A token for a missing or disabled user would be refused on every request: say so now.
+  if (account === undefined) throw new CommandError(`user ${user} is not defined in ${configFile ?? 'no petal.yaml'} or ${security.folder} (add it with petal user add)`);
+  if (!account.enabled) throw new ConfigError(security.definedIn.users.get(user), `user ${user} is disabled`);
+
+  ensureFolder(security.folder);
+  const records = readTokens(security.tokensFile);
+  if (records.some((r) => r.name === name)) throw new ConfigError(security.tokensFile, `a token named ${name} exists already (delete its entry to revoke it)`);
+  const { token, record } = createToken({ user, name, ...(expiresInDays !== undefined ? { expiresInDays } : {}) });
+  writeTokens(security.tokensFile, [...records, record]);
+  // The token alone on stdout, so that TOKEN=$(petal token create …) works; the note goes to stderr.
+  process.stdout.write(`${token}\n`);
+  process.stderr.write(
+    `token ${name} for user ${user} created${record.expires !== undefined ? `, expires ${record.expires}` : ', never expires'}.\n`
+    + `Copy it now: it is not stored in clear (only its SHA-256 hash is kept, in ${security.tokensFile}).\n`,
+  );
+  return 0;
+}
+
+function passwordProblem(password: string): string | undefined {
+  const length = [...password].length;
+  if (length === 0) return 'the password is empty';
+  if (length < MIN_PASSWORD) return `the password is too short: use at least ${MIN_PASSWORD} characters`;
+  if (length > MAX_PASSWORD) return `the password is too long: use at most ${MAX_PASSWORD} characters`;
+  return undefined;
+}
+
+/** All of stdin, minus one trailing line break (`echo pw | petal …` appends one). */
+async function readPasswordFromStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin) {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += buf.length;
+    if (size > MAX_STDIN_BYTES) throw new CommandError('standard input is too long for a password');
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+async function promptPasswordTwice(): Promise<string> {
+  if (!process.stdin.isTTY) throw new CommandError('no terminal to ask for the password: pipe it in with --password-stdin');
+  const first = await promptHidden('Password: ');
+  const problem = passwordProblem(first);
+  if (problem !== undefined) return first; // reported by the caller; no point asking again
+  const second = await promptHidden('Repeat password: ');
+  if (first !== second) throw new CommandError('the two passwords differ');
+  return first;
+}
+
+/** Reads one line from the terminal without echoing it; the prompt goes to stderr. */
+function promptHidden(question: string): Promise<string> {
+  process.stderr.write(question);
+  // readline echoes what it reads to its output: give it one that swallows everything.
+  const silent = new Writable({ write(_chunk, _encoding, done) { done(); } });
+  const rl = createInterface({ input: process.stdin, output: silent, terminal: true });
+  return new Promise<string>((resolvePromise, reject) => {
+    let answered = false;
+    rl.on('SIGINT', () => { rl.close(); });
+    rl.once('close', () => {
+      process.stderr.write('\n');
+      if (!answered) reject(new CommandError('cancelled'));
+    });
+    rl.question('', (answer) => {
+      answered = true;
+      rl.close();
+      resolvePromise(answer);
+    });
+  });
+}

@@ -1,0 +1,93 @@
+// Security layer: memory-hard password hashes (scrypt from node:crypto, no dependency) in a self-describing string.
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+/** Cost parameters: N = 2^ln, block size r, parallelism p. */
+export interface ScryptParams {
+  readonly ln: number;
+  readonly r: number;
+  readonly p: number;
+}
+
+/** ln=15, r=8: 32 MiB and roughly 0.1 s per hash, the OWASP-recommended floor for scrypt. */
+export const DEFAULT_SCRYPT_PARAMS: ScryptParams = { ln: 15, r: 8, p: 1 };
+
+// Bounds for parameters read back from a stored hash: below them the hash is too weak to trust,
+// above them one verification could pin gigabytes or minutes of CPU.
+const LN_MIN = 10, LN_MAX = 20, R_MIN = 1, R_MAX = 16, P_MIN = 1, P_MAX = 4;
+const SALT_BYTES = 16;
+const KEY_BYTES = 32;
+// Lengths accepted when reading: other tools may choose other salt and key sizes, within reason.
+// A key shorter than 32 bytes is refused: scrypt output is prefix-stable, so a truncated hash would still verify.
+const MIN_SALT = 16, MAX_SALT = 64, MIN_KEY = 32, MAX_KEY = 64;
+
+const B64 = /^[A-Za-z0-9+/]+={0,2}$/;
+const FORMAT = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d)\$([^$]+)\$([^$]+)$/;
+
+interface ParsedHash {
+  readonly params: ScryptParams;
+  readonly salt: Buffer;
+  readonly key: Buffer;
+}
+
+/** Splits `$scrypt$ln=15,r=8,p=1$<salt>$<hash>`; undefined when malformed or out of bounds. */
+export function parsePasswordHash(encoded: string): ParsedHash | undefined {
+  const m = FORMAT.exec(encoded);
+  if (!m) return undefined;
+  const ln = Number(m[1]), r = Number(m[2]), p = Number(m[3]);
+  if (ln < LN_MIN || ln > LN_MAX || r < R_MIN || r > R_MAX || p < P_MIN || p > P_MAX) return undefined;
+  if (!B64.test(m[4]!) || !B64.test(m[5]!)) return undefined;
+  const salt = Buffer.from(m[4]!, 'base64');
+  const key = Buffer.from(m[5]!, 'base64');
+  if (salt.length < MIN_SALT || salt.length > MAX_SALT || key.length < MIN_KEY || key.length > MAX_KEY) return undefined;
+  return { params: { ln, r, p }, salt, key };
+}
+
+/** True when `encoded` is a hash this module can verify (used to validate config at load time). */
+export function isPasswordHash(encoded: string): boolean {
+  return parsePasswordHash(encoded) !== undefined;
+}
+
+// NFC so that the same password typed on systems that compose accents differently still matches.
+function normalize(password: string): string {
+  return password.normalize('NFC');
+}
+
+function derive(password: string, salt: Buffer, keyLength: number, { ln, r, p }: ScryptParams): Promise<Buffer> {
+  const N = 2 ** ln;
+  // OpenSSL needs 128·r·(N + p + 2) bytes; Node's default cap (32 MiB) is just below ln=15, r=8.
+  const options: ScryptOptions = { N, r, p, maxmem: 128 * r * (N + p + 2) + 1024 * 1024 };
+  return new Promise((resolve, reject) => {
+    scrypt(normalize(password), salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key)));
+  });
+}
+
+/** A new hash with a random 16-byte salt and a 32-byte key. `params` exists for tests and tuning. */
+export async function hashPassword(password: string, params: ScryptParams = DEFAULT_SCRYPT_PARAMS): Promise<string> {
+  const { ln, r, p } = params;
+  if (ln < LN_MIN || ln > LN_MAX || r < R_MIN || r > R_MAX || p < P_MIN || p > P_MAX) {
+    throw new RangeError(`scrypt parameters out of bounds: ln=${ln}, r=${r}, p=${p}`);
+  }
+  const salt = randomBytes(SALT_BYTES);
+  const key = await derive(password, salt, KEY_BYTES, params);
+  return `$scrypt$ln=${ln},r=${r},p=${p}$${salt.toString('base64')}$${key.toString('base64')}`;
+}
+
+/** True when `password` matches `encoded`; false for a wrong password or a malformed/out-of-bounds string. */
+export async function verifyPassword(password: string, encoded: string): Promise<boolean> {
+  const parsed = parsePasswordHash(encoded);
+  if (!parsed) return false;
+  const key = await derive(password, parsed.salt, parsed.key.length, parsed.params);
+  return timingSafeEqual(key, parsed.key);
+}
+
+/**
+ * A valid hash (default parameters) of a random password nobody knows: verifying against it costs
+ * exactly what verifying a real user costs, so unknown user names cannot be told apart by timing.
+ */
+export const DUMMY_HASH = '$scrypt$ln=15,r=8,p=1$7Qm0wB5X6Zq2dJb1b2xZ4g==$2vC7sVJ8yVf3QdWn3o1mQ8t0q3hP1kS5oLr9uE6yZaI=';
+
+/** Spends one default-cost verification and always answers false (for unknown or unusable accounts). */
+export async function verifyAgainstDummy(password: string): Promise<false> {
+  await verifyPassword(password, DUMMY_HASH);
+  return false;
+}

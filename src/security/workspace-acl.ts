@@ -1,0 +1,124 @@
+// Security layer: workspace (JCR) ACLs of a caller's roles. Patterns: `/path` (that node), `/path/*`
+// (its descendants), `/*` (every node, root included), `/` (the root), `*` anywhere as a glob.
+// Precedence as Magnolia's: longest matching pattern wins, tie → most permissive, no match → no access.
+// Rules under the workspace key `*` apply to every workspace, merged with that workspace's own.
+import { compileGlob, type Glob } from './uri-permissions.js';
+
+export type AclPermission = 'deny' | 'read' | 'readWrite';
+
+export interface AclRule {
+  readonly path: string;
+  readonly permission: AclPermission;
+}
+
+/** The workspace key whose rules apply to every workspace. */
+export const ALL_WORKSPACES = '*';
+
+export interface CompiledAclRule {
+  /** The pattern as written. */
+  readonly path: string;
+  readonly permission: AclPermission;
+  /** Precedence length: the pattern's string length, `*` included. */
+  readonly length: number;
+  /** `exact`: the node `literal`; `prefix`: every path starting with `literal`; `glob`: use matches. */
+  readonly kind: Glob['kind'];
+  readonly literal: string;
+  readonly grantsRead: boolean;
+  matches(path: string): boolean;
+}
+
+export interface WorkspaceAccess {
+  canRead(workspace: string, path: string): boolean;
+  /** The winning permission on `path` (`deny` when nothing matches). */
+  permissionAt(workspace: string, path: string): AclPermission;
+  /** True only when the merged rules are read/readWrite rules among `/`, `/*`, `*` covering every path. */
+  readsAll(workspace: string): boolean;
+  /** True when no rule grants read anywhere in the workspace. */
+  readsNothing(workspace: string): boolean;
+  /** Merged rules, longest first then most permissive: the first matching rule decides. */
+  rulesFor(workspace: string): readonly CompiledAclRule[];
+}
+
+const ACL_RANK: Readonly<Record<AclPermission, number>> = { deny: 0, read: 1, readWrite: 2 };
+const DEFAULT_CACHE_SIZE = 100_000;
+const BROAD_PATTERNS: ReadonlySet<string> = new Set(['/', '/*', '*']);
+
+function compileRule(rule: AclRule): CompiledAclRule {
+  if (!Object.hasOwn(ACL_RANK, rule.permission)) {
+    throw new TypeError(`Unknown workspace permission '${String(rule.permission)}' on '${rule.path}'`);
+  }
+  const glob = compileGlob(rule.path);
+  return Object.freeze({
+    path: rule.path,
+    permission: rule.permission,
+    length: rule.path.length,
+    kind: glob.kind,
+    literal: glob.literal,
+    grantsRead: ACL_RANK[rule.permission] >= ACL_RANK.read,
+    matches: glob.matches,
+  });
+}
+
+/** The winner among `rules` sorted as rulesFor returns them (`deny` when nothing matches). */
+export function decideAcl(rules: readonly CompiledAclRule[], path: string): AclPermission {
+  for (const rule of rules) if (rule.matches(path)) return rule.permission;
+  return 'deny';
+}
+
+interface WorkspaceState {
+  readonly rules: readonly CompiledAclRule[];
+  readonly readsAll: boolean;
+  readonly readsNothing: boolean;
+  readonly cache: Map<string, AclPermission>;
+}
+
+/** Compiles the merged workspace rules of a role set; do it once per role set and cache the result. */
+export function compileAcl(
+  rulesByWorkspace: Readonly<Record<string, readonly AclRule[]>>,
+  options: { readonly cacheSize?: number } = {},
+): WorkspaceAccess {
+  const cacheSize = Math.max(1, options.cacheSize ?? DEFAULT_CACHE_SIZE);
+  const makeState = (rules: CompiledAclRule[]): WorkspaceState => {
+    rules.sort((a, b) => b.length - a.length || ACL_RANK[b.permission] - ACL_RANK[a.permission]);
+    return {
+      rules: Object.freeze(rules),
+      readsAll:
+        rules.length > 0 &&
+        rules.every((r) => r.grantsRead && BROAD_PATTERNS.has(r.path)) &&
+        rules.some((r) => r.path !== '/'),
+      readsNothing: rules.every((r) => !r.grantsRead),
+      cache: new Map(),
+    };
+  };
+  // Compiled eagerly (later changes to the input have no effect). Workspaces without rules of their
+  // own share one state, so unknown workspace names never grow the map.
+  const shared = (Object.hasOwn(rulesByWorkspace, ALL_WORKSPACES) ? rulesByWorkspace[ALL_WORKSPACES]! : [])
+    .map(compileRule);
+  const sharedState = makeState([...shared]);
+  const states = new Map<string, WorkspaceState>();
+  for (const [workspace, rules] of Object.entries(rulesByWorkspace)) {
+    if (workspace !== ALL_WORKSPACES) states.set(workspace, makeState([...rules.map(compileRule), ...shared]));
+  }
+  const stateOf = (workspace: string): WorkspaceState => states.get(workspace) ?? sharedState;
+
+  const permissionAt = (workspace: string, path: string): AclPermission => {
+    const state = stateOf(workspace);
+    const cached = state.cache.get(path);
+    if (cached !== undefined) return cached;
+    const permission = decideAcl(state.rules, path);
+    if (state.cache.size >= cacheSize) {
+      const oldest = state.cache.keys().next();
+      if (oldest.done !== true) state.cache.delete(oldest.value);
+    }
+    state.cache.set(path, permission);
+    return permission;
+  };
+
+  return {
+    permissionAt,
+    canRead: (workspace, path) => ACL_RANK[permissionAt(workspace, path)] >= ACL_RANK.read,
+    readsAll: (workspace) => stateOf(workspace).readsAll,
+    readsNothing: (workspace) => stateOf(workspace).readsNothing,
+    rulesFor: (workspace) => stateOf(workspace).rules,
+  };
+}
