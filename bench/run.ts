@@ -19,8 +19,8 @@ export const SCENARIOS: Record<string, string> = {
 interface Figures { rps: number; p50: number; p99: number; errors: number }
 
 async function startServer(store: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/petal.js'), 'serve', '--store', `sqlite:${store}`,
-    '--modules', join(ROOT, 'bench/modules'), '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'],
+  const child = spawn(process.execPath, [join(ROOT, 'bin/petal.js'), 'serve', '--config', join(ROOT, 'bench/petal.yaml'),
+    '--store', `sqlite:${store}`, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'],
   { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PETAL_LOG_FORMAT: 'json' } });
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
