@@ -17,6 +17,9 @@ import { NodeTypeRegistry } from './repository/node-types.js';
 import { Repository } from './repository/session.js';
 import type { ContentStore } from './store/content-store.js';
 import { SqliteStore } from './store/sqlite/sqlite-store.js';
+import { ThemeRegistry } from './assets/themes.js';
+import { RenditionService } from './assets/render-rendition.js';
+import { defaultRenditionCacheDir } from './assets/rendition-cache.js';
 
 /** JSON lines for machines; readable lines on a terminal (unless PETAL_LOG_FORMAT=json). */
 export function createLogger(level: string): Logger {
@@ -71,6 +74,9 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   logProblems(log, initial.problems);
 
   let site = pickSite(config);
+  const themes = ThemeRegistry.load(config.modules);
+  for (const p of themes.problems) log.warn(`theme ${p.file}: ${p.reason}`);
+  const renditions = new RenditionService(store, { cacheDir: defaultRenditionCacheDir(config.store) });
   let security: SecurityService;
   let watcher: ModuleWatcher | undefined;
   if (config.modules.length > 0) {
@@ -78,6 +84,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
       loadDefinitions([...config.modules]).then((result) => {
         const kept = registry.applyLoad(result);
         site = pickSite(config);
+        for (const p of themes.reload(config.modules)) log.warn(`theme ${p.file}: ${p.reason}`);
         logProblems(log, result.problems);
         for (const f of kept) log.warn(`endpoint definition ${f}: still serving its last good version`);
         log.info(`endpoint definitions reloaded: ${registry.size} endpoints`);
@@ -93,7 +100,8 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
 
   const app = await buildApp({
     registry, repository, security, site: () => site, outName: outputNameFor(config.namespace),
-    contextPath: config.contextPath, corsOrigins: config.corsOrigins, logger: log,
+    contextPath: config.contextPath, corsOrigins: config.corsOrigins, links: config.links, trustProxy: config.trustProxy, logger: log,
+    themes, renditions, theme: () => themes.themeFor(site),
   });
   const address = await app.listen({ port: config.port, host: config.host });
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;

@@ -19,7 +19,13 @@ export const configSchema = z.strictObject({
   baseUrl: z.url().optional(),
   contextPath: z.string().regex(/^(\/[^/]+)*$/, 'must be empty or start with / and not end with /').optional(),
   sites: z.record(z.string(), siteSchema).optional(),
+  links: z.strictObject({
+    extension: z.string().regex(/^(\.[\w-]+)?$/, 'must be empty or like .html').optional(),
+    mappings: z.record(z.string().regex(/^\//), z.string().regex(/^\//)).optional(),
+  }).optional(),
   cors: z.strictObject({ origins: z.array(z.string()).default([]) }).optional(),
+  /** Behind a reverse proxy that terminates TLS: trust X-Forwarded-* (secure cookies, client address). */
+  trustProxy: z.boolean().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   timeZone: z.string().optional(),
   onUuidCollision: z.enum(['new', 'replace', 'fail']).optional(),

@@ -8,6 +8,7 @@ import type { Namespace } from '../repository/names.js';
 import { ConfigError } from './config-error.js';
 import { configSchema, type RawConfig } from './config-schema.js';
 import { loadSecurity, type SecurityConfig } from '../security/security-config.js';
+import type { LinkConfig } from '../delivery/links.js';
 
 export interface SiteConfig {
   readonly name: string;
@@ -32,6 +33,9 @@ export interface PetalConfig {
   /** Sites from petal.yaml; empty means "discover them in the light modules". */
   readonly sites: readonly SiteConfig[];
   readonly corsOrigins: readonly string[];
+  readonly trustProxy: boolean;
+  /** How links to pages, assets and renditions are written. */
+  readonly links: LinkConfig;
   readonly logLevel: string;
   readonly onUuidCollision: 'new' | 'replace' | 'fail';
   /** Extra node types with their super types (added to the built-in hierarchy). */
@@ -110,6 +114,14 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     contextPath: raw.contextPath ?? '',
     sites,
     corsOrigins: raw.cors?.origins ?? [],
+    trustProxy: raw.trustProxy ?? false,
+    links: {
+      contextPath: raw.contextPath ?? '',
+      extension: raw.links?.extension ?? '',
+      mappings: Object.entries(raw.links?.mappings ?? {}).map(([from, to]) => ({ from: from.replace(/\/$/, '') || '/', to }))
+        .sort((a, b) => b.from.length - a.from.length),
+      ...(raw.baseUrl !== undefined ? { baseUrl: raw.baseUrl.replace(/\/$/, '') } : {}),
+    },
     logLevel: overrides.logLevel ?? env.PETAL_LOG_LEVEL ?? raw.logLevel ?? 'info',
     onUuidCollision: raw.onUuidCollision ?? 'new',
     nodeTypes: raw.nodeTypes ?? {},

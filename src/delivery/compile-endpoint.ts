@@ -3,6 +3,7 @@
 import { compileTypePredicate, type NodeTypeRegistry, type TypePredicate } from '../repository/node-types.js';
 import type { EndpointDefinition } from './endpoint-definition.js';
 import { compileVisibility, type Visibility } from './property-visibility.js';
+import { compileReferenceRules, type ReferenceRule } from './resolvers/reference-rules.js';
 
 export interface CompiledEndpoint {
   readonly definition: EndpointDefinition;
@@ -12,6 +13,8 @@ export interface CompiledEndpoint {
   readonly childType: TypePredicate;
   /** Property rules without request lists (the common case). */
   readonly visibility: Visibility;
+  /** Reference definitions compiled; null when the endpoint has none (no reference work at all). */
+  readonly references: readonly ReferenceRule[] | null;
 }
 
 const cache = new WeakMap<EndpointDefinition, CompiledEndpoint>();
@@ -24,6 +27,7 @@ export function compileEndpoint(definition: EndpointDefinition, types: NodeTypeR
       nodeType: compileTypePredicate(types, definition.nodeTypes, definition.strict),
       childType: compileTypePredicate(types, definition.childNodeTypes, definition.strict),
       visibility: compileVisibility(definition),
+      references: definition.references.length === 0 ? null : compileReferenceRules(definition.references, types),
     });
     cache.set(definition, compiled);
   }

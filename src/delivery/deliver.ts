@@ -10,6 +10,10 @@ import { compileVisibility } from './property-visibility.js';
 import { firstValue, nameList, type QueryParams } from './parse-request.js';
 import { indexChildren, localizeSiblings, renderNode, type RenderOptions } from './render-node.js';
 import { resolveLocale, type LocaleChoice } from './resolve-locale.js';
+import { DEFAULT_LINKS, type LinkConfig } from './links.js';
+import { prefetchReferences } from './resolvers/prefetch.js';
+import { referenceRenderer, type ThemeInfo } from './resolvers/reference-renderer.js';
+import type { ReferenceRenderer } from './render-node.js';
 import { parseQuerySpec } from './parse-query.js';
 import type { Condition } from '../query/ast.js';
 
@@ -30,6 +34,20 @@ export interface DeliveryEnv {
   readonly session: Session;
   readonly site: SiteConfig;
   readonly outName: (name: string) => string;
+  readonly links?: LinkConfig;
+  readonly theme?: ThemeInfo;
+}
+
+/** Fetches the targets of the references in `rows` (if the endpoint has any) and gives their renderer. */
+async function references(req: DeliveryRequest, env: DeliveryEnv, locale: LocaleChoice, rows: readonly NodeRecord[]): Promise<ReferenceRenderer | null> {
+  const rules = req.endpoint.references;
+  if (rules === null || rows.length === 0) return null;
+  const def = req.endpoint.definition;
+  const targets = await prefetchReferences(rows, rules, env.session, def.referenceDepth);
+  return referenceRenderer({
+    rules, targets, endpoint: def, locale, outName: env.outName, links: env.links ?? DEFAULT_LINKS,
+    ...(env.theme !== undefined ? { theme: env.theme } : {}),
+  }, 1, new Set());
 }
 
 function renderOptions(req: DeliveryRequest, env: DeliveryEnv, locale: LocaleChoice): RenderOptions {
@@ -71,7 +89,8 @@ export async function readNode(req: DeliveryRequest, env: DeliveryEnv): Promise<
   if (node === undefined || node.path !== path) throw notFound(req);
   if (req.endpoint.nodeType !== null && !req.endpoint.nodeType(node.type)) throw notFound(req);
   const locale = localeOf(req, env);
-  const body = renderNode(node, indexChildren(rows), renderOptions(req, env, locale));
+  const refs = await references(req, env, locale, rows);
+  const body = renderNode(node, indexChildren(rows), { ...renderOptions(req, env, locale), refs });
   return { body, contentLanguage: locale.locale };
 }
 
@@ -83,7 +102,7 @@ export async function getChildren(req: DeliveryRequest, env: DeliveryEnv): Promi
   if (path !== '/' && rows[0]?.path !== path) throw notFound(req);
   const index = indexChildren(rows);
   const locale = localeOf(req, env);
-  const options = renderOptions(req, env, locale);
+  const options = { ...renderOptions(req, env, locale), refs: await references(req, env, locale, rows) };
   const kids: NodeRecord[] = (index.get(path) ?? []).filter((k) => req.endpoint.nodeType === null || req.endpoint.nodeType(k.type));
   let body = '[';
   let first = true;
@@ -114,7 +133,7 @@ export async function queryNodes(req: DeliveryRequest, env: DeliveryEnv): Promis
     ? await env.session.getSubtrees(def.workspace, nodes.map((n) => n.path), def.depth)
     : [];
   const index = indexChildren(rows);
-  const options = renderOptions(req, env, locale);
+  const options = { ...renderOptions(req, env, locale), refs: await references(req, env, locale, [...nodes, ...rows]) };
   let body = `{"total":${total},"offset":${spec.offset},"limit":${spec.limit},"results":[`;
   for (let i = 0; i < nodes.length; i++) body += (i === 0 ? '' : ',') + renderNode(nodes[i]!, index, options);
   return { body: body + ']}', contentLanguage: locale.locale };

@@ -2,6 +2,7 @@
 // `@name`, `@path`, `@id`, `@nodeType`, properties in stored order, embedded children, `@nodes` last.
 import type { TypePredicate } from '../repository/node-types.js';
 import type { NodeRecord } from '../store/rows.js';
+import type { PropertyType, ScalarValue } from '../repository/property-type.js';
 import { encodeValue } from './render-value.js';
 import { baseNameOf, type LocaleChoice } from './resolve-locale.js';
 import type { Visibility } from './property-visibility.js';
@@ -15,6 +16,15 @@ export interface RenderOptions {
   readonly locale: LocaleChoice;
   /** Output form of a canonical name (`cms:` or `mgnl:` prefix). */
   readonly outName: (name: string) => string;
+  /** Reference resolution; null when the endpoint has no references. */
+  readonly refs?: ReferenceRenderer | null;
+  /** `@link` of the rendered node itself (before `@nodes`), for resolved references with `generateLink`. */
+  readonly link?: string;
+}
+
+/** Renders a property that is a reference, or answers undefined (then it renders as stored). */
+export interface ReferenceRenderer {
+  render(node: NodeRecord, name: string, type: PropertyType, value: ScalarValue | readonly ScalarValue[]): string | undefined;
 }
 
 /** A node's children, by parent path, in natural order (rows come ordered by depth, parent, position). */
@@ -95,6 +105,7 @@ function writeNode(node: NodeRecord, children: ChildIndex, o: RenderOptions, lev
       }
     }
   }
+  if (level === 0 && o.link !== undefined) out += ',"@link":' + JSON.stringify(o.link);
   return out + ',"@nodes":[' + names + ']}';
 }
 
@@ -107,7 +118,7 @@ function writeProperties(node: NodeRecord, o: RenderOptions): string {
     for (const [name, type, value] of props) {
       const base = suffixes.length === 0 ? undefined : baseNameOf(name, suffixes);
       if (!visible(base ?? name)) continue;
-      const text = encodeValue(type, value);
+      const text = (o.refs ? o.refs.render(node, base ?? name, type, value) : undefined) ?? encodeValue(type, value);
       if (text !== undefined) out += ',' + JSON.stringify(o.outName(name)) + ':' + text;
     }
     return out;
@@ -128,7 +139,7 @@ function writeProperties(node: NodeRecord, o: RenderOptions): string {
       chosen = props.find((q) => q[0] === name + own)!;
     }
     if (!visible(key)) continue;
-    const text = encodeValue(chosen[1], chosen[2]);
+    const text = (o.refs ? o.refs.render(node, key, chosen[1], chosen[2]) : undefined) ?? encodeValue(chosen[1], chosen[2]);
     if (text !== undefined) out += ',' + JSON.stringify(o.outName(key)) + ':' + text;
   }
   return out;

@@ -11,9 +11,16 @@ import { clientErrorHandler, LIMITS } from './limits.js';
 import { registerDeliveryRoutes } from './routes/delivery.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerAuthRoutes } from './routes/auth.js';
+import { registerDamRoutes } from './routes/dam.js';
+import { registerImagingRoutes } from './routes/imaging.js';
+import { ThemeRegistry } from '../assets/themes.js';
+import { RenditionService } from '../assets/render-rendition.js';
+import { defaultRenditionCacheDir } from '../assets/rendition-cache.js';
 import { registerSecurityHook } from './security-hook.js';
 import fastifyCookie from '@fastify/cookie';
 import type { SecurityService } from '../security/security-service.js';
+import type { LinkConfig } from '../delivery/links.js';
+import type { ThemeInfo } from '../delivery/resolvers/reference-renderer.js';
 
 export interface AppOptions {
   readonly registry: EndpointRegistry;
@@ -23,6 +30,14 @@ export interface AppOptions {
   readonly contextPath?: string;
   readonly security: SecurityService;
   readonly corsOrigins?: readonly string[];
+  readonly links?: LinkConfig;
+  /** Trust X-Forwarded-* from a reverse proxy (TLS terminated there: cookies get `Secure`). */
+  readonly trustProxy?: boolean;
+  readonly theme?: () => ThemeInfo | undefined;
+  /** Themes of the light modules (image variations); none by default. */
+  readonly themes?: ThemeRegistry;
+  /** Renditions and their disk cache; by default cached in the OS temporary directory. */
+  readonly renditions?: RenditionService;
   /** The process logger, or false for no logs (tests). */
   readonly logger?: Logger | false;
 }
@@ -44,6 +59,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     http: { maxHeaderSize: LIMITS.maxHeaderBytes, headersTimeout: LIMITS.headersTimeoutMs },
     clientErrorHandler,
     return503OnClosing: true,
+    trustProxy: o.trustProxy ?? false,
     // Errors Fastify raises before routing (malformed URL, bad content type) get our JSON shape too.
     frameworkErrors: (error, request, reply) => {
       handleError(error, request, reply);
@@ -78,6 +94,15 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     site: o.site,
     outName: o.outName,
     contextPath: o.contextPath ?? '',
+    ...(o.links !== undefined ? { links: o.links } : {}),
+    ...(o.theme !== undefined ? { theme: o.theme } : {}),
+  });
+  const assets = { repository: o.repository, security: o.security, contextPath: o.contextPath ?? '' };
+  registerDamRoutes(app, assets);
+  registerImagingRoutes(app, {
+    ...assets,
+    themes: o.themes ?? new ThemeRegistry(),
+    renditions: o.renditions ?? new RenditionService(o.repository.store, { cacheDir: defaultRenditionCacheDir() }),
   });
   await app.ready();
   return app;

@@ -126,7 +126,13 @@ export interface SecurityConfig {
  * `anonymous` grants no workspace: content is public only once an operator grants read on it.
  */
 export const BUILT_IN_ROLES: ReadonlyMap<string, RoleConfig> = new Map<string, RoleConfig>([
-  ['anonymous', { uriPermissions: [{ path: '/.health', permission: 'get' }], workspacePermissions: new Map() }],
+  ['anonymous', {
+    // Asset URLs are open to URI checks; the dam workspace's permissions still decide each asset.
+    uriPermissions: [
+      { path: '/.health', permission: 'get' }, { path: '/dam/*', permission: 'get' }, { path: '/.imaging/*', permission: 'get' },
+    ],
+    workspacePermissions: new Map(),
+  }],
   ['rest-anonymous', { uriPermissions: [{ path: '/.rest/delivery/*', permission: 'get' }], workspacePermissions: new Map() }],
   ['superuser', {
     uriPermissions: [{ path: '/*', permission: 'getAndPost' }],

@@ -76,9 +76,11 @@ describe('loadConfig: which file', () => {
       contextPath: '',
       sites: [],
       corsOrigins: [],
+      trustProxy: false,
       logLevel: 'info',
       onUuidCollision: 'new',
       nodeTypes: {},
+      links: { contextPath: '', extension: '', mappings: [] },
       isDemo: false,
     });
   });

@@ -15,6 +15,9 @@ import { Repository } from '../../src/repository/session.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { loadSecurity } from '../../src/security/security-config.js';
 import { SecurityService } from '../../src/security/security-service.js';
+import { ThemeRegistry } from '../../src/assets/themes.js';
+import type { LinkConfig } from '../../src/delivery/links.js';
+import { RenditionService, type RenditionServiceOptions } from '../../src/assets/render-rendition.js';
 
 export interface TestAppOptions {
   /** Endpoint definitions by path below `restEndpoints/` (e.g. `delivery/pages_v1.yaml`). */
@@ -32,6 +35,10 @@ export interface TestAppOptions {
    * every workspace, so that tests of other rules need no credentials; security tests pass their own.
    */
   readonly security?: unknown;
+  /** How links are written (context path, extension, mappings, base URL). */
+  readonly links?: LinkConfig;
+  /** Rendition options besides the cache folder (a fresh one in the test's temporary folder). */
+  readonly renditions?: Omit<RenditionServiceOptions, 'cacheDir'>;
 }
 
 export const OPEN_SECURITY = {
@@ -50,6 +57,8 @@ export interface TestApp {
   readonly load: LoadResult;
   readonly dir: string;
   readonly security: SecurityService;
+  readonly themes: ThemeRegistry;
+  readonly renditions: RenditionService;
   close(): Promise<void>;
 }
 
@@ -78,16 +87,21 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   if (paths.length > 0) await importPaths(store, paths, { onUuidCollision: 'new' });
 
   const registry = new EndpointRegistry();
-  const load = await loadDefinitions([...(o.definitions ? [modules] : []), ...(o.moduleRoots ?? [])]);
+  const moduleRoots = [...(o.definitions ? [modules] : []), ...(o.moduleRoots ?? [])];
+  const load = await loadDefinitions(moduleRoots);
   registry.applyLoad(load);
   const repository = new Repository(store, new NodeTypeRegistry());
   const site = o.site ?? TWO_LANGUAGE_SITE;
   const security = new SecurityService(loadSecurity(o.security ?? OPEN_SECURITY, dir));
+  const themes = ThemeRegistry.load(moduleRoots);
+  const renditions = new RenditionService(store, { ...o.renditions, cacheDir: join(dir, 'renditions') });
   const app = await buildApp({
     registry, repository, security, site: () => site, outName: outputNameFor(o.namespace ?? 'cms'), logger: false,
+    themes, renditions, theme: () => themes.themeFor(site),
+    ...(o.links !== undefined ? { links: o.links } : {}),
   });
   return {
-    app, store, load, dir, security,
+    app, store, load, dir, security, themes, renditions,
     close: async () => {
       await app.close();
       await store.close();

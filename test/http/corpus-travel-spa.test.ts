@@ -66,7 +66,10 @@ describe.skipIf(!CORPORA_AVAILABLE)('travel-spa corpus', () => {
     expect(body['cms:template']).toBe('react-minimal-lm:pages/basic');
     expect(body['cms:created']).toBe('2020-02-01T13:45:49.952+07:00');
     expect(body['cms:createdBy']).toBeUndefined();
-    expect(body.main['00'].image).toBe('jcr:090eb9c4-b35b-4869-a12f-6ea80292cba4');
+    // `image` is resolved by the endpoint's assetReferenceResolver into the asset object.
+    expect(body.main['00'].image['@id']).toBe('jcr:090eb9c4-b35b-4869-a12f-6ea80292cba4');
+    expect(body.main['00'].image['@link']).toMatch(/^\/dam\/jcr:090eb9c4-b35b-4869-a12f-6ea80292cba4\/.+/);
+    expect(body.main['00'].image.metadata.mimeType).toMatch(/^image\//);
     expect(body.main['01'].richText).toBe(source.main['01'].richText);
     const raw = (await getJson(t.app, '/.rest/delivery/pages/v1/react-minimal/contact')).raw;
     const area = raw.indexOf('"@path":"/react-minimal/contact/main"');

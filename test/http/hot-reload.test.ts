@@ -38,7 +38,7 @@ beforeAll(async () => {
   const config: PetalConfig = {
     store: `sqlite:${join(dir, 'petal.db')}`, modules: [join(dir, 'modules')], content: [FIXTURES], port: 0, host: '127.0.0.1',
     namespace: 'cms', contextPath: '', sites: [], corsOrigins: [], logLevel: 'silent', onUuidCollision: 'new', nodeTypes: {},
-    security: loadSecurity(OPEN_SECURITY, dir), isDemo: false,
+    security: loadSecurity(OPEN_SECURITY, dir), links: { contextPath: '', extension: '', mappings: [] }, trustProxy: false, isDemo: false,
   };
   server = await startServer(config, pino({ level: 'silent' }));
 });

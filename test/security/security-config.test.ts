@@ -58,7 +58,9 @@ describe('security config', () => {
     const s = loadSecurity({}, tmp);
     expect(s.roles.get('rest-anonymous')!.uriPermissions).toEqual([{ path: '/.rest/delivery/*', permission: 'get' }]);
     expect(s.roles.get('rest-anonymous')!.workspacePermissions.size).toBe(0);
-    expect(s.roles.get('anonymous')!.uriPermissions).toEqual([{ path: '/.health', permission: 'get' }]);
+    expect(s.roles.get('anonymous')!.uriPermissions).toEqual([
+      { path: '/.health', permission: 'get' }, { path: '/dam/*', permission: 'get' }, { path: '/.imaging/*', permission: 'get' },
+    ]);
     expect(s.roles.get('anonymous')!.workspacePermissions.size).toBe(0);
     const su = s.roles.get('superuser')!;
     expect(su.uriPermissions).toEqual([{ path: '/*', permission: 'getAndPost' }]);

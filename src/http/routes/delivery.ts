@@ -10,6 +10,8 @@ import { parseMethod, type QueryParams } from '../../delivery/parse-request.js';
 import type { Repository } from '../../repository/session.js';
 import { sendError } from '../error-handler.js';
 import type { SecurityService } from '../../security/security-service.js';
+import type { LinkConfig } from '../../delivery/links.js';
+import type { ThemeInfo } from '../../delivery/resolvers/reference-renderer.js';
 import { LIMITS } from '../limits.js';
 
 export interface DeliveryRouteOptions {
@@ -19,6 +21,8 @@ export interface DeliveryRouteOptions {
   readonly site: () => SiteConfig;
   readonly outName: (name: string) => string;
   readonly contextPath: string;
+  readonly links?: LinkConfig;
+  readonly theme?: () => ThemeInfo | undefined;
 }
 
 const REST_PREFIX = '/.rest';
@@ -32,14 +36,10 @@ export function restPathOf(canonical: string): string {
 export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOptions): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const restPath = restPathOf(request.canonicalPath);
-    let match = o.registry.match(restPath);
-    let rest = match?.rest;
-    if (match === undefined && restPath.endsWith('@nodes')) {
-      // `/.rest/ep@nodes`: children of the endpoint's root, written without the slash.
-      match = o.registry.match(restPath.slice(0, -'@nodes'.length));
-      if (match !== undefined && match.rest === '') rest = '/@nodes';
-      else match = undefined;
-    }
+    // `{endpoint}@nodes` (without the slash) is not served: URI rules see the path as written, and
+    // it must not reach what `{endpoint}/@nodes` reaches under other rules.
+    const match = o.registry.match(restPath);
+    const rest = match?.rest;
     if (match === undefined || rest === undefined) {
       return sendError(reply, 'notFound', `No endpoint at ${REST_PREFIX}${restPath}`);
     }
@@ -49,7 +49,11 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
     const session = endpoint.definition.bypassWorkspaceAcls
       ? o.repository.systemSession()
       : o.repository.session(o.security.readAccess(request.caller));
-    const env: DeliveryEnv = { session, site: o.site(), outName: o.outName };
+    const theme = o.theme?.();
+    const env: DeliveryEnv = {
+      session, site: o.site(), outName: o.outName,
+      ...(o.links !== undefined ? { links: o.links } : {}), ...(theme !== undefined ? { theme } : {}),
+    };
     const query = request.query as QueryParams;
     let values = 0;
     for (const key in query) {
@@ -76,7 +80,8 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       .header('content-type', 'application/json; charset=utf-8')
       .header('content-language', result.contentLanguage.replace('_', '-'));
     const ttl = endpoint.definition.timeToLive;
-    if (ttl !== undefined) reply.header('cache-control', `max-age=${ttl}`);
+    // Answers for signed-in callers must never be stored by shared caches.
+    if (ttl !== undefined) reply.header('cache-control', request.caller.via === 'anonymous' ? `max-age=${ttl}` : `private, max-age=${ttl}`);
     return reply.send(result.body);
   };
 

@@ -1,0 +1,47 @@
+// Delivery layer: how Petal writes links: to pages (`generateLink`, rich text), to asset originals
+// (`/dam/jcr:<uuid>/<file>`) and to renditions (`/.imaging/<theme>/<variation>/dam/jcr:<uuid>/<file>`).
+import { assetLink as damLink, renditionLink as imagingLink } from '../assets/links.js';
+
+export interface LinkConfig {
+  /** Prefix of every link (the context path, e.g. `/magnoliaPublic`). */
+  readonly contextPath: string;
+  /** Appended to page links (e.g. `.html`); none by default, as for SPA routes. */
+  readonly extension: string;
+  /** Path prefixes of sites mapped to URL prefixes (`/travel` → `/`), longest first. */
+  readonly mappings: readonly { readonly from: string; readonly to: string }[];
+  /** Base of complete URLs (`completeUrl` of rich text), e.g. `https://www.example.com`. */
+  readonly baseUrl?: string;
+}
+
+export const DEFAULT_LINKS: LinkConfig = { contextPath: '', extension: '', mappings: [] };
+
+function encodePath(path: string): string {
+  return path.split('/').map(encodeURIComponent).join('/');
+}
+
+export function pageLink(c: LinkConfig, path: string): string {
+  let p = path;
+  for (const m of c.mappings) {
+    if (p === m.from || p.startsWith(`${m.from}/`)) {
+      const rest = p.slice(m.from.length);
+      p = `${m.to.replace(/\/$/, '')}${rest}` || '/';
+      break;
+    }
+  }
+  return `${c.contextPath}${encodePath(p)}${p === '/' ? '' : c.extension}`;
+}
+
+/** The original of an asset, as the `/dam` route serves it (one URL scheme, in assets/links.ts). */
+export function assetLink(c: LinkConfig, uuid: string, fileName: string): string {
+  return damLink(c.contextPath, uuid, fileName);
+}
+
+/** A rendition of an asset, as the `/.imaging` route serves it. */
+export function renditionLink(c: LinkConfig, theme: string, variation: string, uuid: string, fileName: string): string {
+  return imagingLink(c.contextPath, theme, variation, uuid, fileName);
+}
+
+/** A link made absolute on the base URL (or kept relative when there is none). */
+export function completeUrl(c: LinkConfig, link: string): string {
+  return c.baseUrl ? `${c.baseUrl.replace(/\/$/, '')}${link}` : link;
+}
