@@ -131,6 +131,9 @@ function warnAboutAccess(registry: EndpointRegistry, security: SecurityService, 
     } else if (security.anonymousReadsNothing(def.workspace)) {
       log.info(`endpoint /.rest${def.endpointPath}: anonymous callers may read nothing of workspace ${def.workspace}; grant read in security.roles.anonymous.workspacePermissions to publish it`);
     }
+    if (def.references.some((r) => r.resolver.kind === 'assetReferenceResolver') && security.anonymousReadsNothing('dam')) {
+      log.info(`endpoint /.rest${def.endpointPath} links assets, but anonymous callers may read nothing of workspace dam: its /dam and /.imaging links answer 404 to them until read is granted`);
+    }
   }
 }
 
