@@ -127,6 +127,10 @@ async function serve(args: string[]): Promise<number> {
   const config = loadConfig(overridesFrom(values));
   const log = createLogger(config.logLevel);
   if (config.isDemo) log.info(`no petal.yaml here: serving the bundled demo (${config.configFile})`);
+  if (config.security.users.size === 0) {
+    // No user ships with Petal: say how to make one, for endpoints outside /.rest/delivery/.
+    log.info('no users are configured; create one with: npx petal user add NAME --role ROLE (then sign in with HTTP Basic or POST /.auth/login)');
+  }
   const server = await startServer(config, log);
   const stop = (signal: string) => {
     log.info(`${signal}: draining requests and stopping`);

@@ -17,6 +17,7 @@ import { NodeTypeRegistry } from './repository/node-types.js';
 import { Repository } from './repository/session.js';
 import type { ContentStore } from './store/content-store.js';
 import { SqliteStore } from './store/sqlite/sqlite-store.js';
+import { PostgresStore } from './store/postgres/postgres-store.js';
 import { ThemeRegistry } from './assets/themes.js';
 import { RenditionService } from './assets/render-rendition.js';
 import { defaultRenditionCacheDir } from './assets/rendition-cache.js';
@@ -32,7 +33,7 @@ export function createLogger(level: string): Logger {
 export function createStore(url: string): ContentStore {
   if (url.startsWith('sqlite:')) return new SqliteStore({ file: url.slice('sqlite:'.length) });
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    throw new Error('The PostgreSQL store is not available in this version of Petal; use sqlite:<file>');
+    return new PostgresStore({ url });
   }
   throw new Error(`Unknown store ${JSON.stringify(url)}: expected sqlite:<file> or postgres://…`);
 }

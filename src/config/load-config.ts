@@ -125,7 +125,9 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     logLevel: overrides.logLevel ?? env.PETAL_LOG_LEVEL ?? raw.logLevel ?? 'info',
     onUuidCollision: raw.onUuidCollision ?? 'new',
     nodeTypes: raw.nodeTypes ?? {},
-    security: loadSecurity(raw.security ?? {}, baseDir, file),
+    // The demo reads users and tokens from ./security of the working folder, where `petal user add`
+    // writes them when there is no petal.yaml.
+    security: loadSecurity(raw.security ?? {}, isDemo ? cwd : baseDir, file),
     isDemo,
   };
 }

@@ -1,6 +1,6 @@
 // Security layer (CLI): `petal user add` and `petal token create`, which write the security folder.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
@@ -8,6 +8,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../config/config-error.js';
 import { createToken, readTokens, writeTokens } from './api-tokens.js';
 import { hashPassword } from './password-hash.js';
+import { packageRoot } from '../config/load-config.js';
 import { loadSecurity, NAME_PATTERN, type SecurityConfig } from './security-config.js';
 import { addUser } from './users-file.js';
 
@@ -46,7 +47,14 @@ export function locateSecurity(configFlag: string | undefined, env: NodeJS.Proce
   } else if (existsSync(resolve(cwd, 'petal.yaml'))) {
     file = resolve(cwd, 'petal.yaml');
   }
-  if (file === undefined) return { security: loadSecurity(undefined, cwd) };
+  let folderBase: string | undefined;
+  if (file === undefined) {
+    // As `petal serve` without petal.yaml: the bundled demo's roles, users kept in ./security here.
+    const demo = join(packageRoot(), 'demo', 'petal.yaml');
+    if (!existsSync(demo)) return { security: loadSecurity(undefined, cwd) };
+    file = demo;
+    folderBase = cwd;
+  }
   const lines = new LineCounter();
   const doc = parseDocument(readFileSync(file, 'utf8'), { lineCounter: lines, prettyErrors: false });
   if (doc.errors.length > 0) {
@@ -55,7 +63,7 @@ export function locateSecurity(configFlag: string | undefined, env: NodeJS.Proce
   }
   const data: unknown = doc.toJS();
   const raw = typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>).security : undefined;
-  return { configFile: file, security: loadSecurity(raw, dirname(file), file) };
+  return { configFile: file, security: loadSecurity(raw, folderBase ?? dirname(file), file) };
 }
 
 /** Creates the security folder readable by its owner only (it holds password and token hashes). */

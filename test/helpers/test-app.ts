@@ -1,5 +1,7 @@
-// Test helper: a Petal app over a fresh SQLite store, with endpoint definitions written to a temporary
-// light module and content imported through the real import pipeline.
+// Test helper: a Petal app over a fresh SQLite store (or, with PETAL_TEST_PG set, a fresh schema of that
+// PostgreSQL database), with endpoint definitions written to a temporary light module and content
+// imported through the real import pipeline.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,6 +15,9 @@ import { outputNameFor, type Namespace } from '../../src/repository/names.js';
 import { NodeTypeRegistry } from '../../src/repository/node-types.js';
 import { Repository } from '../../src/repository/session.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import type { ContentStore } from '../../src/store/content-store.js';
+import pg from 'pg';
 import { loadSecurity } from '../../src/security/security-config.js';
 import { SecurityService } from '../../src/security/security-service.js';
 import { ThemeRegistry } from '../../src/assets/themes.js';
@@ -53,7 +58,7 @@ export const OPEN_SECURITY = {
 
 export interface TestApp {
   readonly app: FastifyInstance;
-  readonly store: SqliteStore;
+  readonly store: ContentStore;
   readonly load: LoadResult;
   readonly dir: string;
   readonly security: SecurityService;
@@ -76,13 +81,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   mkdirSync(contentDir, { recursive: true });
   for (const [name, text] of Object.entries(o.content ?? {})) writeFileSync(join(contentDir, name), text);
 
-  // PETAL_QUERY_INDEX_THRESHOLD=0 runs every query through the in-memory query index instead of SQL.
-  const threshold = process.env.PETAL_QUERY_INDEX_THRESHOLD;
-  const store = new SqliteStore({
-    file: join(dir, 'petal.db'),
-    ...(threshold !== undefined ? { queryIndexThreshold: Number(threshold) } : {}),
-  });
-  await store.open();
+  const { store, dispose } = await createTestStore(dir);
   const paths = [...(o.content ? [contentDir] : []), ...(o.contentPaths ?? [])];
   if (paths.length > 0) await importPaths(store, paths, { onUuidCollision: 'new' });
 
@@ -105,9 +104,40 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     close: async () => {
       await app.close();
       await store.close();
+      await dispose();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The store of a test app: SQLite in `dir` (PETAL_QUERY_INDEX_THRESHOLD=0 runs every query through the
+ * in-memory query index instead of SQL), or with PETAL_TEST_PG=postgres://… a fresh schema there.
+ */
+async function createTestStore(dir: string): Promise<{ store: ContentStore; dispose: () => Promise<void> }> {
+  const pgUrl = process.env.PETAL_TEST_PG;
+  if (pgUrl !== undefined && pgUrl !== '') {
+    const schema = `petal_app_${randomBytes(6).toString('hex')}`;
+    const dropSchema = async () => {
+      const client = new pg.Client({ connectionString: pgUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      } finally {
+        await client.end();
+      }
+    };
+    const store = new PostgresStore({ url: pgUrl, schema });
+    await store.open();
+    return { store, dispose: dropSchema };
+  }
+  const threshold = process.env.PETAL_QUERY_INDEX_THRESHOLD;
+  const store = new SqliteStore({
+    file: join(dir, 'petal.db'),
+    ...(threshold !== undefined ? { queryIndexThreshold: Number(threshold) } : {}),
+  });
+  await store.open();
+  return { store, dispose: async () => undefined };
 }
 
 /** GET through Fastify's inject; returns status, headers and the parsed JSON body. */

@@ -24,6 +24,8 @@ interface Workspace {
   readonly orderKeys: Map<string, OrderKeys>;
   names?: string[];
   foldedNames?: string[];
+  /** ordinal → UUID, loaded on the first order by `@id` (sources with `idColumn` only). */
+  ids?: Promise<string[]>;
 }
 
 /** A property column with each entry's ordinal resolved (-1: a node of another workspace). */
@@ -41,6 +43,28 @@ interface OrderKeys {
   readonly n: Float64Array;
   readonly f: (string | undefined)[];
   readonly s: (string | undefined)[];
+}
+
+/**
+ * A source that can also list the UUIDs of a workspace's nodes, which lets the index order by `@id`
+ * (with `nidsOfIds`, which every source has, it then answers every query: see `canRun`).
+ */
+export interface UuidColumnSource extends ColumnSource {
+  idColumn(workspace: string): Promise<{ readonly nids: Int32Array; readonly ids: readonly string[] }>;
+}
+
+function hasIdColumn(source: ColumnSource): source is UuidColumnSource {
+  return typeof (source as Partial<UuidColumnSource>).idColumn === 'function';
+}
+
+/** The UUIDs of `eq` alternatives on `@id` (exact string equalities), or undefined for anything else. */
+function uuidEqualities(ranges: readonly TypedRange[]): string[] | undefined {
+  const ids: string[] = [];
+  for (const r of ranges) {
+    if (r.kind !== 'string' || !r.lo || !r.hi || !r.lo.inclusive || !r.hi.inclusive || r.lo.value !== r.hi.value) return undefined;
+    ids.push(r.lo.value as string);
+  }
+  return ids;
 }
 
 export class QueryIndex {
@@ -251,6 +275,13 @@ export class QueryIndex {
       }
       case 'ranges': {
         let b: Bitmap;
+        if (c.target.kind === 'uuid') {
+          // eq / ne on the UUID (see `canRun`): the nodes of these ids, looked up by the source.
+          const ids = uuidEqualities(c.ranges);
+          if (ids === undefined) throw new Error('uuid conditions other than eq and ne are served by SQL');
+          b = ids.length === 0 ? new Bitmap(size) : this.#fromNids(ws, await this.source.nidsOfIds(workspace, ids), size);
+          return c.negate ? Bitmap.full(size).andNot(b) : b;
+        }
         if (c.target.kind === 'property') {
           const col = await this.#column(ws, workspace, c.target.name);
           b = new Bitmap(size);
@@ -335,9 +366,12 @@ export class QueryIndex {
           keys.push((a, b) => dir * compareCodePoints(types[typeCodes[a]!]!, types[typeCodes[b]!]!));
           break;
         }
-        case 'uuid':
-          // Ordering by UUID needs the ids in memory; the SQL path serves such queries (see SqliteStore).
-          throw new Error('order by uuid is served by SQL');
+        case 'uuid': {
+          // Needs the ids in memory: only sources with `idColumn`; otherwise SQL serves it (see SqliteStore).
+          const ids = await this.#ids(ws, q.workspace);
+          keys.push((a, b) => dir * compareCodePoints(ids[a]!, ids[b]!));
+          break;
+        }
       }
     }
     const compare = (a: number, b: number) => {
@@ -350,6 +384,20 @@ export class QueryIndex {
     const k = Math.min(total, q.offset + q.limit);
     const top = topK(matches, k, compare);
     return top.slice(q.offset, q.offset + q.limit);
+  }
+
+  #ids(ws: Workspace, workspace: string): Promise<string[]> {
+    const source = this.source;
+    if (!hasIdColumn(source)) return Promise.reject(new Error('order by uuid is served by SQL'));
+    ws.ids ??= source.idColumn(workspace).then((col) => {
+      const ids: string[] = new Array(ws.table.nids.length).fill('');
+      for (let i = 0; i < col.nids.length; i++) {
+        const o = ordinalOf(ws, col.nids[i]!);
+        if (o >= 0) ids[o] = col.ids[i]!;
+      }
+      return ids;
+    });
+    return ws.ids;
   }
 
   async #orderKeys(ws: Workspace, workspace: string, name: string): Promise<OrderKeys> {
@@ -370,7 +418,17 @@ export class QueryIndex {
     return keys;
   }
 
-  /** True when the index can answer the query (otherwise the store uses SQL). */
+  /**
+   * True when this index can answer the query: what `supports` allows, plus `eq` / `ne` on the UUID
+   * (through `nidsOfIds`) and, when the source has `idColumn`, ordering by UUID.
+   */
+  canRun(q: StoreQuery): boolean {
+    return q.conditions.every((c) => c.kind !== 'like' || c.target.kind !== 'uuid')
+      && q.conditions.every((c) => c.kind !== 'ranges' || c.target.kind !== 'uuid' || uuidEqualities(c.ranges) !== undefined)
+      && (hasIdColumn(this.source) || !q.orderBy.some((o) => o.target.kind === 'uuid'));
+  }
+
+  /** True when the index can answer the query without uuid conditions or order (otherwise the store uses SQL). */
   static supports(q: StoreQuery): boolean {
     const usesUuid = (t: Target) => t.kind === 'uuid';
     return !q.orderBy.some((o) => usesUuid(o.target))

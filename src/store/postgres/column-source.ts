@@ -1,0 +1,91 @@
+// PostgreSQL backend: feeds the in-memory query index from the nodes, props and fts tables, one
+// SELECT per column.
+import type pg from 'pg';
+import type { ValueKind } from '../../query/ast.js';
+import type { NodeRecord } from '../rows.js';
+import type { ColumnSource, NodeTable, PropertyColumn } from '../query-index/column-source.js';
+import { SQL, run, runArrays } from './statements.js';
+
+const KINDS: readonly ValueKind[] = ['string', 'string', 'number', 'date', 'boolean'];
+
+/** The query index's source, plus the UUID column it uses to order by `@id`. */
+export interface PostgresColumnSource extends ColumnSource {
+  idColumn(workspace: string): Promise<{ nids: Int32Array; ids: string[] }>;
+}
+
+export function postgresColumnSource(
+  pool: () => pg.Pool,
+  generation: () => Promise<number>,
+  toRecord: (row: never) => NodeRecord,
+): PostgresColumnSource {
+  return {
+    generation,
+    async nodeTable(workspace: string): Promise<NodeTable> {
+      const rows = await runArrays<[number, string, string]>(pool(), SQL.nodeTable, [workspace]);
+      const n = rows.length;
+      const nids = new Int32Array(n);
+      const typeCodes = new Uint16Array(n);
+      const paths: string[] = new Array(n);
+      const types: string[] = [];
+      const codeOf = new Map<string, number>();
+      for (let i = 0; i < n; i++) {
+        const row = rows[i]!;
+        let code = codeOf.get(row[2]);
+        if (code === undefined) {
+          code = types.length;
+          types.push(row[2]);
+          codeOf.set(row[2], code);
+        }
+        nids[i] = row[0];
+        paths[i] = row[1];
+        typeCodes[i] = code;
+      }
+      return { nids, paths, typeCodes, types };
+    },
+    async propertyColumn(workspace: string, name: string): Promise<PropertyColumn> {
+      const rows = await runArrays<[number, number, number, string, string, number | null]>(pool(), SQL.propertyColumn, [workspace, name]);
+      const len = rows.length;
+      const nids = new Int32Array(len);
+      const pos = new Uint16Array(len);
+      const nums = new Float64Array(len);
+      const kinds: ValueKind[] = new Array(len);
+      const strs: string[] = new Array(len);
+      const folded: string[] = new Array(len);
+      for (let i = 0; i < len; i++) {
+        const r = rows[i]!;
+        nids[i] = r[0];
+        pos[i] = Math.min(r[1], 65535);
+        kinds[i] = KINDS[r[2]] ?? 'string';
+        strs[i] = r[3];
+        folded[i] = r[4];
+        nums[i] = r[5] ?? NaN;
+      }
+      return { nids, pos, kinds, nums, strs, folded };
+    },
+    async nidsOfIds(workspace: string, ids: readonly string[]): Promise<Int32Array> {
+      if (ids.length === 0) return new Int32Array(0);
+      const rows = await runArrays<[number]>(pool(), SQL.nidsOfIds, [workspace, ids]);
+      return Int32Array.from(rows, (r) => r[0]);
+    },
+    async idColumn(workspace: string): Promise<{ nids: Int32Array; ids: string[] }> {
+      const rows = await runArrays<[number, string]>(pool(), SQL.idColumn, [workspace]);
+      return { nids: Int32Array.from(rows, (r) => r[0]), ids: rows.map((r) => r[1]) };
+    },
+    async fullText(match: string): Promise<Int32Array> {
+      if (match === '') return new Int32Array(0);
+      const rows = await runArrays<[number]>(pool(), SQL.fullText, [match]);
+      return Int32Array.from(rows, (r) => r[0]);
+    },
+    async nodesByNid(nids: readonly number[]): Promise<NodeRecord[]> {
+      if (nids.length === 0) return [];
+      const rows = await run<{ nid: number }>(pool(), SQL.nodesByNid, [nids]);
+      const byNid = new Map(rows.map((r) => [r.nid, r]));
+      const out: NodeRecord[] = [];
+      for (const nid of nids) {
+        const r = byNid.get(nid);
+        if (r) out.push(toRecord(r as never));
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,108 @@
+// PostgreSQL backend: the schema, as ordered migrations (kept in TypeScript so the build ships them).
+// Text that is compared or ordered by path uses the "C" collation: code point order, as SQLite's
+// BINARY collation and the query index (`compareCodePoints`), so `path >= lo AND path < hi` ranges
+// select exactly the descendants.
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'nodes, property index, full text, blobs',
+    sql: `
+-- Nodes of every workspace: one row per node, properties as one JSON document (the same text as
+-- SQLite's) for fast rendering.
+CREATE TABLE nodes (
+  nid         bigserial PRIMARY KEY,
+  workspace   text    NOT NULL COLLATE "C",
+  id          text    NOT NULL COLLATE "C",
+  path        text    NOT NULL COLLATE "C",
+  parent_path text    NOT NULL COLLATE "C",
+  name        text    NOT NULL COLLATE "C",
+  depth       integer NOT NULL,
+  position    integer NOT NULL,
+  type        text    NOT NULL COLLATE "C",
+  mixins      text    NOT NULL,
+  props       text    NOT NULL
+);
+CREATE UNIQUE INDEX nodes_by_path ON nodes (workspace, path);
+CREATE UNIQUE INDEX nodes_by_id ON nodes (workspace, id);
+CREATE INDEX nodes_by_parent ON nodes (workspace, parent_path, position);
+-- Covers the query index's load of a workspace (nid, path, type in path order).
+CREATE INDEX nodes_by_path_type ON nodes (workspace, path) INCLUDE (nid, type);
+
+-- Typed property index: one row per value (multi-value properties have several), loaded per
+-- property by the query index. kind: 1 string, 2 number, 3 date, 4 boolean.
+CREATE TABLE props (
+  ws   text    NOT NULL COLLATE "C",
+  name text    NOT NULL COLLATE "C",
+  nid  bigint  NOT NULL REFERENCES nodes (nid) ON DELETE CASCADE,
+  pos  integer NOT NULL,
+  kind smallint NOT NULL,
+  s    text    NOT NULL COLLATE "C",
+  f    text    NOT NULL COLLATE "C",
+  n    double precision,
+  PRIMARY KEY (ws, name, nid, pos)
+);
+CREATE INDEX props_by_node ON props (nid);
+CREATE INDEX props_by_text ON props (ws, name, kind, s);
+CREATE INDEX props_by_number ON props (ws, name, kind, n) WHERE n IS NOT NULL;
+
+-- Property kinds present per workspace, so a filter value is converted to the stored types.
+CREATE TABLE prop_kinds (
+  ws   text     NOT NULL COLLATE "C",
+  name text     NOT NULL COLLATE "C",
+  kind smallint NOT NULL,
+  PRIMARY KEY (ws, name, kind)
+);
+
+-- Primary types seen per workspace (kept on insert; a stale entry only widens an IN list).
+CREATE TABLE node_types (
+  ws   text NOT NULL COLLATE "C",
+  type text NOT NULL COLLATE "C",
+  PRIMARY KEY (ws, type)
+);
+
+-- Full text of each node's own string properties (all language variants), rich text stripped,
+-- already split into lower-case words the way FTS5's unicode61 tokenizer splits them (see
+-- full-text.ts), so 'simple' only has to index the words.
+CREATE TABLE fts (
+  nid  bigint PRIMARY KEY REFERENCES nodes (nid) ON DELETE CASCADE,
+  body text   NOT NULL,
+  tsv  tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, body)) STORED
+);
+CREATE INDEX fts_by_words ON fts USING gin (tsv);
+
+-- Binaries, content-addressed, in 1 MiB chunks so that large files are never one value in memory.
+CREATE TABLE blobs (
+  hash text   PRIMARY KEY COLLATE "C",
+  size bigint NOT NULL
+);
+CREATE TABLE blob_chunks (
+  hash text    NOT NULL COLLATE "C",
+  seq  integer NOT NULL,
+  data bytea   NOT NULL,
+  PRIMARY KEY (hash, seq)
+);
+
+-- Small key/value facts about the store, such as the content generation.
+CREATE TABLE meta (
+  key   text   PRIMARY KEY,
+  value bigint NOT NULL
+);
+INSERT INTO meta (key, value) VALUES ('generation', 0);
+`,
+  },
+];
+
+/** Codes of value kinds in the `props.kind` column (as SQLite's). */
+export const KIND_CODE = { string: 1, number: 2, date: 3, boolean: 4 } as const;
+
+/** Key of the advisory lock that serializes migrations across every instance sharing the database. */
+export const MIGRATION_LOCK = 0x7065_7461; // 'peta'
+/** Key of the advisory lock that serializes imports across instances. */
+export const IMPORT_LOCK = 0x7065_7469; // 'peti'

@@ -1,0 +1,309 @@
+// PostgreSQL backend of the ContentStore: many stateless Petal instances share one database. A pool
+// of connections (node-postgres), named prepared statements, the schema migrated on open. Queries
+// are answered by the in-memory query index over columns loaded from the property index.
+import { open as openFile } from 'node:fs/promises';
+import pg from 'pg';
+import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities } from '../content-store.js';
+import type { StoreQuery, ValueKind } from '../../query/ast.js';
+import { fullTextOf, indexRows } from '../index-values.js';
+import { QueryIndex } from '../query-index/query-index.js';
+import type { ImportTx, InsertNode } from '../import-tx.js';
+import type { BlobInfo, BlobSpool, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
+import { writeImport } from '../write-import.js';
+import { descendantRange } from '../../repository/paths.js';
+import { postgresColumnSource } from './column-source.js';
+import { ftsBody, tsQueryText } from './full-text.js';
+import { IMPORT_LOCK, KIND_CODE } from './migrations.js';
+import { migrate } from './schema.js';
+import { SQL, exec, run } from './statements.js';
+
+const BLOB_CHUNK = 1 << 20;
+const KIND_NAMES: Readonly<Record<number, ValueKind>> = { 1: 'string', 2: 'number', 3: 'date', 4: 'boolean' };
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+interface NodeRow {
+  id: string; workspace: string; path: string; parent_path: string; name: string;
+  depth: number; position: number; type: string; mixins: string; props: string;
+}
+
+const EMPTY: readonly string[] = Object.freeze([]);
+
+function toRecord(r: NodeRow): NodeRecord {
+  return {
+    id: r.id, workspace: r.workspace, path: r.path, parentPath: r.parent_path, name: r.name,
+    depth: r.depth, position: r.position, type: r.type,
+    mixins: r.mixins === '[]' ? EMPTY : (JSON.parse(r.mixins) as string[]),
+    properties: JSON.parse(r.props) as NodeRecord['properties'],
+  };
+}
+
+export interface PostgresStoreOptions {
+  /** `postgres://user@host:port/database` (any option node-postgres reads from a connection string). */
+  readonly url: string;
+  /**
+   * Schema to hold the tables (created when missing); every connection's search_path is set to it.
+   * Default: the server's search_path (normally `public`).
+   */
+  readonly schema?: string;
+  /** Pool size; default 10. */
+  readonly max?: number;
+}
+
+export class PostgresStore implements ContentStore {
+  readonly capabilities: StoreCapabilities = { name: 'postgres', fullText: 'tsvector', notifyOnWrite: false };
+  readonly #options: PostgresStoreOptions;
+  #pool: pg.Pool | undefined;
+  #opening: Promise<void> | undefined;
+  /** Imports run one at a time in this process: each waits for the previous one to commit or roll back. */
+  #writeQueue: Promise<unknown> = Promise.resolve();
+  readonly #index: QueryIndex;
+
+  constructor(options: PostgresStoreOptions) {
+    if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
+      throw new Error(`PostgresStore: invalid schema name ${JSON.stringify(options.schema)}`);
+    }
+    this.#options = options;
+    this.#index = new QueryIndex(postgresColumnSource(() => this.#db, () => this.generation(), toRecord as (row: never) => NodeRecord));
+  }
+
+  get schema(): string | undefined {
+    return this.#options.schema;
+  }
+
+  get #db(): pg.Pool {
+    if (!this.#pool) throw new Error('PostgresStore is not open');
+    return this.#pool;
+  }
+
+  async open(): Promise<void> {
+    if (this.#pool) return;
+    this.#opening ??= this.#connect().finally(() => { this.#opening = undefined; });
+    return this.#opening;
+  }
+
+  async #connect(): Promise<void> {
+    const schema = this.#options.schema;
+    if (schema !== undefined) {
+      // The schema must exist before connections that use it as their search_path create tables.
+      const setup = new pg.Client({ connectionString: this.#options.url });
+      await setup.connect();
+      try {
+        await setup.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      } finally {
+        await setup.end();
+      }
+    }
+    const pool = new pg.Pool({
+      connectionString: this.#options.url,
+      max: this.#options.max ?? 10,
+      ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
+    });
+    // An idle client's error (server restart, network) must not crash the process; the pool drops it.
+    pool.on('error', () => undefined);
+    try {
+      await migrate(pool);
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      throw err;
+    }
+    this.#pool = pool;
+  }
+
+  async close(): Promise<void> {
+    await this.#opening?.catch(() => undefined);
+    await this.#writeQueue.catch(() => undefined);
+    const pool = this.#pool;
+    this.#pool = undefined;
+    this.#index.invalidate();
+    if (pool) await pool.end();
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return (await run(this.#db, SQL.ping)).length === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  async getNode(workspace: string, path: string): Promise<NodeRecord | undefined> {
+    const rows = await run<NodeRow>(this.#db, SQL.byPath, [workspace, path]);
+    return rows[0] && toRecord(rows[0]);
+  }
+
+  async getNodeById(workspace: string, id: string): Promise<NodeRecord | undefined> {
+    const rows = await run<NodeRow>(this.#db, SQL.byId, [workspace, id]);
+    return rows[0] && toRecord(rows[0]);
+  }
+
+  async getNodesByIds(workspace: string, ids: readonly string[]): Promise<NodeRecord[]> {
+    if (ids.length === 0) return [];
+    return (await run<NodeRow>(this.#db, SQL.byIds, [workspace, ids])).map(toRecord);
+  }
+
+  async getSubtree(workspace: string, path: string, depth: number): Promise<NodeRecord[]> {
+    if (path === '/') {
+      if (depth <= 0) return [];
+      return (await run<NodeRow>(this.#db, SQL.rootSubtree, [workspace, depth])).map(toRecord);
+    }
+    if (depth <= 0) {
+      const node = await this.getNode(workspace, path);
+      return node ? [node] : [];
+    }
+    const [lo, hi] = descendantRange(path);
+    return (await run<NodeRow>(this.#db, SQL.subtree, [workspace, path, lo, hi, depth])).map(toRecord);
+  }
+
+  async getSubtrees(workspace: string, paths: readonly string[], depth: number): Promise<NodeRecord[]> {
+    if (depth <= 0 || paths.length === 0) return [];
+    const los: string[] = [];
+    const his: string[] = [];
+    for (const p of paths) {
+      const [lo, hi] = descendantRange(p);
+      los.push(lo);
+      his.push(hi);
+    }
+    return (await run<NodeRow>(this.#db, SQL.subtrees, [workspace, paths, los, his, depth])).map(toRecord);
+  }
+
+  async query(q: StoreQuery): Promise<QueryResult> {
+    // Always the query index (the delivery layer only builds queries it can run: eq / ne on @id).
+    if (!this.#index.canRun(q)) throw new Error('PostgresStore: this query (a uuid condition other than eq / ne) is not supported');
+    return this.#index.run(q, tsQueryText(q));
+  }
+
+  async propertyKinds(workspace: string, names: readonly string[], readable?: ReadableCondition): Promise<Map<string, ValueKind[]>> {
+    if (names.length === 0) return new Map();
+    if (readable) return this.#index.kinds(workspace, names, readable);
+    const out = new Map<string, ValueKind[]>();
+    for (const r of await run<{ name: string; kind: number }>(this.#db, SQL.kinds, [workspace, names])) {
+      const kind = KIND_NAMES[r.kind];
+      if (kind === undefined) continue;
+      const list = out.get(r.name);
+      if (list) list.push(kind);
+      else out.set(r.name, [kind]);
+    }
+    return out;
+  }
+
+  async nodeTypesPresent(workspace: string): Promise<string[]> {
+    return (await run<{ type: string }>(this.#db, SQL.types, [workspace])).map((r) => r.type);
+  }
+
+  async countNodes(workspace?: string): Promise<number> {
+    const rows = workspace === undefined
+      ? await run<{ n: number }>(this.#db, SQL.countAll)
+      : await run<{ n: number }>(this.#db, SQL.countWs, [workspace]);
+    return rows[0]!.n;
+  }
+
+  async listWorkspaces(): Promise<string[]> {
+    return (await run<{ workspace: string }>(this.#db, SQL.workspaces)).map((r) => r.workspace);
+  }
+
+  async importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
+    const result = this.#writeQueue.then(() => this.#importNow(documents, options)).finally(() => this.#index.invalidate());
+    this.#writeQueue = result.catch(() => undefined);
+    return result;
+  }
+
+  async #importNow(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
+    const client = await this.#db.connect();
+    const tx: ImportTx = {
+      pathOfId: async (ws, id) => (await run<{ path: string }>(client, SQL.pathOfId, [ws, id]))[0]?.path,
+      positionOf: async (ws, path) => (await run<{ position: number }>(client, SQL.positionOf, [ws, path]))[0]?.position,
+      maxChildPosition: async (ws, parent) => (await run<{ m: number | null }>(client, SQL.maxChild, [ws, parent]))[0]?.m ?? -1,
+      deleteSubtree: async (ws, path) => {
+        const [lo, hi] = descendantRange(path);
+        return exec(client, SQL.deleteSubtree, [ws, path, lo, hi]);
+      },
+      insertNode: async (n: InsertNode) => {
+        const [row] = await run<{ nid: string }>(client, SQL.insertNode, [
+          n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
+          JSON.stringify(n.mixins), JSON.stringify(n.properties),
+        ]);
+        const nid = row!.nid;
+        const rows = indexRows(n.properties);
+        if (rows.length > 0) {
+          const names: string[] = [];
+          const pos: number[] = [];
+          const kinds: number[] = [];
+          const s: string[] = [];
+          const f: string[] = [];
+          const nums: (number | null)[] = [];
+          for (const x of rows) {
+            names.push(x.name);
+            pos.push(x.pos);
+            kinds.push(KIND_CODE[x.kind]);
+            s.push(x.s);
+            f.push(x.f);
+            nums.push(x.n);
+          }
+          await exec(client, SQL.insertProps, [nid, n.workspace, names, pos, kinds, s, f, nums]);
+          await exec(client, SQL.insertKinds, [n.workspace, names, kinds]);
+        }
+        await exec(client, SQL.insertType, [n.workspace, n.type]);
+        const body = ftsBody(fullTextOf(n.properties));
+        if (body !== '') await exec(client, SQL.insertFts, [nid, body]);
+      },
+      hasBlob: async (hash) => (await run(client, SQL.hasBlob, [hash])).length > 0,
+      insertBlob: async (spool: BlobSpool) => insertBlobChunks(client, spool),
+      bumpGeneration: async () => { await exec(client, SQL.bump); },
+    };
+    let failed = false;
+    try {
+      await client.query('BEGIN');
+      // Imports of other instances wait for this one (positions of new siblings depend on the last commit).
+      await run(client, SQL.importLock, [IMPORT_LOCK]);
+      const result = await writeImport(tx, documents, options);
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        failed = true; // the connection is broken: drop it rather than return it to the pool
+      }
+      throw err;
+    } finally {
+      client.release(failed);
+    }
+  }
+
+  async getBlobInfo(hash: string): Promise<BlobInfo | undefined> {
+    const [row] = await run<{ hash: string; size: string }>(this.#db, SQL.blobInfo, [hash]);
+    return row && { hash: row.hash, size: Number(row.size) };
+  }
+
+  async readBlob(hash: string, offset: number, length: number): Promise<Buffer> {
+    if (length <= 0) return Buffer.alloc(0);
+    const first = Math.floor(offset / BLOB_CHUNK);
+    const last = Math.floor((offset + length - 1) / BLOB_CHUNK);
+    const rows = await run<{ seq: number; data: Buffer }>(this.#db, SQL.blobChunks, [hash, first, last]);
+    if (rows.length === 0) return Buffer.alloc(0);
+    const joined = rows.length === 1 ? rows[0]!.data : Buffer.concat(rows.map((r) => r.data));
+    const start = offset - first * BLOB_CHUNK;
+    return joined.subarray(start, start + length);
+  }
+
+  async generation(): Promise<number> {
+    const [row] = await run<{ value: string }>(this.#db, SQL.generation);
+    return Number(row!.value);
+  }
+}
+
+async function insertBlobChunks(client: pg.PoolClient, spool: BlobSpool): Promise<void> {
+  const file = await openFile(spool.file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(BLOB_CHUNK);
+    let seq = 0;
+    for (;;) {
+      const { bytesRead } = await file.read(buf, 0, BLOB_CHUNK, null);
+      if (bytesRead <= 0) break;
+      await exec(client, SQL.insertChunk, [spool.hash, seq++, Buffer.from(buf.subarray(0, bytesRead))]);
+    }
+  } finally {
+    await file.close();
+  }
+  await exec(client, SQL.insertBlob, [spool.hash, spool.size]);
+}

@@ -1,0 +1,110 @@
+// PostgreSQL backend: every SQL statement of the store, as named prepared statements (pg prepares a
+// name once per connection and reuses it). Identifiers are fixed here; every value is a parameter.
+import type pg from 'pg';
+
+export const NODE_COLUMNS = 'n.id, n.workspace, n.path, n.parent_path, n.name, n.depth, n.position, n.type, n.mixins, n.props';
+const ORDER = 'ORDER BY n.depth, n.parent_path, n.position';
+
+export interface Statement {
+  readonly name: string;
+  readonly text: string;
+}
+
+const s = (name: string, text: string): Statement => ({ name: `petal_${name}`, text });
+
+export const SQL = {
+  ping: s('ping', 'SELECT 1 AS ok'),
+  byPath: s('by_path', `SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.workspace = $1 AND n.path = $2`),
+  byId: s('by_id', `SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.workspace = $1 AND n.id = $2`),
+  byIds: s('by_ids', `SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.workspace = $1 AND n.id = ANY ($2::text[])`),
+  /** $1 workspace, $2 path, $3..$4 its descendant range, $5 levels below it. */
+  subtree: s('subtree', `
+    SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.workspace = $1 AND n.path = $2
+    UNION ALL
+    SELECT ${NODE_COLUMNS} FROM nodes r JOIN nodes n
+      ON n.workspace = $1 AND n.path >= $3 AND n.path < $4 AND n.depth <= r.depth + $5::int
+    WHERE r.workspace = $1 AND r.path = $2
+    ORDER BY depth, parent_path, position`),
+  /** Descendants of the workspace root: $1 workspace, $2 deepest depth. */
+  rootSubtree: s('root_subtree', `SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.workspace = $1 AND n.depth <= $2 ${ORDER}`),
+  /**
+   * Descendants of several nodes, each node once: $1 workspace, $2 paths, $3 / $4 their descendant
+   * ranges, $5 levels below each. `/` (depth 0) has no row of its own.
+   */
+  subtrees: s('subtrees', `
+    WITH roots AS (
+      SELECT p.lo, p.hi, CASE WHEN p.path = '/' THEN 0 ELSE r.depth END AS depth
+      FROM unnest($2::text[], $3::text[], $4::text[]) AS p(path, lo, hi)
+      LEFT JOIN nodes r ON r.workspace = $1 AND r.path = p.path COLLATE "C"
+      WHERE p.path = '/' OR r.nid IS NOT NULL
+    )
+    SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.nid IN (
+      SELECT d.nid FROM roots JOIN nodes d
+        ON d.workspace = $1 AND d.path >= roots.lo COLLATE "C" AND d.path < roots.hi COLLATE "C"
+       AND d.depth <= roots.depth + $5
+    ) ${ORDER}`),
+  countAll: s('count_all', 'SELECT count(*)::int AS n FROM nodes'),
+  countWs: s('count_ws', 'SELECT count(*)::int AS n FROM nodes WHERE workspace = $1'),
+  workspaces: s('workspaces', 'SELECT DISTINCT workspace FROM nodes ORDER BY workspace'),
+  kinds: s('kinds', 'SELECT name, kind FROM prop_kinds WHERE ws = $1 AND name = ANY ($2::text[])'),
+  types: s('types', 'SELECT type FROM node_types WHERE ws = $1'),
+  blobInfo: s('blob_info', 'SELECT hash, size FROM blobs WHERE hash = $1'),
+  blobChunks: s('blob_chunks', 'SELECT seq, data FROM blob_chunks WHERE hash = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq'),
+  generation: s('generation', "SELECT value FROM meta WHERE key = 'generation'"),
+
+  // ---- import transaction ----
+  pathOfId: s('path_of_id', 'SELECT path FROM nodes WHERE workspace = $1 AND id = $2'),
+  positionOf: s('position_of', 'SELECT position FROM nodes WHERE workspace = $1 AND path = $2'),
+  maxChild: s('max_child', 'SELECT max(position) AS m FROM nodes WHERE workspace = $1 AND parent_path = $2'),
+  /** The node and its descendants ($3 / $4 the descendant range); props and fts rows go by cascade. */
+  deleteSubtree: s('delete_subtree', 'DELETE FROM nodes WHERE workspace = $1 AND (path = $2 OR (path >= $3 AND path < $4))'),
+  insertNode: s('insert_node', `
+    INSERT INTO nodes (workspace, id, path, parent_path, name, depth, position, type, mixins, props)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING nid`),
+  /** All index rows of one node in one statement: parallel arrays. */
+  insertProps: s('insert_props', `
+    INSERT INTO props (nid, ws, name, pos, kind, s, f, n)
+    SELECT $1::int8, $2::text, x.name, x.pos, x.kind, x.s, x.f, x.n
+    FROM unnest($3::text[], $4::int[], $5::smallint[], $6::text[], $7::text[], $8::float8[]) AS x(name, pos, kind, s, f, n)`),
+  insertKinds: s('insert_kinds', `
+    INSERT INTO prop_kinds (ws, name, kind)
+    SELECT DISTINCT $1::text, x.name, x.kind FROM unnest($2::text[], $3::smallint[]) AS x(name, kind)
+    ON CONFLICT DO NOTHING`),
+  insertType: s('insert_type', 'INSERT INTO node_types (ws, type) VALUES ($1, $2) ON CONFLICT DO NOTHING'),
+  insertFts: s('insert_fts', 'INSERT INTO fts (nid, body) VALUES ($1, $2)'),
+  hasBlob: s('has_blob', 'SELECT 1 FROM blobs WHERE hash = $1'),
+  insertBlob: s('insert_blob', 'INSERT INTO blobs (hash, size) VALUES ($1, $2) ON CONFLICT DO NOTHING'),
+  insertChunk: s('insert_chunk', `
+    INSERT INTO blob_chunks (hash, seq, data) VALUES ($1, $2, $3)
+    ON CONFLICT (hash, seq) DO UPDATE SET data = EXCLUDED.data`),
+  bump: s('bump', "UPDATE meta SET value = value + 1 WHERE key = 'generation'"),
+  importLock: s('import_lock', 'SELECT pg_advisory_xact_lock($1)'),
+
+  // ---- query index columns ----
+  nodeTable: s('node_table', 'SELECT nid::int4 AS nid, path, type FROM nodes WHERE workspace = $1 ORDER BY path COLLATE "C"'),
+  propertyColumn: s('property_column', 'SELECT nid::int4 AS nid, pos, kind, s, f, n FROM props WHERE ws = $1 AND name = $2 ORDER BY nid, pos'),
+  nidsOfIds: s('nids_of_ids', 'SELECT nid::int4 AS nid FROM nodes WHERE workspace = $1 AND id = ANY ($2::text[])'),
+  idColumn: s('id_column', 'SELECT nid::int4 AS nid, id FROM nodes WHERE workspace = $1 ORDER BY nid'),
+  fullText: s('full_text', "SELECT nid::int4 AS nid FROM fts WHERE tsv @@ to_tsquery('simple', $1)"),
+  nodesByNid: s('nodes_by_nid', `SELECT n.nid::int4 AS nid, ${NODE_COLUMNS} FROM nodes n WHERE n.nid = ANY ($1::int8[])`),
+} as const;
+
+type Queryable = pg.Pool | pg.PoolClient;
+
+/** Runs a prepared statement; rows as objects. */
+export async function run<R extends pg.QueryResultRow>(db: Queryable, st: Statement, values: readonly unknown[] = []): Promise<R[]> {
+  const r = await db.query<R>({ name: st.name, text: st.text, values: values as unknown[] });
+  return r.rows;
+}
+
+/** Runs a prepared statement; the affected row count. */
+export async function exec(db: Queryable, st: Statement, values: readonly unknown[] = []): Promise<number> {
+  const r = await db.query({ name: st.name, text: st.text, values: values as unknown[] });
+  return r.rowCount ?? 0;
+}
+
+/** Runs a prepared statement; rows as arrays (cheaper for large column loads). */
+export async function runArrays<R extends unknown[]>(db: Queryable, st: Statement, values: readonly unknown[] = []): Promise<R[]> {
+  const r = await db.query<R>({ name: st.name, text: st.text, values: values as unknown[], rowMode: 'array' });
+  return r.rows;
+}
