@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { loadConfig, type PetalConfig, type SiteConfig } from './config/load-config.js';
 import { SecurityService } from './security/security-service.js';
 import { discoverSites } from './config/discover-sites.js';
@@ -140,6 +140,12 @@ function warnAboutAccess(registry: EndpointRegistry, security: SecurityService, 
 
 /** Reloads users, groups, roles and tokens when petal.yaml or the security folder changes. */
 function watchSecurity(config: PetalConfig, security: SecurityService, log: Logger): ModuleWatcher | undefined {
+  // The folder is created (owner-only) so that users added later with `petal user add` are seen.
+  try {
+    mkdirSync(config.security.folder, { recursive: true, mode: 0o700 });
+  } catch {
+    // read-only location: watch what exists
+  }
   const roots = [config.configFile, config.security.folder].filter((p): p is string => p !== undefined && existsSync(p));
   if (roots.length === 0) return undefined;
   return watchModules(roots, () => {

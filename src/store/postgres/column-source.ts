@@ -43,7 +43,9 @@ export function postgresColumnSource(
       return { nids, paths, typeCodes, types };
     },
     async propertyColumn(workspace: string, name: string): Promise<PropertyColumn> {
-      const rows = await runArrays<[number, number, number, string, string, number | null]>(pool(), SQL.propertyColumn, [workspace, name]);
+      const rows = name.includes('\u0000') // PostgreSQL text has no U+0000: no property has such a name
+        ? []
+        : await runArrays<[number, number, number, string, string, number | null]>(pool(), SQL.propertyColumn, [workspace, name]);
       const len = rows.length;
       const nids = new Int32Array(len);
       const pos = new Uint16Array(len);
@@ -63,8 +65,9 @@ export function postgresColumnSource(
       return { nids, pos, kinds, nums, strs, folded };
     },
     async nidsOfIds(workspace: string, ids: readonly string[]): Promise<Int32Array> {
-      if (ids.length === 0) return new Int32Array(0);
-      const rows = await runArrays<[number]>(pool(), SQL.nidsOfIds, [workspace, ids]);
+      const wanted = ids.filter((id) => !id.includes('\u0000')); // no stored id holds U+0000
+      if (wanted.length === 0) return new Int32Array(0);
+      const rows = await runArrays<[number]>(pool(), SQL.nidsOfIds, [workspace, wanted]);
       return Int32Array.from(rows, (r) => r[0]);
     },
     async idColumn(workspace: string): Promise<{ nids: Int32Array; ids: string[] }> {

@@ -1,34 +1,60 @@
-// PostgreSQL backend: full text with the semantics of SQLite's FTS5 `unicode61` tokenizer (whole words
-// of letters, digits and private-use characters, case-insensitive, no stemming, `word*` prefixes, all
-// words must match). PostgreSQL's default parser splits on other punctuation (it keeps `a.b` as one
-// host name, `a-b` as a hyphenated word, ...), so the words are cut here in JavaScript, lower-cased,
-// and stored separated by spaces; 'simple' then indexes each word as it is. Query words go through
-// the same cut, so both sides agree.
+// PostgreSQL backend: full text with the semantics of SQLite's FTS5 `unicode61` tokenizer (words are
+// runs of letters, digits, marks and private-use characters; case-insensitive, no stemming, `word*`
+// prefixes, every word must match). PostgreSQL's own parser cuts differently (`x²` → `x`, a combining
+// mark ends a word; 'simple' is only right for plain words), so the words are cut here, lower-cased,
+// and stored as the lexemes themselves; the query is a tsquery of the same words, quoted, so no
+// PostgreSQL parser ever sees them.
 import type { StoreQuery } from '../../query/ast.js';
 
-const WORD = /[\p{L}\p{N}\p{Co}]+/gu;
+const WORD = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
+/** PostgreSQL's limit on one lexeme, in bytes; longer words are left out of the index. */
+const MAX_LEXEME_BYTES = 2046;
+/** Stay below the 1 MB limit of one tsvector. */
+const MAX_BODY_BYTES = 1_000_000;
 
-/** The words of `text` as FTS5's unicode61 tokenizer finds them, lower-cased. */
+const ASCII = /^[\x00-\x7f]*$/;
+const ANY = /[^]/gu;
+/** One code point folded alone (no final-sigma context: FTS5 folds Σ and ς to σ), U+0130 kept. */
+const fold = (c: string): string => (c === '\u0130' ? c : c === '\u03c2' ? '\u03c3' : c.toLowerCase());
+
+/**
+ * The words of `text` as FTS5's unicode61 tokenizer finds them, case-folded as it folds them: each code
+ * point lower-cased alone, except U+0130 (İ), whose lower case is two code points and which FTS5 keeps.
+ */
 export function words(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(WORD)) out.push(m[0].toLowerCase());
+  for (const m of text.matchAll(WORD)) {
+    const w = m[0];
+    out.push(ASCII.test(w) ? w.toLowerCase() : w.replace(ANY, fold));
+  }
   return out;
 }
 
-/** What the `fts.body` column holds for a node's full text ('' when it has no word). */
+/** What the `fts.body` column holds for a node's full text: its distinct words ('' when it has none). */
 export function ftsBody(text: string): string {
-  return words(text).join(' ');
+  const seen = new Set<string>();
+  let bytes = 0;
+  for (const w of words(text)) {
+    if (seen.has(w)) continue;
+    const size = Buffer.byteLength(w);
+    if (size > MAX_LEXEME_BYTES) continue;
+    if (bytes + size + 8 > MAX_BODY_BYTES) break;
+    bytes += size + 8;
+    seen.add(w);
+  }
+  return [...seen].join(' ');
 }
 
 /**
- * The `to_tsquery('simple', …)` text of the query's terms: `word` or `word:*`, joined by `&`. A term
- * that FTS5 would split into several tokens (a combining mark inside it) becomes a phrase (`a <-> b`),
- * as FTS5 treats a quoted string of several tokens. Returns '' when no term has a word (matches nothing).
+ * The tsquery text of the query's terms: `'word'` or `'word':*`, joined by `&`. The words hold letters,
+ * digits and marks only (see parse-query), so quoting needs no escapes; a term FTS5 would cut in
+ * several tokens is cut the same way and its tokens must follow one another (`<->`). Returns '' when
+ * a term has no word (matches nothing).
  */
 export function tsQueryText(q: StoreQuery): string {
   const parts: string[] = [];
   for (const t of q.fullText) {
-    const w = words(t.word);
+    const w = words(t.word).map((x) => `'${x.replace(/['\\]/g, '')}'`);
     if (w.length === 0) return '';
     if (t.prefix) w[w.length - 1] = `${w[w.length - 1]}:*`;
     parts.push(w.length === 1 ? w[0]! : `(${w.join(' <-> ')})`);

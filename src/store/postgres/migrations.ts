@@ -67,13 +67,15 @@ CREATE TABLE node_types (
   PRIMARY KEY (ws, type)
 );
 
--- Full text of each node's own string properties (all language variants), rich text stripped,
--- already split into lower-case words the way FTS5's unicode61 tokenizer splits them (see
--- full-text.ts), so 'simple' only has to index the words.
+-- Full text of each node's own string properties (all language variants), rich text stripped: its
+-- distinct words, lower-cased, separated by spaces, cut the way FTS5's unicode61 tokenizer cuts them
+-- (see full-text.ts). They become the lexemes as they are: PostgreSQL's own parser (to_tsvector)
+-- would cut some words differently (\`x²\` → \`x\`, a combining mark ends a word), and \`q\` must
+-- match exactly what it matches on SQLite.
 CREATE TABLE fts (
   nid  bigint PRIMARY KEY REFERENCES nodes (nid) ON DELETE CASCADE,
   body text   NOT NULL,
-  tsv  tsvector GENERATED ALWAYS AS (to_tsvector('simple'::regconfig, body)) STORED
+  tsv  tsvector GENERATED ALWAYS AS (array_to_tsvector(string_to_array(body, ' '))) STORED
 );
 CREATE INDEX fts_by_words ON fts USING gin (tsv);
 

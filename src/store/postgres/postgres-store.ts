@@ -127,21 +127,25 @@ export class PostgresStore implements ContentStore {
   }
 
   async getNode(workspace: string, path: string): Promise<NodeRecord | undefined> {
+    if (hasNul(path)) return undefined;
     const rows = await run<NodeRow>(this.#db, SQL.byPath, [workspace, path]);
     return rows[0] && toRecord(rows[0]);
   }
 
   async getNodeById(workspace: string, id: string): Promise<NodeRecord | undefined> {
+    if (hasNul(id)) return undefined;
     const rows = await run<NodeRow>(this.#db, SQL.byId, [workspace, id]);
     return rows[0] && toRecord(rows[0]);
   }
 
   async getNodesByIds(workspace: string, ids: readonly string[]): Promise<NodeRecord[]> {
-    if (ids.length === 0) return [];
-    return (await run<NodeRow>(this.#db, SQL.byIds, [workspace, ids])).map(toRecord);
+    const wanted = withoutNul(ids);
+    if (wanted.length === 0) return [];
+    return (await run<NodeRow>(this.#db, SQL.byIds, [workspace, wanted])).map(toRecord);
   }
 
   async getSubtree(workspace: string, path: string, depth: number): Promise<NodeRecord[]> {
+    if (hasNul(path)) return [];
     if (path === '/') {
       if (depth <= 0) return [];
       return (await run<NodeRow>(this.#db, SQL.rootSubtree, [workspace, depth])).map(toRecord);
@@ -155,6 +159,7 @@ export class PostgresStore implements ContentStore {
   }
 
   async getSubtrees(workspace: string, paths: readonly string[], depth: number): Promise<NodeRecord[]> {
+    paths = withoutNul(paths);
     if (depth <= 0 || paths.length === 0) return [];
     const los: string[] = [];
     const his: string[] = [];
@@ -173,6 +178,7 @@ export class PostgresStore implements ContentStore {
   }
 
   async propertyKinds(workspace: string, names: readonly string[], readable?: ReadableCondition): Promise<Map<string, ValueKind[]>> {
+    names = withoutNul(names);
     if (names.length === 0) return new Map();
     if (readable) return this.#index.kinds(workspace, names, readable);
     const out = new Map<string, ValueKind[]>();
@@ -232,11 +238,11 @@ export class PostgresStore implements ContentStore {
           const f: string[] = [];
           const nums: (number | null)[] = [];
           for (const x of rows) {
-            names.push(x.name);
+            names.push(storableText(x.name));
             pos.push(x.pos);
             kinds.push(KIND_CODE[x.kind]);
-            s.push(x.s);
-            f.push(x.f);
+            s.push(storableText(x.s));
+            f.push(storableText(x.f));
             nums.push(x.n);
           }
           await exec(client, SQL.insertProps, [nid, n.workspace, names, pos, kinds, s, f, nums]);
@@ -271,12 +277,13 @@ export class PostgresStore implements ContentStore {
   }
 
   async getBlobInfo(hash: string): Promise<BlobInfo | undefined> {
+    if (hasNul(hash)) return undefined;
     const [row] = await run<{ hash: string; size: string }>(this.#db, SQL.blobInfo, [hash]);
     return row && { hash: row.hash, size: Number(row.size) };
   }
 
   async readBlob(hash: string, offset: number, length: number): Promise<Buffer> {
-    if (length <= 0) return Buffer.alloc(0);
+    if (length <= 0 || hasNul(hash)) return Buffer.alloc(0);
     const first = Math.floor(offset / BLOB_CHUNK);
     const last = Math.floor((offset + length - 1) / BLOB_CHUNK);
     const rows = await run<{ seq: number; data: Buffer }>(this.#db, SQL.blobChunks, [hash, first, last]);
@@ -290,6 +297,23 @@ export class PostgresStore implements ContentStore {
     const [row] = await run<{ value: string }>(this.#db, SQL.generation);
     return Number(row!.value);
   }
+}
+
+/**
+ * PostgreSQL text cannot hold U+0000, so no stored path, id or name contains it: a value with one (from
+ * a hostile request) matches nothing, without sending it to the server, which would reject it.
+ */
+export function hasNul(value: string): boolean {
+  return value.includes('\u0000');
+}
+
+export function withoutNul(values: readonly string[]): readonly string[] {
+  return values.some(hasNul) ? values.filter((v) => !hasNul(v)) : values;
+}
+
+/** Index text without U+0000 (which PostgreSQL text cannot hold; the node's JSON keeps the exact value). */
+function storableText(value: string): string {
+  return hasNul(value) ? value.replaceAll('\u0000', '\ufffd') : value;
 }
 
 async function insertBlobChunks(client: pg.PoolClient, spool: BlobSpool): Promise<void> {
