@@ -150,7 +150,8 @@ function watchSecurity(config: PetalConfig, security: SecurityService, log: Logg
   if (roots.length === 0) return undefined;
   return watchModules(roots, () => {
     try {
-      const fresh = loadConfig({ ...(config.configFile !== undefined ? { config: config.configFile } : {}) });
+      // The same resolution as at start: the demo keeps reading ./security of the working folder.
+      const fresh = config.isDemo ? loadConfig({}) : loadConfig({ ...(config.configFile !== undefined ? { config: config.configFile } : {}) });
       security.reload(fresh.security);
       log.info('security configuration reloaded');
     } catch (err) {

@@ -49,13 +49,15 @@ export function ftsBody(text: string): string {
  * The tsquery text of the query's terms: `'word'` or `'word':*`, joined by `&`. The words hold letters,
  * digits and marks only (see parse-query), so quoting needs no escapes; a term FTS5 would cut in
  * several tokens is cut the same way and its tokens must follow one another (`<->`). Returns '' when
- * a term has no word (matches nothing).
+ * a term has no word, or a word longer than a lexeme
+ * can be (matches nothing; such words are not indexed: a difference from SQLite, which indexes them).
  */
 export function tsQueryText(q: StoreQuery): string {
   const parts: string[] = [];
   for (const t of q.fullText) {
     const w = words(t.word).map((x) => `'${x.replace(/['\\]/g, '')}'`);
-    if (w.length === 0) return '';
+    // No word, or one too long to be a lexeme (never indexed, see ftsBody): nothing matches.
+    if (w.length === 0 || w.some((x) => Buffer.byteLength(x) > MAX_LEXEME_BYTES + 2)) return '';
     if (t.prefix) w[w.length - 1] = `${w[w.length - 1]}:*`;
     parts.push(w.length === 1 ? w[0]! : `(${w.join(' <-> ')})`);
   }
