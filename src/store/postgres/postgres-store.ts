@@ -13,7 +13,7 @@ import { writeImport } from '../write-import.js';
 import { descendantRange } from '../../repository/paths.js';
 import { postgresColumnSource } from './column-source.js';
 import { ftsBody, tsQueryText } from './full-text.js';
-import { IMPORT_LOCK, KIND_CODE } from './migrations.js';
+import { IMPORT_LOCK, KIND_CODE, MIGRATION_LOCK } from './migrations.js';
 import { migrate } from './schema.js';
 import { SQL, exec, run } from './statements.js';
 
@@ -88,7 +88,11 @@ export class PostgresStore implements ContentStore {
       const setup = new pg.Client({ connectionString: this.#options.url });
       await setup.connect();
       try {
+        // Under the migration lock: instances starting together would otherwise race on the catalog.
+        await setup.query('BEGIN');
+        await setup.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
         await setup.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+        await setup.query('COMMIT');
       } finally {
         await setup.end();
       }
