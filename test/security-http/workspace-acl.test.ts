@@ -347,7 +347,8 @@ describe.each(QUERY_PATHS)('Query nodes on the %s query path', (path) => {
   const hi = () => apps[path].hi;
   const lo = () => apps[path].lo;
 
-  it(`really runs on the ${path} query path`, async () => {
+  // PostgreSQL answers every query from the index: the SQL path exists on SQLite only.
+  it.skipIf(process.env.PETAL_TEST_PG !== undefined && path !== 'index')(`really runs on the ${path} query path`, async () => {
     const spy = vi.spyOn(QueryIndex.prototype, 'run');
     try {
       expect((await query(hi(), 'secret[gt]=m&orderBy=secret&q=visible')).status).toBe(200);
