@@ -11,6 +11,7 @@ import { watchModules, type ModuleWatcher } from './config/watch-modules.js';
 import { EndpointRegistry } from './delivery/endpoint-registry.js';
 import { loadDefinitions, type DefinitionProblem } from './delivery/load-definitions.js';
 import { buildApp } from './http/build-app.js';
+import type { ResponseCache } from './http/response-cache.js';
 import { importPaths } from './ingest/run-import.js';
 import { outputNameFor } from './repository/names.js';
 import { NodeTypeRegistry } from './repository/node-types.js';
@@ -30,10 +31,10 @@ export function createLogger(level: string): Logger {
     : pino({ level });
 }
 
-export function createStore(url: string): ContentStore {
+export function createStore(url: string, options: { replicas?: readonly string[] } = {}): ContentStore {
   if (url.startsWith('sqlite:')) return new SqliteStore({ file: url.slice('sqlite:'.length) });
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    return new PostgresStore({ url });
+    return new PostgresStore({ url, ...(options.replicas !== undefined ? { replicas: options.replicas } : {}) });
   }
   throw new Error(`Unknown store ${JSON.stringify(url)}: expected sqlite:<file> or postgres://…`);
 }
@@ -60,7 +61,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: PetalConfig, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const store = createStore(config.store);
+  const store = createStore(config.store, { replicas: config.replicas });
   await store.open();
   if (config.content.length > 0) {
     const r = await importPaths(store, config.content, { onUuidCollision: config.onUuidCollision });
@@ -79,12 +80,14 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   for (const p of themes.problems) log.warn(`theme ${p.file}: ${p.reason}`);
   const renditions = new RenditionService(store, { cacheDir: defaultRenditionCacheDir(config.store) });
   let security: SecurityService;
+  let responseCache: ResponseCache | null = null; // set once the app exists
   let watcher: ModuleWatcher | undefined;
   if (config.modules.length > 0) {
     watcher = watchModules([...config.modules], () => {
       loadDefinitions([...config.modules]).then((result) => {
         const kept = registry.applyLoad(result);
         site = pickSite(config);
+        responseCache?.clear(); // answers rendered with the previous definitions, site or theme
         for (const p of themes.reload(config.modules)) log.warn(`theme ${p.file}: ${p.reason}`);
         logProblems(log, result.problems);
         for (const f of kept) log.warn(`endpoint definition ${f}: still serving its last good version`);
@@ -102,8 +105,9 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   const app = await buildApp({
     registry, repository, security, site: () => site, outName: outputNameFor(config.namespace),
     contextPath: config.contextPath, corsOrigins: config.corsOrigins, links: config.links, trustProxy: config.trustProxy, logger: log,
-    themes, renditions, theme: () => themes.themeFor(site),
+    themes, renditions, theme: () => themes.themeFor(site), ...(config.cache !== undefined ? { cache: config.cache } : {}),
   });
+  responseCache = app.responseCache;
   const address = await app.listen({ port: config.port, host: config.host });
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const port = new URL(address).port;

@@ -11,6 +11,8 @@ export const siteSchema = z.strictObject({
 
 export const configSchema = z.strictObject({
   store: z.string().min(1).optional(),
+  /** Read replicas of a PostgreSQL store: reads go to them, writes and read-after-write to `store`. */
+  replicas: z.array(z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL')).optional(),
   modules: stringList.optional(),
   content: stringList.optional(),
   port: z.number().int().min(0).max(65535).optional(),
@@ -33,7 +35,8 @@ export const configSchema = z.strictObject({
   nodeTypes: z.record(z.string().min(1), z.array(z.string().min(1))).optional(),
   // Sections filled in by later capabilities; accepted now so one file works across versions.
   security: z.record(z.string(), z.unknown()).optional(),
-  cache: z.record(z.string(), z.unknown()).optional(),
+  /** The in-memory cache of rendered delivery answers: its budget in bytes (0 turns it off). */
+  cache: z.strictObject({ maxBytes: z.number().int().min(0).optional() }).optional(),
   limits: z.record(z.string(), z.unknown()).optional(),
 });
 

@@ -22,6 +22,8 @@ export interface PetalConfig {
   readonly configFile?: string;
   /** `sqlite:<absolute file>` or a `postgres://` URL. */
   readonly store: string;
+  /** Read replicas (`postgres://` URLs) of a PostgreSQL store. */
+  readonly replicas?: readonly string[];
   readonly modules: readonly string[];
   /** Content exports imported at every start (re-importing replaces the same nodes). */
   readonly content: readonly string[];
@@ -42,6 +44,8 @@ export interface PetalConfig {
   readonly nodeTypes: Readonly<Record<string, readonly string[]>>;
   /** Users, groups, roles and sessions (built-in roles only when petal.yaml has no `security:`). */
   readonly security: SecurityConfig;
+  /** The response cache's budget (`cache.maxBytes`; absent = the default, 64 MiB; 0 = no cache). */
+  readonly cache?: { readonly maxBytes: number };
   readonly isDemo: boolean;
 }
 
@@ -105,6 +109,7 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
   return {
     ...(file !== undefined ? { configFile: file } : {}),
     store,
+    ...(raw.replicas !== undefined && raw.replicas.length > 0 ? { replicas: raw.replicas } : {}),
     modules,
     content: (raw.content ?? []).map((c) => abs(c, baseDir)),
     port: overrides.port ?? envPort ?? raw.port ?? 8080,
@@ -128,6 +133,7 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     // The demo reads users and tokens from ./security of the working folder, where `petal user add`
     // writes them when there is no petal.yaml.
     security: loadSecurity(raw.security ?? {}, isDemo ? cwd : baseDir, file),
+    ...(raw.cache?.maxBytes !== undefined ? { cache: { maxBytes: raw.cache.maxBytes } } : {}),
     isDemo,
   };
 }

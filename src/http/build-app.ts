@@ -17,6 +17,7 @@ import { ThemeRegistry } from '../assets/themes.js';
 import { RenditionService } from '../assets/render-rendition.js';
 import { defaultRenditionCacheDir } from '../assets/rendition-cache.js';
 import { registerSecurityHook } from './security-hook.js';
+import { DEFAULT_CACHE_MAX_BYTES, ResponseCache } from './response-cache.js';
 import fastifyCookie from '@fastify/cookie';
 import type { SecurityService } from '../security/security-service.js';
 import type { LinkConfig } from '../delivery/links.js';
@@ -40,6 +41,15 @@ export interface AppOptions {
   readonly renditions?: RenditionService;
   /** The process logger, or false for no logs (tests). */
   readonly logger?: Logger | false;
+  /** The in-memory cache of rendered delivery answers: 64 MiB by default; false (or 0 bytes) = none. */
+  readonly cache?: { readonly maxBytes: number } | false;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Rendered delivery answers; `clear()` on definition reloads, `invalidate()` on known writes. Null when disabled. */
+    responseCache: ResponseCache | null;
+  }
 }
 
 export const MAX_URL_LENGTH = LIMITS.maxUrlLength;
@@ -85,6 +95,10 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => sendError(reply, 'notFound', `No route for ${request.method} ${request.url.split('?')[0]}`));
 
+  const maxBytes = o.cache === false ? 0 : o.cache?.maxBytes ?? DEFAULT_CACHE_MAX_BYTES;
+  const cache = maxBytes > 0 ? new ResponseCache({ maxBytes }) : null;
+  app.decorate('responseCache', cache);
+
   registerOpsRoutes(app, o.repository);
   registerAuthRoutes(app, o.security, gate);
   registerDeliveryRoutes(app, {
@@ -96,6 +110,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     contextPath: o.contextPath ?? '',
     ...(o.links !== undefined ? { links: o.links } : {}),
     ...(o.theme !== undefined ? { theme: o.theme } : {}),
+    cache,
   });
   const assets = { repository: o.repository, security: o.security, contextPath: o.contextPath ?? '' };
   registerDamRoutes(app, assets);

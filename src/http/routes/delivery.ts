@@ -6,13 +6,15 @@ import type { SiteConfig } from '../../config/load-config.js';
 import { compileEndpoint } from '../../delivery/compile-endpoint.js';
 import { getChildren, queryNodes, readNode, type DeliveryEnv, type DeliveryResponse } from '../../delivery/deliver.js';
 import type { EndpointRegistry } from '../../delivery/endpoint-registry.js';
-import { parseMethod, type QueryParams } from '../../delivery/parse-request.js';
+import { firstValue, parseMethod, type QueryParams } from '../../delivery/parse-request.js';
 import type { Repository } from '../../repository/session.js';
 import { sendError } from '../error-handler.js';
 import type { SecurityService } from '../../security/security-service.js';
 import type { LinkConfig } from '../../delivery/links.js';
 import type { ThemeInfo } from '../../delivery/resolvers/reference-renderer.js';
 import { LIMITS } from '../limits.js';
+import { etagOf, ifNoneMatchHits } from '../etag.js';
+import { canonicalQuery, languageKey, type CachedResponse, type ResponseCache } from '../response-cache.js';
 
 export interface DeliveryRouteOptions {
   readonly registry: EndpointRegistry;
@@ -23,6 +25,8 @@ export interface DeliveryRouteOptions {
   readonly contextPath: string;
   readonly links?: LinkConfig;
   readonly theme?: () => ThemeInfo | undefined;
+  /** Rendered answers by request and role set; null = render every request. */
+  readonly cache?: ResponseCache | null;
 }
 
 const REST_PREFIX = '/.rest';
@@ -33,7 +37,16 @@ export function restPathOf(canonical: string): string {
   return rest === '' ? '/' : rest;
 }
 
+/** Writes an answer (fresh or cached): ETag and caching headers, then the body or a 304. */
+function sendAnswer(request: FastifyRequest, reply: FastifyReply, a: CachedResponse): FastifyReply {
+  reply.header('etag', a.etag).header('content-language', a.contentLanguage).header('vary', a.vary);
+  if (a.cacheControl !== undefined) reply.header('cache-control', a.cacheControl);
+  if (ifNoneMatchHits(request.headers['if-none-match'], a.etag)) return reply.code(304).send();
+  return reply.header('content-type', 'application/json; charset=utf-8').send(a.body);
+}
+
 export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOptions): void {
+  const responseCache = o.cache ?? null;
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const restPath = restPathOf(request.canonicalPath);
     // `{endpoint}@nodes` (without the slash) is not served: URI rules see the path as written, and
@@ -43,17 +56,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
     if (match === undefined || rest === undefined) {
       return sendError(reply, 'notFound', `No endpoint at ${REST_PREFIX}${restPath}`);
     }
-    const endpoint = compileEndpoint(match.definition, o.repository.types);
-    const method = parseMethod(rest);
-    // bypassWorkspaceAcls skips workspace permissions for this endpoint only; URI rules already ran.
-    const session = endpoint.definition.bypassWorkspaceAcls
-      ? o.repository.systemSession()
-      : o.repository.session(o.security.readAccess(request.caller));
-    const theme = o.theme?.();
-    const env: DeliveryEnv = {
-      session, site: o.site(), outName: o.outName,
-      ...(o.links !== undefined ? { links: o.links } : {}), ...(theme !== undefined ? { theme } : {}),
-    };
+    const definition = match.definition;
     const query = request.query as QueryParams;
     let values = 0;
     for (const key in query) {
@@ -64,6 +67,34 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       throw new PetalError('badRequest', `At most ${LIMITS.maxQueryParams} query parameters`);
     }
     const acceptLanguage = request.headers['accept-language'];
+    const site = o.site();
+    const anonymous = request.caller.via === 'anonymous';
+    // Personalized endpoints answer by more than the request (visitor traits): not cached for now.
+    const cache = definition.personalized ? null : responseCache;
+    let key = '';
+    let epoch = 0;
+    if (cache !== null) {
+      // The generation is read on every request (a prepared statement on SQLite), so a write by any
+      // process is seen at once; the security configuration and the site are compared by identity.
+      epoch = cache.observe(await o.repository.store.generation(), o.security.config, site);
+      // Role set first: answers of different role sets never share an entry. No part but the last
+      // can hold a newline (canonical paths reject control characters; role names are plain).
+      key = `${request.caller.roleKey}\n${anonymous ? 'a' : 's'}\n${languageKey(firstValue(query.lang), acceptLanguage, site)}\n${request.canonicalPath}\n${canonicalQuery(request.raw.url ?? '')}`;
+      const hit = cache.get(key, definition);
+      if (hit !== undefined) return sendAnswer(request, reply, hit);
+    }
+
+    const endpoint = compileEndpoint(definition, o.repository.types);
+    const method = parseMethod(rest);
+    // bypassWorkspaceAcls skips workspace permissions for this endpoint only; URI rules already ran.
+    const session = definition.bypassWorkspaceAcls
+      ? o.repository.systemSession()
+      : o.repository.session(o.security.readAccess(request.caller));
+    const theme = o.theme?.();
+    const env: DeliveryEnv = {
+      session, site, outName: o.outName,
+      ...(o.links !== undefined ? { links: o.links } : {}), ...(theme !== undefined ? { theme } : {}),
+    };
     let result: DeliveryResponse;
     switch (method.kind) {
       case 'read':
@@ -76,13 +107,19 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
         result = await queryNodes({ endpoint, path: '/', query, acceptLanguage }, env);
         break;
     }
-    reply
-      .header('content-type', 'application/json; charset=utf-8')
-      .header('content-language', result.contentLanguage.replace('_', '-'));
-    const ttl = endpoint.definition.timeToLive;
-    // Answers for signed-in callers must never be stored by shared caches.
-    if (ttl !== undefined) reply.header('cache-control', request.caller.via === 'anonymous' ? `max-age=${ttl}` : `private, max-age=${ttl}`);
-    return reply.send(result.body);
+    const body = Buffer.from(result.body, 'utf8');
+    const ttl = definition.timeToLive;
+    const answer: CachedResponse = {
+      body,
+      etag: etagOf(body),
+      contentLanguage: result.contentLanguage.replace('_', '-'),
+      // Answers for signed-in callers must never be stored by shared caches.
+      cacheControl: ttl === undefined ? undefined : anonymous ? `max-age=${ttl}` : `private, max-age=${ttl}`,
+      vary: anonymous ? 'Accept-Language' : 'Accept-Language, Authorization, Cookie',
+      owner: definition,
+    };
+    if (cache !== null) cache.set(key, answer, epoch);
+    return sendAnswer(request, reply, answer);
   };
 
   const prefix = `${o.contextPath}${REST_PREFIX}`;

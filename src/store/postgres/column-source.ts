@@ -1,5 +1,5 @@
 // PostgreSQL backend: feeds the in-memory query index from the nodes, props and fts tables, one
-// SELECT per column.
+// SELECT per column (on a read replica when one is recent enough).
 import type pg from 'pg';
 import type { ValueKind } from '../../query/ast.js';
 import type { NodeRecord } from '../rows.js';
@@ -13,15 +13,18 @@ export interface PostgresColumnSource extends ColumnSource {
   idColumn(workspace: string): Promise<{ nids: Int32Array; ids: string[] }>;
 }
 
+/** Runs one read on a pool the store chooses (a replica recent enough, or the primary). */
+export type ReadOn = <T>(fn: (db: pg.Pool) => Promise<T>) => Promise<T>;
+
 export function postgresColumnSource(
-  pool: () => pg.Pool,
+  read: ReadOn,
   generation: () => Promise<number>,
   toRecord: (row: never) => NodeRecord,
 ): PostgresColumnSource {
   return {
     generation,
     async nodeTable(workspace: string): Promise<NodeTable> {
-      const rows = await runArrays<[number, string, string]>(pool(), SQL.nodeTable, [workspace]);
+      const rows = await read((db) => runArrays<[number, string, string]>(db, SQL.nodeTable, [workspace]));
       const n = rows.length;
       const nids = new Int32Array(n);
       const typeCodes = new Uint16Array(n);
@@ -45,7 +48,7 @@ export function postgresColumnSource(
     async propertyColumn(workspace: string, name: string): Promise<PropertyColumn> {
       const rows = name.includes('\u0000') // PostgreSQL text has no U+0000: no property has such a name
         ? []
-        : await runArrays<[number, number, number, string, string, number | null]>(pool(), SQL.propertyColumn, [workspace, name]);
+        : await read((db) => runArrays<[number, number, number, string, string, number | null]>(db, SQL.propertyColumn, [workspace, name]));
       const len = rows.length;
       const nids = new Int32Array(len);
       const pos = new Uint16Array(len);
@@ -67,21 +70,21 @@ export function postgresColumnSource(
     async nidsOfIds(workspace: string, ids: readonly string[]): Promise<Int32Array> {
       const wanted = ids.filter((id) => !id.includes('\u0000')); // no stored id holds U+0000
       if (wanted.length === 0) return new Int32Array(0);
-      const rows = await runArrays<[number]>(pool(), SQL.nidsOfIds, [workspace, wanted]);
+      const rows = await read((db) => runArrays<[number]>(db, SQL.nidsOfIds, [workspace, wanted]));
       return Int32Array.from(rows, (r) => r[0]);
     },
     async idColumn(workspace: string): Promise<{ nids: Int32Array; ids: string[] }> {
-      const rows = await runArrays<[number, string]>(pool(), SQL.idColumn, [workspace]);
+      const rows = await read((db) => runArrays<[number, string]>(db, SQL.idColumn, [workspace]));
       return { nids: Int32Array.from(rows, (r) => r[0]), ids: rows.map((r) => r[1]) };
     },
     async fullText(match: string): Promise<Int32Array> {
       if (match === '') return new Int32Array(0);
-      const rows = await runArrays<[number]>(pool(), SQL.fullText, [match]);
+      const rows = await read((db) => runArrays<[number]>(db, SQL.fullText, [match]));
       return Int32Array.from(rows, (r) => r[0]);
     },
     async nodesByNid(nids: readonly number[]): Promise<NodeRecord[]> {
       if (nids.length === 0) return [];
-      const rows = await run<{ nid: number }>(pool(), SQL.nodesByNid, [nids]);
+      const rows = await read((db) => run<{ nid: number }>(db, SQL.nodesByNid, [nids]));
       const byNid = new Map(rows.map((r) => [r.nid, r]));
       const out: NodeRecord[] = [];
       for (const nid of nids) {

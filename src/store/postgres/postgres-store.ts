@@ -1,6 +1,9 @@
 // PostgreSQL backend of the ContentStore: many stateless Petal instances share one database. A pool
 // of connections (node-postgres), named prepared statements, the schema migrated on open. Queries
-// are answered by the in-memory query index over columns loaded from the property index.
+// are answered by the in-memory query index over columns loaded from the property index. Every
+// import announces its generation (NOTIFY); each store LISTENs on a dedicated connection, so
+// instances learn of each other's writes at once. Optional read replicas serve the reads once they
+// have caught up with the newest generation this instance knows of (read-router.ts).
 import { open as openFile } from 'node:fs/promises';
 import pg from 'pg';
 import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities } from '../content-store.js';
@@ -11,9 +14,11 @@ import type { ImportTx, InsertNode } from '../import-tx.js';
 import type { BlobInfo, BlobSpool, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
 import { writeImport } from '../write-import.js';
 import { descendantRange } from '../../repository/paths.js';
+import { ChangeListener, changeChannel } from './change-listener.js';
 import { postgresColumnSource } from './column-source.js';
 import { ftsBody, tsQueryText } from './full-text.js';
 import { IMPORT_LOCK, KIND_CODE, MIGRATION_LOCK } from './migrations.js';
+import { ReadRouter } from './read-router.js';
 import { migrate } from './schema.js';
 import { SQL, exec, run } from './statements.js';
 
@@ -45,14 +50,25 @@ export interface PostgresStoreOptions {
    * Default: the server's search_path (normally `public`).
    */
   readonly schema?: string;
-  /** Pool size; default 10. */
+  /** Pool size (of the primary and of each replica); default 10. */
   readonly max?: number;
+  /**
+   * Read replicas (streaming replicas of the primary, same schema): reads go to them in turn, once
+   * they have caught up with the newest generation this instance knows of; writes go to the primary.
+   */
+  readonly replicas?: readonly string[];
 }
 
 export class PostgresStore implements ContentStore {
-  readonly capabilities: StoreCapabilities = { name: 'postgres', fullText: 'tsvector', notifyOnWrite: false };
+  readonly capabilities: StoreCapabilities = { name: 'postgres', fullText: 'tsvector', notifyOnWrite: true };
   readonly #options: PostgresStoreOptions;
+  readonly #channel: string;
   #pool: pg.Pool | undefined;
+  #router: ReadRouter | undefined;
+  #listener: ChangeListener | undefined;
+  /** The newest generation seen: own commits, announcements, reads of the primary; -1 before any. */
+  #known = -1;
+  readonly #changeListeners = new Set<(generation: number) => void>();
   #opening: Promise<void> | undefined;
   /** Imports run one at a time in this process: each waits for the previous one to commit or roll back. */
   #writeQueue: Promise<unknown> = Promise.resolve();
@@ -63,7 +79,13 @@ export class PostgresStore implements ContentStore {
       throw new Error(`PostgresStore: invalid schema name ${JSON.stringify(options.schema)}`);
     }
     this.#options = options;
-    this.#index = new QueryIndex(postgresColumnSource(() => this.#db, () => this.generation(), toRecord as (row: never) => NodeRecord));
+    this.#channel = changeChannel(options.schema);
+    this.#index = new QueryIndex(postgresColumnSource(
+      (fn) => this.#read(fn),
+      // The announced generation saves a round trip per query; without a listener, ask the primary.
+      async () => this.generationHint() ?? this.generation(),
+      toRecord as (row: never) => NodeRecord,
+    ));
   }
 
   get schema(): string | undefined {
@@ -73,6 +95,44 @@ export class PostgresStore implements ContentStore {
   get #db(): pg.Pool {
     if (!this.#pool) throw new Error('PostgresStore is not open');
     return this.#pool;
+  }
+
+  /** A read: on a replica recent enough, else on the primary. */
+  #read<T>(fn: (db: pg.Pool) => Promise<T>): Promise<T> {
+    if (!this.#router) throw new Error('PostgresStore is not open');
+    return this.#router.read(fn);
+  }
+
+  /** Records a generation seen; listeners hear of each newer one. */
+  #advance(generation: number): void {
+    if (!(generation > this.#known)) return;
+    this.#known = generation;
+    for (const listener of this.#changeListeners) {
+      try {
+        listener(generation);
+      } catch {
+        // a listener's failure is its own; the others still hear of the change
+      }
+    }
+  }
+
+  /**
+   * Calls `listener` with every newer content generation this store learns of: its own commits, and
+   * other instances' commits (announced through LISTEN/NOTIFY, normally within milliseconds). Returns
+   * the function that removes the listener.
+   */
+  onChange(listener: (generation: number) => void): () => void {
+    this.#changeListeners.add(listener);
+    return () => { this.#changeListeners.delete(listener); };
+  }
+
+  /**
+   * The newest generation seen, without a round trip, while the change listener is connected (so no
+   * announced commit was missed); undefined otherwise, and the caller asks `generation()`. It may lag
+   * another instance's commit by the time its announcement takes to arrive.
+   */
+  generationHint(): number | undefined {
+    return this.#listener?.listening === true && this.#known >= 0 ? this.#known : undefined;
   }
 
   async open(): Promise<void> {
@@ -97,28 +157,52 @@ export class PostgresStore implements ContentStore {
         await setup.end();
       }
     }
-    const pool = new pg.Pool({
-      connectionString: this.#options.url,
-      max: this.#options.max ?? 10,
+    // (Settings in a URL win over these, e.g. `?options=-c search_path=…`.)
+    const settings = (url: string): pg.PoolConfig => ({
+      connectionString: url,
       ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
     });
-    // An idle client's error (server restart, network) must not crash the process; the pool drops it.
-    pool.on('error', () => undefined);
+    const newPool = (url: string, extra: pg.PoolConfig = {}): pg.Pool => {
+      const p = new pg.Pool({ ...settings(url), max: this.#options.max ?? 10, ...extra });
+      // An idle client's error (server restart, network) must not crash the process; the pool drops it.
+      p.on('error', () => undefined);
+      return p;
+    };
+    const pool = newPool(this.#options.url);
     try {
       await migrate(pool);
     } catch (err) {
       await pool.end().catch(() => undefined);
       throw err;
     }
+    // A replica that cannot be reached must not hold reads up: they fall back to the primary.
+    const replicas = (this.#options.replicas ?? []).map((url) => newPool(url, { connectionTimeoutMillis: 5_000 }));
+    const router = new ReadRouter(pool, replicas, () => this.#known);
+    const listener = new ChangeListener({
+      client: settings(this.#options.url),
+      channel: this.#channel,
+      onGeneration: (g) => this.#advance(g),
+    });
     this.#pool = pool;
+    this.#router = router;
+    this.#listener = listener;
+    await listener.start();
+    await router.checkAll();
   }
 
   async close(): Promise<void> {
     await this.#opening?.catch(() => undefined);
     await this.#writeQueue.catch(() => undefined);
     const pool = this.#pool;
+    const listener = this.#listener;
+    const replicas = this.#router?.replicaPools ?? [];
     this.#pool = undefined;
+    this.#router = undefined;
+    this.#listener = undefined;
+    this.#known = -1;
     this.#index.invalidate();
+    await listener?.stop();
+    await Promise.all(replicas.map((p) => p.end().catch(() => undefined)));
     if (pool) await pool.end();
   }
 
@@ -132,34 +216,34 @@ export class PostgresStore implements ContentStore {
 
   async getNode(workspace: string, path: string): Promise<NodeRecord | undefined> {
     if (hasNul(path)) return undefined;
-    const rows = await run<NodeRow>(this.#db, SQL.byPath, [workspace, path]);
+    const rows = await this.#read((db) => run<NodeRow>(db, SQL.byPath, [workspace, path]));
     return rows[0] && toRecord(rows[0]);
   }
 
   async getNodeById(workspace: string, id: string): Promise<NodeRecord | undefined> {
     if (hasNul(id)) return undefined;
-    const rows = await run<NodeRow>(this.#db, SQL.byId, [workspace, id]);
+    const rows = await this.#read((db) => run<NodeRow>(db, SQL.byId, [workspace, id]));
     return rows[0] && toRecord(rows[0]);
   }
 
   async getNodesByIds(workspace: string, ids: readonly string[]): Promise<NodeRecord[]> {
     const wanted = withoutNul(ids);
     if (wanted.length === 0) return [];
-    return (await run<NodeRow>(this.#db, SQL.byIds, [workspace, wanted])).map(toRecord);
+    return (await this.#read((db) => run<NodeRow>(db, SQL.byIds, [workspace, wanted]))).map(toRecord);
   }
 
   async getSubtree(workspace: string, path: string, depth: number): Promise<NodeRecord[]> {
     if (hasNul(path)) return [];
     if (path === '/') {
       if (depth <= 0) return [];
-      return (await run<NodeRow>(this.#db, SQL.rootSubtree, [workspace, depth])).map(toRecord);
+      return (await this.#read((db) => run<NodeRow>(db, SQL.rootSubtree, [workspace, depth]))).map(toRecord);
     }
     if (depth <= 0) {
       const node = await this.getNode(workspace, path);
       return node ? [node] : [];
     }
     const [lo, hi] = descendantRange(path);
-    return (await run<NodeRow>(this.#db, SQL.subtree, [workspace, path, lo, hi, depth])).map(toRecord);
+    return (await this.#read((db) => run<NodeRow>(db, SQL.subtree, [workspace, path, lo, hi, depth]))).map(toRecord);
   }
 
   async getSubtrees(workspace: string, paths: readonly string[], depth: number): Promise<NodeRecord[]> {
@@ -172,7 +256,7 @@ export class PostgresStore implements ContentStore {
       los.push(lo);
       his.push(hi);
     }
-    return (await run<NodeRow>(this.#db, SQL.subtrees, [workspace, paths, los, his, depth])).map(toRecord);
+    return (await this.#read((db) => run<NodeRow>(db, SQL.subtrees, [workspace, paths, los, his, depth]))).map(toRecord);
   }
 
   async query(q: StoreQuery): Promise<QueryResult> {
@@ -186,7 +270,7 @@ export class PostgresStore implements ContentStore {
     if (names.length === 0) return new Map();
     if (readable) return this.#index.kinds(workspace, names, readable);
     const out = new Map<string, ValueKind[]>();
-    for (const r of await run<{ name: string; kind: number }>(this.#db, SQL.kinds, [workspace, names])) {
+    for (const r of await this.#read((db) => run<{ name: string; kind: number }>(db, SQL.kinds, [workspace, names]))) {
       const kind = KIND_NAMES[r.kind];
       if (kind === undefined) continue;
       const list = out.get(r.name);
@@ -197,18 +281,18 @@ export class PostgresStore implements ContentStore {
   }
 
   async nodeTypesPresent(workspace: string): Promise<string[]> {
-    return (await run<{ type: string }>(this.#db, SQL.types, [workspace])).map((r) => r.type);
+    return (await this.#read((db) => run<{ type: string }>(db, SQL.types, [workspace]))).map((r) => r.type);
   }
 
   async countNodes(workspace?: string): Promise<number> {
-    const rows = workspace === undefined
-      ? await run<{ n: number }>(this.#db, SQL.countAll)
-      : await run<{ n: number }>(this.#db, SQL.countWs, [workspace]);
+    const rows = await this.#read((db) => workspace === undefined
+      ? run<{ n: number }>(db, SQL.countAll)
+      : run<{ n: number }>(db, SQL.countWs, [workspace]));
     return rows[0]!.n;
   }
 
   async listWorkspaces(): Promise<string[]> {
-    return (await run<{ workspace: string }>(this.#db, SQL.workspaces)).map((r) => r.workspace);
+    return (await this.#read((db) => run<{ workspace: string }>(db, SQL.workspaces))).map((r) => r.workspace);
   }
 
   async importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
@@ -219,6 +303,7 @@ export class PostgresStore implements ContentStore {
 
   async #importNow(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
     const client = await this.#db.connect();
+    let generation: number | undefined;
     const tx: ImportTx = {
       pathOfId: async (ws, id) => (await run<{ path: string }>(client, SQL.pathOfId, [ws, id]))[0]?.path,
       positionOf: async (ws, path) => (await run<{ position: number }>(client, SQL.positionOf, [ws, path]))[0]?.position,
@@ -258,7 +343,12 @@ export class PostgresStore implements ContentStore {
       },
       hasBlob: async (hash) => (await run(client, SQL.hasBlob, [hash])).length > 0,
       insertBlob: async (spool: BlobSpool) => insertBlobChunks(client, spool),
-      bumpGeneration: async () => { await exec(client, SQL.bump); },
+      bumpGeneration: async () => {
+        const [row] = await run<{ value: string }>(client, SQL.bump);
+        generation = Number(row!.value);
+        // Sent when the transaction commits, to every instance listening (this one included).
+        await run(client, SQL.notify, [this.#channel, String(generation)]);
+      },
     };
     let failed = false;
     try {
@@ -267,6 +357,8 @@ export class PostgresStore implements ContentStore {
       await run(client, SQL.importLock, [IMPORT_LOCK]);
       const result = await writeImport(tx, documents, options);
       await client.query('COMMIT');
+      // Reads go to the primary until a replica has this generation too (read-after-write).
+      if (generation !== undefined) this.#advance(generation);
       return result;
     } catch (err) {
       try {
@@ -282,7 +374,7 @@ export class PostgresStore implements ContentStore {
 
   async getBlobInfo(hash: string): Promise<BlobInfo | undefined> {
     if (hasNul(hash)) return undefined;
-    const [row] = await run<{ hash: string; size: string }>(this.#db, SQL.blobInfo, [hash]);
+    const [row] = await this.#read((db) => run<{ hash: string; size: string }>(db, SQL.blobInfo, [hash]));
     return row && { hash: row.hash, size: Number(row.size) };
   }
 
@@ -290,7 +382,7 @@ export class PostgresStore implements ContentStore {
     if (length <= 0 || hasNul(hash)) return Buffer.alloc(0);
     const first = Math.floor(offset / BLOB_CHUNK);
     const last = Math.floor((offset + length - 1) / BLOB_CHUNK);
-    const rows = await run<{ seq: number; data: Buffer }>(this.#db, SQL.blobChunks, [hash, first, last]);
+    const rows = await this.#read((db) => run<{ seq: number; data: Buffer }>(db, SQL.blobChunks, [hash, first, last]));
     if (rows.length === 0) return Buffer.alloc(0);
     const joined = rows.length === 1 ? rows[0]!.data : Buffer.concat(rows.map((r) => r.data));
     const start = offset - first * BLOB_CHUNK;
@@ -299,7 +391,9 @@ export class PostgresStore implements ContentStore {
 
   async generation(): Promise<number> {
     const [row] = await run<{ value: string }>(this.#db, SQL.generation);
-    return Number(row!.value);
+    const generation = Number(row!.value);
+    this.#advance(generation);
+    return generation;
   }
 }
 

@@ -77,7 +77,9 @@ export const SQL = {
   insertChunk: s('insert_chunk', `
     INSERT INTO blob_chunks (hash, seq, data) VALUES ($1, $2, $3)
     ON CONFLICT (hash, seq) DO UPDATE SET data = EXCLUDED.data`),
-  bump: s('bump', "UPDATE meta SET value = value + 1 WHERE key = 'generation'"),
+  bump: s('bump', "UPDATE meta SET value = value + 1 WHERE key = 'generation' RETURNING value"),
+  /** $1 channel, $2 the new generation: sent when the transaction commits. */
+  notify: s('notify', 'SELECT pg_notify($1, $2)'),
   importLock: s('import_lock', 'SELECT pg_advisory_xact_lock($1)'),
 
   // ---- query index columns ----
@@ -89,7 +91,7 @@ export const SQL = {
   nodesByNid: s('nodes_by_nid', `SELECT n.nid::int4 AS nid, ${NODE_COLUMNS} FROM nodes n WHERE n.nid = ANY ($1::int8[])`),
 } as const;
 
-type Queryable = pg.Pool | pg.PoolClient;
+type Queryable = pg.Pool | pg.PoolClient | pg.Client;
 
 /** Runs a prepared statement; rows as objects. */
 export async function run<R extends pg.QueryResultRow>(db: Queryable, st: Statement, values: readonly unknown[] = []): Promise<R[]> {

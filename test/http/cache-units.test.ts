@@ -1,0 +1,125 @@
+// The pieces of response caching on their own: strong ETags, If-None-Match matching, the canonical
+// query order of cache keys, the language part of keys, and the byte-bounded LRU.
+import { describe, expect, it } from 'vitest';
+import { etagOf, ifNoneMatchHits } from '../../src/http/etag.js';
+import { canonicalQuery, languageKey, ResponseCache, type CachedResponse } from '../../src/http/response-cache.js';
+import type { SiteConfig } from '../../src/config/load-config.js';
+
+const OWNER = {};
+
+function answer(bytes: number, owner: object = OWNER): CachedResponse {
+  return { body: Buffer.alloc(bytes, 0x61), etag: '"x"', contentLanguage: 'en', cacheControl: undefined, vary: 'Accept-Language', owner };
+}
+
+describe('etagOf', () => {
+  it('is a quoted base64url SHA-1, the same for the same bytes whatever their type', () => {
+    const e = etagOf(Buffer.from('{"a":1}'));
+    expect(e).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    expect(etagOf('{"a":1}')).toBe(e);
+    expect(etagOf('{"a":2}')).not.toBe(e);
+  });
+});
+
+describe('ifNoneMatchHits', () => {
+  const tag = '"abc"';
+  it.each([
+    ['"abc"', true],
+    ['W/"abc"', true],
+    ['*', true],
+    ['"x", "abc"', true],
+    ['"x",W/"abc" , "y"', true],
+    ['"x","y"', false],
+    ['"abcd"', false],
+    ['"ab"', false],
+    ['abc', false],
+    ['', false],
+    ['"abc', false],
+    ['W/', false],
+    ['junk, "abc"', true],
+  ])('%j → %s', (header, hits) => {
+    expect(ifNoneMatchHits(header, tag)).toBe(hits);
+  });
+  it('handles a missing header and repeated headers', () => {
+    expect(ifNoneMatchHits(undefined, tag)).toBe(false);
+    expect(ifNoneMatchHits(['"x"', '"abc"'], tag)).toBe(true);
+  });
+});
+
+describe('canonicalQuery', () => {
+  it('orders parameters by name so that the order in the URL does not matter', () => {
+    expect(canonicalQuery('/p?a=1&b=2')).toBe(canonicalQuery('/p?b=2&a=1'));
+    expect(canonicalQuery('/p?b=2&a=1')).toBe('a=1&b=2');
+    expect(canonicalQuery('/p')).toBe('');
+    expect(canonicalQuery('/p?')).toBe('');
+    expect(canonicalQuery('/p?x=1')).toBe('x=1');
+  });
+  it('keeps repeated names in their order (the first value decides)', () => {
+    expect(canonicalQuery('/p?a=1&a=2')).not.toBe(canonicalQuery('/p?a=2&a=1'));
+    expect(canonicalQuery('/p?z=0&a=2&a=1')).toBe('a=2&a=1&z=0');
+  });
+  it('keeps queries with escaped names as received', () => {
+    expect(canonicalQuery('/p?a=1&%61=2')).toBe('a=1&%61=2');
+    expect(canonicalQuery('/p?%61=2&a=1')).toBe('%61=2&a=1');
+  });
+});
+
+describe('languageKey', () => {
+  const site: SiteConfig = { name: 's', locales: ['en', 'de'], defaultLocale: 'en' };
+  it('is empty with a lang parameter, else the locale Accept-Language resolves to', () => {
+    expect(languageKey('de', 'en', site)).toBe('');
+    expect(languageKey(' ', 'de-CH,en;q=0.5', site)).toBe('de');
+    expect(languageKey(undefined, 'fr, de;q=0.1', site)).toBe('de');
+    expect(languageKey(undefined, 'fr', site)).toBe('en');
+    expect(languageKey(undefined, undefined, site)).toBe('en');
+  });
+});
+
+describe('ResponseCache', () => {
+  it('evicts the least recently used entries when the bytes exceed the budget', () => {
+    const cache = new ResponseCache({ maxBytes: 20_000 });
+    const epoch = cache.observe(1, 's', 'site');
+    for (const k of ['a', 'b', 'c', 'd']) expect(cache.set(k, answer(2_000), epoch)).toBe(true);
+    expect(cache.stats().bytes).toBeGreaterThan(8_000);
+    expect(cache.get('a', OWNER)).toBeDefined(); // a is now the most recently used
+    for (const k of ['e', 'f', 'g', 'h', 'i']) cache.set(k, answer(2_000), epoch);
+    const s = cache.stats();
+    expect(s.bytes).toBeLessThanOrEqual(20_000);
+    expect(s.evictions).toBeGreaterThan(0);
+    expect(cache.has('a')).toBe(true);
+    expect(cache.has('b')).toBe(false);
+    expect(cache.has('i')).toBe(true);
+  });
+
+  it('does not keep bodies above an eighth of the budget', () => {
+    const cache = new ResponseCache({ maxBytes: 80_000 });
+    const epoch = cache.observe(1, 's', 'site');
+    expect(cache.set('big', answer(10_001), epoch)).toBe(false);
+    expect(cache.set('ok', answer(9_000), epoch)).toBe(true);
+  });
+
+  it('drops everything when the generation, the security configuration or the site change', () => {
+    const cache = new ResponseCache({ maxBytes: 1_000_000 });
+    const sec = {};
+    const site = {};
+    let epoch = cache.observe(1, sec, site);
+    cache.set('k', answer(10), epoch);
+    expect(cache.observe(1, sec, site)).toBe(epoch);
+    expect(cache.get('k', OWNER)).toBeDefined();
+    for (const [g, s, si] of [[2, sec, site], [2, {}, site], [2, sec, {}]] as const) {
+      epoch = cache.observe(g, s, si);
+      expect(cache.get('k', OWNER)).toBeUndefined();
+      cache.set('k', answer(10), epoch);
+    }
+  });
+
+  it('never stores an answer rendered before a clear, and needs the same owner for a hit', () => {
+    const cache = new ResponseCache({ maxBytes: 1_000_000 });
+    const epoch = cache.observe(1, 's', 'site');
+    cache.invalidate();
+    expect(cache.set('k', answer(10), epoch)).toBe(false);
+    const fresh = cache.observe(1, 's', 'site');
+    expect(cache.set('k', answer(10), fresh)).toBe(true);
+    expect(cache.get('k', {})).toBeUndefined();
+    expect(cache.get('k', OWNER)).toBeDefined();
+  });
+});
