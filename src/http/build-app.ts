@@ -82,6 +82,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
   });
   app.addHook('onResponse', async (request, reply) => {
+    if ((request.log as unknown as Partial<Logger>).isLevelEnabled?.('info') !== true) return; // no object built when nobody reads it
     request.log.info(
       { reqId: request.id, method: request.method, url: request.raw.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',

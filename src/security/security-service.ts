@@ -48,6 +48,7 @@ export class SecurityService {
   #basic = new Map<string, { user: string; until: number }>();
   readonly sessions: SessionStore;
   readonly throttle = new LoginThrottle();
+  #anonymous: Caller | undefined;
 
   constructor(config: SecurityConfig) {
     this.#config = config;
@@ -64,6 +65,7 @@ export class SecurityService {
   reload(config: SecurityConfig): void {
     this.#config = config;
     this.#identities = new Identities(config);
+    this.#anonymous = undefined;
     this.#tokens = readTokens(config.tokensFile);
     this.#uri = new Map();
     this.#read = new Map();
@@ -71,8 +73,9 @@ export class SecurityService {
   }
 
   anonymous(): Caller {
-    const roles = this.#identities.anonymousRoles();
-    return { roles, via: 'anonymous', roleKey: roleSetKey(roles) };
+    // One shared object per configuration: the anonymous caller is the hot path.
+    this.#anonymous ??= Object.freeze({ roles: this.#identities.anonymousRoles(), via: 'anonymous' as const, roleKey: roleSetKey(this.#identities.anonymousRoles()) });
+    return this.#anonymous;
   }
 
   /** Roles of a signed-in user: their own plus the anonymous ones (a user can do what anyone can). */

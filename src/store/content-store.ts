@@ -70,4 +70,9 @@ export interface ContentStore {
 
   /** Increases on every committed write; the response cache keys on it. */
   generation(): Promise<number>;
+  /**
+   * A generation known without a round trip, recent enough for caches (this process's own writes at
+   * once; other processes' within a short bound the backend documents); undefined when there is none.
+   */
+  generationHint?(): number | undefined;
 }

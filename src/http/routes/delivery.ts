@@ -76,7 +76,8 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
     if (cache !== null) {
       // The generation is read on every request (a prepared statement on SQLite), so a write by any
       // process is seen at once; the security configuration and the site are compared by identity.
-      epoch = cache.observe(await o.repository.store.generation(), o.security.config, site);
+      const store = o.repository.store;
+      epoch = cache.observe(store.generationHint?.() ?? await store.generation(), o.security.config, site);
       // Role set first: answers of different role sets never share an entry. No part but the last
       // can hold a newline (canonical paths reject control characters; role names are plain).
       key = `${request.caller.roleKey}\n${anonymous ? 'a' : 's'}\n${languageKey(firstValue(query.lang), acceptLanguage, site)}\n${request.canonicalPath}\n${canonicalQuery(request.raw.url ?? '')}`;

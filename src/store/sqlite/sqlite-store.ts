@@ -19,6 +19,7 @@ import { migrate } from './schema.js';
 
 const BLOB_CHUNK = 1 << 20;
 const STATEMENT_CACHE_SIZE = 256;
+const GENERATION_HINT_MS = 100;
 const KIND_NAMES: Readonly<Record<number, ValueKind>> = { 1: 'string', 2: 'number', 3: 'date', 4: 'boolean' };
 const COLUMNS = 'id, workspace, path, parent_path, name, depth, position, type, mixins, props';
 
@@ -56,6 +57,7 @@ export class SqliteStore implements ContentStore {
   /** Imports run one at a time: each waits for the previous one to commit or roll back. */
   #writeQueue: Promise<unknown> = Promise.resolve();
   #path = '';
+  #known: { value: number; at: number } | undefined;
   #tempDir: string | undefined;
   #stmts: ReturnType<typeof prepare> | undefined;
   readonly #cache = new Map<string, Database.Statement>();
@@ -262,7 +264,10 @@ export class SqliteStore implements ContentStore {
   }
 
   async importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
-    const run = this.#writeQueue.then(() => this.#importNow(documents, options)).finally(() => this.#index.invalidate());
+    const run = this.#writeQueue.then(() => this.#importNow(documents, options)).finally(() => {
+      this.#known = undefined; // the next reader sees the commit, not a hint from before it
+      this.#index.invalidate();
+    });
     this.#writeQueue = run.catch(() => undefined);
     return run;
   }
@@ -321,7 +326,18 @@ export class SqliteStore implements ContentStore {
   }
 
   async generation(): Promise<number> {
-    return Number((this.#s.generation.get() as { value: string }).value);
+    const value = Number((this.#s.generation.get() as { value: string }).value);
+    this.#known = { value, at: Date.now() };
+    return value;
+  }
+
+  /**
+   * The generation read in the last 100 ms: another process's import (a CLI into a running server's
+   * file) is seen within that bound; this process's imports at once (they refresh it on commit).
+   */
+  generationHint(): number | undefined {
+    const k = this.#known;
+    return k !== undefined && Date.now() - k.at < GENERATION_HINT_MS ? k.value : undefined;
   }
 }
 

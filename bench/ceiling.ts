@@ -1,0 +1,68 @@
+// Cached versus uncached Read node versus the ceiling: a bare node:http server sending the same bytes.
+// Servers run in child processes; rounds alternate so noise hits all alike.
+// Usage: npm run build && node --import tsx bench/ceiling.ts [--seconds 8] [--rounds 3] [STORE]
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const opt = (name: string, d: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : d);
+const seconds = opt('--seconds', 8);
+const rounds = opt('--rounds', 3);
+const store = args.find((a) => a.endsWith('.db')) ?? join(ROOT, 'bench/data/tours-10000.db');
+const PATH = '/.rest/delivery/pages/home';
+
+const dir = mkdtempSync(join(tmpdir(), 'petal-ceiling-'));
+const base = readFileSync(join(ROOT, 'bench/petal.yaml'), 'utf8').replace('modules: [./modules]', `modules: ['${join(ROOT, 'bench/modules')}']`);
+writeFileSync(join(dir, 'on.yaml'), base);
+writeFileSync(join(dir, 'off.yaml'), `${base}\ncache: { maxBytes: 0 }\n`);
+
+async function up(url: string): Promise<void> {
+  for (let i = 0; i < 150; i++) {
+    try { if ((await fetch(url)).ok) return; } catch { /* starting */ }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+function petal(config: string, port: number): ChildProcess {
+  return spawn(process.execPath, [join(ROOT, 'bin/petal.js'), 'serve', '--config', config, '--store', `sqlite:${store}`,
+    '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'], { stdio: 'ignore', env: { ...process.env, PETAL_LOG_FORMAT: 'json' } });
+}
+
+const children: ChildProcess[] = [];
+try {
+  children.push(petal(join(dir, 'on.yaml'), 18_301), petal(join(dir, 'off.yaml'), 18_302));
+  await up(`http://127.0.0.1:18301${PATH}`);
+  await up(`http://127.0.0.1:18302${PATH}`);
+  const body = Buffer.from(await (await fetch(`http://127.0.0.1:18301${PATH}`)).arrayBuffer());
+  writeFileSync(join(dir, 'body.json'), body);
+  writeFileSync(join(dir, 'bare.mjs'), `import http from 'node:http'; import { readFileSync } from 'node:fs';
+const body = readFileSync(${JSON.stringify(join(dir, 'body.json'))});
+http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length }); res.end(body); }).listen(18303, '127.0.0.1');`);
+  children.push(spawn(process.execPath, [join(dir, 'bare.mjs')], { stdio: 'ignore' }));
+  await up(`http://127.0.0.1:18303${PATH}`);
+  const targets: [string, number][] = [['Petal, cached', 18_301], ['Petal, cache off', 18_302], ['bare node:http, same bytes', 18_303]];
+  const rps = new Map<string, number[]>();
+  const p99 = new Map<string, number[]>();
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, port] of targets) {
+      await autocannon({ url: `http://127.0.0.1:${port}${PATH}`, connections: 8, duration: 2 });
+      const res = await autocannon({ url: `http://127.0.0.1:${port}${PATH}`, connections: 8, duration: seconds });
+      if (res.non2xx > 0) throw new Error(`${name}: ${res.non2xx} non-2xx`);
+      rps.set(name, [...(rps.get(name) ?? []), Math.round(res.requests.average)]);
+      p99.set(name, [...(p99.get(name) ?? []), res.latency.p99]);
+    }
+  }
+  console.log(`Read node ${PATH} (${body.length} bytes) on ${store}`);
+  console.log('| server | req/s per round | p99 ms per round |');
+  console.log('|---|---|---|');
+  for (const [name] of targets) console.log(`| ${name} | ${rps.get(name)!.join(' / ')} | ${p99.get(name)!.join(' / ')} |`);
+} finally {
+  for (const c of children) c.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+}
