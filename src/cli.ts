@@ -24,7 +24,7 @@ Usage:
 
 Options (serve and import; --config also for user and token):
   --config FILE       petal.yaml to use (default: ./petal.yaml, else the bundled demo for serve)
-  --store URL         sqlite:FILE (default sqlite:./data/petal.db)
+  --store URL         sqlite:FILE (default sqlite:./data/petal.db) or postgres://user@host:5432/db
 Options of serve:
   --modules DIR       a light-modules folder; repeat for several
   --port N            port to listen on (default 8080)
