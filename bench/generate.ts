@@ -1,11 +1,11 @@
 // Benchmark data: a `tours` workspace of N synthetic tour-like nodes (strings, numbers, dates,
 // multi-value tags, two languages, rich text) in folders of 1,000, plus a small `website` page tree.
-// Usage: node --import tsx bench/generate.ts N STORE_FILE   (or via `npm run bench:generate`)
+// Usage: node --import tsx bench/generate.ts N STORE_FILE|postgres://…/empty_db
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import type { StoredProperty } from '../src/repository/property-type.js';
 import type { ImportDocument, NodeDraft } from '../src/store/rows.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { createStore } from '../src/main.js';
 
 const WORDS = ['river', 'mountain', 'temple', 'market', 'island', 'desert', 'forest', 'harbour', 'valley', 'castle',
   'glacier', 'canyon', 'village', 'lagoon', 'volcano', 'garden', 'museum', 'bridge', 'safari', 'festival'];
@@ -60,10 +60,14 @@ function websiteDocument(): ImportDocument {
 }
 
 export async function generate(n: number, file: string): Promise<{ ms: number; nodes: number }> {
-  rmSync(file, { force: true });
-  rmSync(`${file}-wal`, { force: true });
-  rmSync(`${file}-shm`, { force: true });
-  const store = new SqliteStore({ file });
+  const postgres = file.startsWith('postgres://') || file.startsWith('postgresql://');
+  if (!postgres) {
+    rmSync(file, { force: true });
+    rmSync(`${file}-wal`, { force: true });
+    rmSync(`${file}-shm`, { force: true });
+  }
+  // A PostgreSQL URL must name a fresh, empty database (the generator does not delete anything there).
+  const store = createStore(postgres ? file : `sqlite:${file}`);
   await store.open();
   const rand = rng(42);
   const started = performance.now();
