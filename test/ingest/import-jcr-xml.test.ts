@@ -128,6 +128,7 @@ describe('parseJcrXmlExport binaries', () => {
     expect([...progress].sort((a, b) => a - b)).toEqual(progress);
   });
 
+  // Reads the shared corpora directly (2.4 MB of base64): skipped only where ../shared/corpora is absent.
   it.skipIf(!CORPORA_AVAILABLE)('streams the largest asset of the corpus', async () => {
     const names = await readdir(CORPUS_ASSETS);
     const sizes = await Promise.all(names.map(async (n) => ({ n, size: (await stat(join(CORPUS_ASSETS, n))).size })));

@@ -1,12 +1,10 @@
 // PostgreSQL backend: feeds the in-memory query index from the nodes, props and fts tables, one
 // SELECT per column (on a read replica when one is recent enough).
 import type pg from 'pg';
-import type { ValueKind } from '../../query/ast.js';
 import type { NodeRecord } from '../rows.js';
-import type { ColumnSource, NodeTable, PropertyColumn } from '../query-index/column-source.js';
+import { columnFromRows, type ColumnSource, type NodeTable, type PropertyColumn, type PropertyRow } from '../query-index/column-source.js';
 import { SQL, run, runArrays } from './statements.js';
 
-const KINDS: readonly ValueKind[] = ['string', 'string', 'number', 'date', 'boolean'];
 
 /** The query index's source, plus the UUID column it uses to order by `@id`. */
 export interface PostgresColumnSource extends ColumnSource {
@@ -48,24 +46,8 @@ export function postgresColumnSource(
     async propertyColumn(workspace: string, name: string): Promise<PropertyColumn> {
       const rows = name.includes('\u0000') // PostgreSQL text has no U+0000: no property has such a name
         ? []
-        : await read((db) => runArrays<[number, number, number, string, string, number | null]>(db, SQL.propertyColumn, [workspace, name]));
-      const len = rows.length;
-      const nids = new Int32Array(len);
-      const pos = new Uint16Array(len);
-      const nums = new Float64Array(len);
-      const kinds: ValueKind[] = new Array(len);
-      const strs: string[] = new Array(len);
-      const folded: string[] = new Array(len);
-      for (let i = 0; i < len; i++) {
-        const r = rows[i]!;
-        nids[i] = r[0];
-        pos[i] = Math.min(r[1], 65535);
-        kinds[i] = KINDS[r[2]] ?? 'string';
-        strs[i] = r[3];
-        folded[i] = r[4];
-        nums[i] = r[5] ?? NaN;
-      }
-      return { nids, pos, kinds, nums, strs, folded };
+        : await read((db) => runArrays<PropertyRow>(db, SQL.propertyColumn, [workspace, name]));
+      return columnFromRows(rows);
     },
     async nidsOfIds(workspace: string, ids: readonly string[]): Promise<Int32Array> {
       const wanted = ids.filter((id) => !id.includes('\u0000')); // no stored id holds U+0000

@@ -10,6 +10,7 @@ import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities } 
 import type { StoreQuery, ValueKind } from '../../query/ast.js';
 import { fullTextOf, indexRows } from '../index-values.js';
 import { QueryIndex } from '../query-index/query-index.js';
+import { kindsFromRows } from '../query-index/column-source.js';
 import type { ImportTx, InsertNode } from '../import-tx.js';
 import type { BlobInfo, BlobSpool, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
 import { writeImport } from '../write-import.js';
@@ -23,7 +24,6 @@ import { migrate } from './schema.js';
 import { SQL, exec, run } from './statements.js';
 
 const BLOB_CHUNK = 1 << 20;
-const KIND_NAMES: Readonly<Record<number, ValueKind>> = { 1: 'string', 2: 'number', 3: 'date', 4: 'boolean' };
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 interface NodeRow {
@@ -269,15 +269,7 @@ export class PostgresStore implements ContentStore {
     names = withoutNul(names);
     if (names.length === 0) return new Map();
     if (readable) return this.#index.kinds(workspace, names, readable);
-    const out = new Map<string, ValueKind[]>();
-    for (const r of await this.#read((db) => run<{ name: string; kind: number }>(db, SQL.kinds, [workspace, names]))) {
-      const kind = KIND_NAMES[r.kind];
-      if (kind === undefined) continue;
-      const list = out.get(r.name);
-      if (list) list.push(kind);
-      else out.set(r.name, [kind]);
-    }
-    return out;
+    return kindsFromRows(await this.#read((db) => run<{ name: string; kind: number }>(db, SQL.kinds, [workspace, names])));
   }
 
   async nodeTypesPresent(workspace: string): Promise<string[]> {

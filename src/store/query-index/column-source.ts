@@ -36,3 +36,43 @@ export interface ColumnSource {
   /** The rows of these ids, in the given order. */
   nodesByNid(nids: readonly number[]): Promise<NodeRecord[]>;
 }
+
+/** One row of the property index as both backends read it: nid, pos, kind code, s, f, n. */
+export type PropertyRow = [nid: number, pos: number, kind: number, s: string, f: string, n: number | null];
+
+/** Kind codes of the `props.kind` column (1 string, 2 number, 3 date, 4 boolean). */
+const KINDS: readonly ValueKind[] = ['string', 'string', 'number', 'date', 'boolean'];
+
+/** Builds a column from property-index rows (shared by the SQLite and PostgreSQL sources). */
+export function columnFromRows(rows: readonly PropertyRow[]): PropertyColumn {
+  const len = rows.length;
+  const nids = new Int32Array(len);
+  const pos = new Uint16Array(len);
+  const nums = new Float64Array(len);
+  const kinds: ValueKind[] = new Array(len);
+  const strs: string[] = new Array(len);
+  const folded: string[] = new Array(len);
+  for (let i = 0; i < len; i++) {
+    const r = rows[i]!;
+    nids[i] = r[0];
+    pos[i] = Math.min(r[1], 65535);
+    kinds[i] = KINDS[r[2]] ?? 'string';
+    strs[i] = r[3];
+    folded[i] = r[4];
+    nums[i] = r[5] ?? NaN;
+  }
+  return { nids, pos, kinds, nums, strs, folded };
+}
+
+/** `{name, kind code}` rows of the kinds catalogue as a map of property name → kinds. */
+export function kindsFromRows(rows: Iterable<{ readonly name: string; readonly kind: number }>): Map<string, ValueKind[]> {
+  const out = new Map<string, ValueKind[]>();
+  for (const r of rows) {
+    const kind = r.kind >= 1 ? KINDS[r.kind] : undefined;
+    if (kind === undefined) continue;
+    const list = out.get(r.name);
+    if (list) list.push(kind);
+    else out.set(r.name, [kind]);
+  }
+  return out;
+}

@@ -6,8 +6,10 @@ import type { Condition, StoreQuery, Target, TypedRange, ValueKind } from '../..
 import { descendantRange } from '../../repository/paths.js';
 import type { QueryResult } from '../content-store.js';
 import { Bitmap } from './bitmap.js';
-import type { ColumnSource, NodeTable, PropertyColumn } from './column-source.js';
+import type { ColumnSource, NodeTable } from './column-source.js';
 import { compareCodePoints, likeToRegExp } from './compare.js';
+import { inRange, lowerBound, rangeInto, type Column } from './column-scan.js';
+import { compareNullableNumber, compareNullableString, topK } from './top-k.js';
 import { readableBy } from '../../query/glob.js';
 
 const FILTER_CACHE_ENTRIES = 64;
@@ -26,15 +28,6 @@ interface Workspace {
   foldedNames?: string[];
   /** ordinal → UUID, loaded on the first order by `@id` (sources with `idColumn` only). */
   ids?: Promise<string[]>;
-}
-
-/** A property column with each entry's ordinal resolved (-1: a node of another workspace). */
-interface Column extends PropertyColumn {
-  readonly ords: Int32Array;
-  /** Exact-value lookup for equality on strings and booleans, built on first use. */
-  byValue?: Map<string, number[]>;
-  /** Entries of numeric kinds sorted by value, built on first use (range scans by binary search). */
-  numOrder?: Int32Array;
 }
 
 /** Per ordinal, the first value of a property (what ordering uses); `has` 0 = missing. */
@@ -438,142 +431,4 @@ export class QueryIndex {
 
 function ordinalOf(ws: Workspace, nid: number): number {
   return nid < ws.ordinalOfNid.length ? ws.ordinalOfNid[nid]! - 1 : -1;
-}
-
-/** Sets the ordinals of the entries of `col` that fall in `r`, using the value lookup or sort order. */
-function rangeInto(col: Column, r: TypedRange, out: Bitmap): void {
-  const numeric = r.kind === 'number' || r.kind === 'date';
-  if (!numeric && r.lo && r.hi && r.lo.inclusive && r.hi.inclusive && r.lo.value === r.hi.value) {
-    if (!col.byValue) {
-      const m = new Map<string, number[]>();
-      for (let i = 0; i < col.ords.length; i++) {
-        if (col.ords[i]! < 0 || (col.kinds[i] !== 'string' && col.kinds[i] !== 'boolean')) continue;
-        const key = `${col.kinds[i]}\u0000${col.strs[i]}`;
-        const list = m.get(key);
-        if (list) list.push(col.ords[i]!);
-        else m.set(key, [col.ords[i]!]);
-      }
-      col.byValue = m;
-    }
-    for (const o of col.byValue.get(`${r.kind}\u0000${r.lo.value as string}`) ?? []) out.set(o);
-    return;
-  }
-  if (numeric) {
-    if (!col.numOrder) {
-      const idx: number[] = [];
-      for (let i = 0; i < col.ords.length; i++) {
-        if (col.ords[i]! >= 0 && (col.kinds[i] === 'number' || col.kinds[i] === 'date')) idx.push(i);
-      }
-      idx.sort((a, b) => col.nums[a]! - col.nums[b]!);
-      col.numOrder = Int32Array.from(idx);
-    }
-    const order = col.numOrder;
-    const nums = col.nums;
-    let lo = 0;
-    let hi = order.length;
-    if (r.lo) {
-      const v = r.lo.value as number;
-      const inclusive = r.lo.inclusive;
-      lo = firstIndex(order.length, (i) => (inclusive ? nums[order[i]!]! >= v : nums[order[i]!]! > v));
-    }
-    if (r.hi) {
-      const v = r.hi.value as number;
-      const inclusive = r.hi.inclusive;
-      hi = firstIndex(order.length, (i) => (inclusive ? nums[order[i]!]! > v : nums[order[i]!]! >= v));
-    }
-    for (let i = lo; i < hi; i++) {
-      const e = order[i]!;
-      if (col.kinds[e] === r.kind) out.set(col.ords[e]!);
-    }
-    return;
-  }
-  for (let i = 0; i < col.ords.length; i++) {
-    if (col.ords[i]! >= 0 && inRange(r, col.kinds[i]!, col.nums[i]!, col.strs[i]!)) out.set(col.ords[i]!);
-  }
-}
-
-/** Smallest index in [0, n) for which the monotone `pred` holds (n when none). */
-function firstIndex(n: number, pred: (i: number) => boolean): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (pred(mid)) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-/** SQLite sorts NULL (here NaN: strings and booleans) before every number. */
-function compareNullableNumber(a: number, b: number): number {
-  const na = Number.isNaN(a);
-  const nb = Number.isNaN(b);
-  if (na || nb) return na === nb ? 0 : na ? -1 : 1;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function compareNullableString(a: string | undefined, b: string | undefined): number {
-  if (a === undefined || b === undefined) return a === b ? 0 : a === undefined ? -1 : 1;
-  return compareCodePoints(a, b);
-}
-
-function inRange(r: TypedRange, kind: ValueKind, num: number, str: string): boolean {
-  if (r.kind !== kind) return false;
-  const numeric = kind === 'number' || kind === 'date';
-  const cmp = (bound: string | number) => (numeric ? num - (bound as number) : compareCodePoints(str, bound as string));
-  if (r.lo) {
-    const c = cmp(r.lo.value);
-    if (c < 0 || (c === 0 && !r.lo.inclusive)) return false;
-  }
-  if (r.hi) {
-    const c = cmp(r.hi.value);
-    if (c > 0 || (c === 0 && !r.hi.inclusive)) return false;
-  }
-  return true;
-}
-
-function lowerBound(sorted: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareCodePoints(sorted[mid]!, key) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** The `k` smallest set ordinals under `compare`, sorted: a bounded max-heap, O(n log k). */
-function topK(matches: Bitmap, k: number, compare: (a: number, b: number) => number): number[] {
-  const heap: number[] = [];
-  const up = (i: number) => {
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (compare(heap[i]!, heap[p]!) <= 0) break;
-      [heap[i], heap[p]] = [heap[p]!, heap[i]!];
-      i = p;
-    }
-  };
-  const down = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && compare(heap[l]!, heap[m]!) > 0) m = l;
-      if (r < heap.length && compare(heap[r]!, heap[m]!) > 0) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-      i = m;
-    }
-  };
-  matches.forEach((o) => {
-    if (heap.length < k) {
-      heap.push(o);
-      up(heap.length - 1);
-    } else if (k > 0 && compare(o, heap[0]!) < 0) {
-      heap[0] = o;
-      down(0);
-    }
-  });
-  return heap.sort(compare);
 }

@@ -1,10 +1,8 @@
 // SQLite backend: feeds the in-memory query index from the nodes, props and fts tables.
 import type Database from 'better-sqlite3';
-import type { ValueKind } from '../../query/ast.js';
 import type { NodeRecord } from '../rows.js';
-import type { ColumnSource, NodeTable, PropertyColumn } from '../query-index/column-source.js';
+import { columnFromRows, type ColumnSource, type NodeTable, type PropertyColumn, type PropertyRow } from '../query-index/column-source.js';
 
-const KINDS: readonly ValueKind[] = ['string', 'string', 'number', 'date', 'boolean'];
 
 export function sqliteColumnSource(
   db: () => Database.Database,
@@ -41,24 +39,8 @@ export function sqliteColumnSource(
     },
     async propertyColumn(workspace: string, name: string): Promise<PropertyColumn> {
       const rows = db().prepare('SELECT nid, pos, kind, s, f, n FROM props WHERE ws = ? AND name = ?').raw()
-        .all(workspace, name) as [number, number, number, string, string, number | null][];
-      const len = rows.length;
-      const nids = new Int32Array(len);
-      const pos = new Uint16Array(len);
-      const nums = new Float64Array(len);
-      const kinds: ValueKind[] = new Array(len);
-      const strs: string[] = new Array(len);
-      const folded: string[] = new Array(len);
-      for (let i = 0; i < len; i++) {
-        const r = rows[i]!;
-        nids[i] = r[0];
-        pos[i] = Math.min(r[1], 65535);
-        kinds[i] = KINDS[r[2]] ?? 'string';
-        strs[i] = r[3];
-        folded[i] = r[4];
-        nums[i] = r[5] ?? NaN;
-      }
-      return { nids, pos, kinds, nums, strs, folded };
+        .all(workspace, name) as PropertyRow[];
+      return columnFromRows(rows);
     },
     async nidsOfIds(workspace: string, ids: readonly string[]): Promise<Int32Array> {
       const rows = db().prepare('SELECT nid FROM nodes WHERE workspace = ? AND id IN (SELECT value FROM json_each(?))')

@@ -10,6 +10,7 @@ import { fullTextOf, indexRows } from '../index-values.js';
 import { compileCount, compileKinds, compilePage, ftsMatch, NODE_COLUMNS } from './compile-query.js';
 import { QueryIndex } from '../query-index/query-index.js';
 import { sqliteColumnSource } from './column-source.js';
+import { kindsFromRows } from '../query-index/column-source.js';
 import { KIND_CODE } from './migrations.js';
 import type { ImportTx, InsertNode } from '../import-tx.js';
 import type { BlobInfo, BlobSpool, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
@@ -20,7 +21,6 @@ import { migrate } from './schema.js';
 const BLOB_CHUNK = 1 << 20;
 const STATEMENT_CACHE_SIZE = 256;
 const GENERATION_HINT_MS = 100;
-const KIND_NAMES: Readonly<Record<number, ValueKind>> = { 1: 'string', 2: 'number', 3: 'date', 4: 'boolean' };
 const COLUMNS = 'id, workspace, path, parent_path, name, depth, position, type, mixins, props';
 
 interface NodeRow {
@@ -217,8 +217,7 @@ export class SqliteStore implements ContentStore {
   }
 
   async propertyKinds(workspace: string, names: readonly string[], readable?: ReadableCondition): Promise<Map<string, ValueKind[]>> {
-    const out = new Map<string, ValueKind[]>();
-    if (names.length === 0) return out;
+    if (names.length === 0) return new Map();
     if (readable && (await this.#workspaceSize(workspace)) >= this.#indexThreshold) {
       return this.#index.kinds(workspace, names, readable);
     }
@@ -229,14 +228,7 @@ export class SqliteStore implements ContentStore {
     } else {
       rows = this.#s.kinds.all(workspace, JSON.stringify(names)) as { name: string; kind: number }[];
     }
-    for (const r of rows) {
-      const kind = KIND_NAMES[r.kind];
-      if (kind === undefined) continue;
-      const list = out.get(r.name);
-      if (list) list.push(kind);
-      else out.set(r.name, [kind]);
-    }
-    return out;
+    return kindsFromRows(rows);
   }
 
   async nodeTypesPresent(workspace: string): Promise<string[]> {
