@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { toCanonicalName } from '../repository/names.js';
 import { deriveEndpointPath } from './derive-endpoint-path.js';
+import { REFERENCE, RESOLVER_TYPE, RESOLVERS, TOP_LEVEL } from './endpoint-schema.js';
 import {
   ENDPOINT_TYPE_NAMES,
   RESOLVER_TYPE_NAMES,
@@ -91,86 +92,6 @@ const PAGES_PRESET = {
   nodeTypes: ['cms:page', 'cms:component', 'cms:area'],
   childNodeTypes: ['cms:area', 'cms:component'],
 } as const;
-
-// ---- property schemas -------------------------------------------------------------------------------
-
-/** zod message: "required" when the value is absent, else what was expected. */
-function expected(what: string): { error: (issue: { input?: unknown }) => string } {
-  return { error: (issue) => (issue.input === undefined ? 'required' : `expected ${what}`) };
-}
-
-const str = z.string(expected('a string'));
-const bool = z.boolean(expected('a boolean (true or false)'));
-const nonNegativeInt = z
-  .int(expected('a non-negative integer'))
-  .min(0, { error: 'expected a non-negative integer' });
-const positiveInt = z.int(expected('an integer of at least 1')).min(1, { error: 'expected an integer of at least 1' });
-// YAML reads a bare `- 240` (a rendition named 240) as a number; the original CMS takes it as the name.
-const listItem = z.union([z.string(), z.number().transform(String)]);
-const stringList = z
-  .union([listItem, z.array(listItem)], expected('a list of strings'))
-  .transform((v): string[] => (Array.isArray(v) ? v : [v]));
-const endpointPath = str
-  .refine((p) => p.startsWith('/') && p.length > 1, { error: 'expected a path starting with "/", e.g. /delivery/pages/v1' })
-  .refine((p) => !p.startsWith('/.rest/'), { error: 'give the path without the /.rest prefix' })
-  .refine((p) => !p.includes('//') && !p.includes('@'), { error: 'must not contain "//" or "@"' });
-
-const TOP_LEVEL = z.object({
-  $type: str.optional(),
-  class: str.optional(),
-  implementationClass: z.unknown().optional(),
-  enabled: bool.optional(),
-  endpointPath: endpointPath.optional(),
-  workspace: str.optional(),
-  rootPath: str.optional(),
-  properties: stringList.optional(),
-  excludeProperties: stringList.optional(),
-  nodeTypes: stringList.optional(),
-  childNodeTypes: stringList.optional(),
-  depth: nonNegativeInt.optional(),
-  strict: bool.optional(),
-  limit: positiveInt.optional(),
-  maxLimit: positiveInt.optional(),
-  // Checked entry by entry below, so that an error names the entry.
-  references: z.unknown().optional(),
-  referenceDepth: nonNegativeInt.optional(),
-  referenceRepeat: bool.optional(),
-  includeSystemProperties: bool.optional(),
-  systemProperties: stringList.optional(),
-  bypassWorkspaceAcls: bool.optional(),
-  personalized: bool.optional(),
-  timeToLive: nonNegativeInt.optional(),
-});
-
-const REFERENCE = z.object({
-  name: str.optional(),
-  nodeType: str.optional(),
-  propertyName: str,
-  referenceResolver: z.record(z.string(), z.unknown(), expected('a resolver definition (a map with $type or class)')),
-});
-
-const RESOLVER_COMMON = { $type: str.optional(), class: str.optional(), implementationClass: z.unknown().optional() };
-const RESOLVER_TYPE = z.object(RESOLVER_COMMON);
-
-const RESOLVERS = {
-  jcrReferenceResolver: z.object({
-    ...RESOLVER_COMMON,
-    targetWorkspace: str,
-    expand: bool.optional(),
-    generateLink: bool.optional(),
-    depthInReferencedNode: nonNegativeInt.optional(),
-    properties: stringList.optional(),
-    excludeProperties: stringList.optional(),
-  }),
-  assetReferenceResolver: z.object({
-    ...RESOLVER_COMMON,
-    expand: bool.optional(),
-    includeDownloadLink: bool.optional(),
-    includeAssetMetadata: bool.optional(),
-    assetRenditions: stringList.optional(),
-  }),
-  richTextLinkReferenceResolver: z.object({ ...RESOLVER_COMMON, completeUrl: bool.optional() }),
-} as const satisfies Record<ResolverKind, z.ZodObject>;
 
 // ---- parsing --------------------------------------------------------------------------------------
 

@@ -102,3 +102,13 @@ export function lowerBound(sorted: readonly string[], key: string): number {
   }
   return lo;
 }
+
+/** The UUIDs of `eq` alternatives on `@id` (exact string equalities), or undefined for anything else. */
+export function uuidEqualities(ranges: readonly TypedRange[]): string[] | undefined {
+  const ids: string[] = [];
+  for (const r of ranges) {
+    if (r.kind !== 'string' || !r.lo || !r.hi || !r.lo.inclusive || !r.hi.inclusive || r.lo.value !== r.hi.value) return undefined;
+    ids.push(r.lo.value as string);
+  }
+  return ids;
+}

@@ -76,3 +76,15 @@ export function kindsFromRows(rows: Iterable<{ readonly name: string; readonly k
   }
   return out;
 }
+
+/**
+ * A source that can also list the UUIDs of a workspace's nodes, which lets the index order by `@id`
+ * (with `nidsOfIds`, which every source has, it then answers every query: see `canRun`).
+ */
+export interface UuidColumnSource extends ColumnSource {
+  idColumn(workspace: string): Promise<{ readonly nids: Int32Array; readonly ids: readonly string[] }>;
+}
+
+export function hasIdColumn(source: ColumnSource): source is UuidColumnSource {
+  return typeof (source as Partial<UuidColumnSource>).idColumn === 'function';
+}

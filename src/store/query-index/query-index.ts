@@ -8,7 +8,8 @@ import type { QueryResult } from '../content-store.js';
 import { Bitmap } from './bitmap.js';
 import type { ColumnSource, NodeTable } from './column-source.js';
 import { compareCodePoints, likeToRegExp } from './compare.js';
-import { inRange, lowerBound, rangeInto, type Column } from './column-scan.js';
+import { inRange, lowerBound, rangeInto, uuidEqualities, type Column } from './column-scan.js';
+import { hasIdColumn } from './column-source.js';
 import { compareNullableNumber, compareNullableString, topK } from './top-k.js';
 import { readableBy } from '../../query/glob.js';
 
@@ -36,28 +37,6 @@ interface OrderKeys {
   readonly n: Float64Array;
   readonly f: (string | undefined)[];
   readonly s: (string | undefined)[];
-}
-
-/**
- * A source that can also list the UUIDs of a workspace's nodes, which lets the index order by `@id`
- * (with `nidsOfIds`, which every source has, it then answers every query: see `canRun`).
- */
-export interface UuidColumnSource extends ColumnSource {
-  idColumn(workspace: string): Promise<{ readonly nids: Int32Array; readonly ids: readonly string[] }>;
-}
-
-function hasIdColumn(source: ColumnSource): source is UuidColumnSource {
-  return typeof (source as Partial<UuidColumnSource>).idColumn === 'function';
-}
-
-/** The UUIDs of `eq` alternatives on `@id` (exact string equalities), or undefined for anything else. */
-function uuidEqualities(ranges: readonly TypedRange[]): string[] | undefined {
-  const ids: string[] = [];
-  for (const r of ranges) {
-    if (r.kind !== 'string' || !r.lo || !r.hi || !r.lo.inclusive || !r.hi.inclusive || r.lo.value !== r.hi.value) return undefined;
-    ids.push(r.lo.value as string);
-  }
-  return ids;
 }
 
 export class QueryIndex {
