@@ -9,6 +9,7 @@ import { SecurityService } from './security/security-service.js';
 import { discoverSites } from './config/discover-sites.js';
 import { watchModules, type ModuleWatcher } from './config/watch-modules.js';
 import { EndpointRegistry } from './delivery/endpoint-registry.js';
+import { PagesRegistry } from './delivery/pages/pages-registry.js';
 import { loadDefinitions, type DefinitionProblem } from './delivery/load-definitions.js';
 import { buildApp } from './http/build-app.js';
 import type { ResponseCache } from './http/response-cache.js';
@@ -77,6 +78,8 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
 
   let site = pickSite(config);
   const themes = ThemeRegistry.load(config.modules);
+  const { registry: pages, problems: pageProblems } = PagesRegistry.load(config.modules);
+  for (const p of pageProblems) log.warn(`${p.file}: ${p.reason}`);
   for (const p of themes.problems) log.warn(`theme ${p.file}: ${p.reason}`);
   const renditions = new RenditionService(store, { cacheDir: defaultRenditionCacheDir(config.store) });
   let security: SecurityService;
@@ -89,6 +92,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
         site = pickSite(config);
         responseCache?.clear(); // answers rendered with the previous definitions, site or theme
         for (const p of themes.reload(config.modules)) log.warn(`theme ${p.file}: ${p.reason}`);
+        for (const p of pages.reload(config.modules)) log.warn(`${p.file}: ${p.reason}`);
         logProblems(log, result.problems);
         for (const f of kept) log.warn(`endpoint definition ${f}: still serving its last good version`);
         log.info(`endpoint definitions reloaded: ${registry.size} endpoints`);
@@ -105,7 +109,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   const app = await buildApp({
     registry, repository, security, site: () => site, outName: outputNameFor(config.namespace),
     contextPath: config.contextPath, corsOrigins: config.corsOrigins, links: config.links, trustProxy: config.trustProxy, logger: log,
-    themes, renditions, theme: () => themes.themeFor(site), ...(config.cache !== undefined ? { cache: config.cache } : {}),
+    themes, renditions, theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: config.pagesOnAllEndpoints ?? false, ...(config.cache !== undefined ? { cache: config.cache } : {}),
   });
   responseCache = app.responseCache;
   const address = await app.listen({ port: config.port, host: config.host });

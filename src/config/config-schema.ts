@@ -37,6 +37,7 @@ export const configSchema = z.strictObject({
   security: z.record(z.string(), z.unknown()).optional(),
   /** The in-memory cache of rendered delivery answers: its budget in bytes (0 turns it off). */
   cache: z.strictObject({ maxBytes: z.number().int().min(0).optional() }).optional(),
+  pages: z.strictObject({ allEndpoints: z.boolean().optional() }).optional(),
   limits: z.record(z.string(), z.unknown()).optional(),
 });
 

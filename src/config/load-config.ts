@@ -46,6 +46,8 @@ export interface PetalConfig {
   readonly security: SecurityConfig;
   /** The response cache's budget (`cache.maxBytes`; absent = the default, 64 MiB; 0 = no cache). */
   readonly cache?: { readonly maxBytes: number };
+  /** Inheritance and autogeneration also on plain `jcrDeliveryEndpoint_v2` endpoints (`pages.allEndpoints`). */
+  readonly pagesOnAllEndpoints?: boolean;
   readonly isDemo: boolean;
 }
 
@@ -134,6 +136,7 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     // writes them when there is no petal.yaml.
     security: loadSecurity(raw.security ?? {}, isDemo ? cwd : baseDir, file),
     ...(raw.cache?.maxBytes !== undefined ? { cache: { maxBytes: raw.cache.maxBytes } } : {}),
+    pagesOnAllEndpoints: raw.pages?.allEndpoints ?? false,
     isDemo,
   };
 }

@@ -16,6 +16,7 @@ import { referenceRenderer, type ThemeInfo } from './resolvers/reference-rendere
 import type { ReferenceRenderer } from './render-node.js';
 import { parseQuerySpec } from './parse-query.js';
 import type { Condition } from '../query/ast.js';
+import { applyPageFeatures, extraDepth, featuresFor, isInsideVariants, NO_FEATURES, type PagesEnv } from './pages/page-features.js';
 
 export interface DeliveryRequest {
   readonly endpoint: CompiledEndpoint;
@@ -36,6 +37,8 @@ export interface DeliveryEnv {
   readonly outName: (name: string) => string;
   readonly links?: LinkConfig;
   readonly theme?: ThemeInfo;
+  /** Templates, traits and the visitor's trait values, for the pages features; absent = none apply. */
+  readonly pages?: PagesEnv;
 }
 
 /** Fetches the targets of the references in `rows` (if the endpoint has any) and gives their renderer. */
@@ -84,10 +87,16 @@ export async function readNode(req: DeliveryRequest, env: DeliveryEnv): Promise<
   }
   const path = absolutePath(req);
   if (path === undefined || path === '/') throw notFound(req);
-  const rows = await env.session.getSubtree(def.workspace, path, def.depth);
-  const node = rows[0];
-  if (node === undefined || node.path !== path) throw notFound(req);
-  if (req.endpoint.nodeType !== null && !req.endpoint.nodeType(node.type)) throw notFound(req);
+  const features = featuresFor(req.endpoint, env.pages, 'read');
+  let rows = await env.session.getSubtree(def.workspace, path, def.depth + extraDepth(features));
+  const stored = rows[0];
+  if (stored === undefined || stored.path !== path) throw notFound(req);
+  if (req.endpoint.nodeType !== null && !req.endpoint.nodeType(stored.type)) throw notFound(req);
+  if (features.personalization && await isInsideVariants(env.session, def.workspace, path)) throw notFound(req);
+  if (env.pages !== undefined && features !== NO_FEATURES) {
+    rows = await applyPageFeatures(rows, stored, features, env.pages, env.session, def.depth);
+  }
+  const node = rows[0]!;
   const locale = localeOf(req, env);
   const refs = await references(req, env, locale, rows);
   const body = renderNode(node, indexChildren(rows), { ...renderOptions(req, env, locale), refs });
@@ -98,8 +107,13 @@ export async function getChildren(req: DeliveryRequest, env: DeliveryEnv): Promi
   const def = req.endpoint.definition;
   const path = absolutePath(req);
   if (path === undefined) throw notFound(req);
-  const rows = await env.session.getSubtree(def.workspace, path, def.depth + 1);
+  const features = featuresFor(req.endpoint, env.pages, 'children');
+  let rows = await env.session.getSubtree(def.workspace, path, def.depth + 1 + extraDepth(features));
   if (path !== '/' && rows[0]?.path !== path) throw notFound(req);
+  if (path !== '/' && features.personalization && await isInsideVariants(env.session, def.workspace, path)) throw notFound(req);
+  if (env.pages !== undefined && features !== NO_FEATURES) {
+    rows = await applyPageFeatures(rows, path === '/' ? undefined : rows[0], features, env.pages, env.session, def.depth + 1);
+  }
   const index = indexChildren(rows);
   const locale = localeOf(req, env);
   const options = { ...renderOptions(req, env, locale), refs: await references(req, env, locale, rows) };

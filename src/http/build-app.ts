@@ -19,6 +19,7 @@ import { defaultRenditionCacheDir } from '../assets/rendition-cache.js';
 import { registerSecurityHook } from './security-hook.js';
 import { DEFAULT_CACHE_MAX_BYTES, ResponseCache } from './response-cache.js';
 import fastifyCookie from '@fastify/cookie';
+import type { PagesRegistry } from '../delivery/pages/pages-registry.js';
 import type { SecurityService } from '../security/security-service.js';
 import type { LinkConfig } from '../delivery/links.js';
 import type { ThemeInfo } from '../delivery/resolvers/reference-renderer.js';
@@ -43,6 +44,10 @@ export interface AppOptions {
   readonly logger?: Logger | false;
   /** The in-memory cache of rendered delivery answers: 64 MiB by default; false (or 0 bytes) = none. */
   readonly cache?: { readonly maxBytes: number } | false;
+  /** Templates and traits of the light modules (inheritance, autogeneration, personalization). */
+  readonly pages?: PagesRegistry;
+  /** Inheritance and autogeneration on plain endpoints too (petal.yaml `pages.allEndpoints`). */
+  readonly pagesOnAllEndpoints?: boolean;
 }
 
 declare module 'fastify' {
@@ -103,6 +108,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   registerOpsRoutes(app, o.repository);
   registerAuthRoutes(app, o.security, gate);
   registerDeliveryRoutes(app, {
+    ...(o.pages !== undefined ? { pages: o.pages, pagesOnAllEndpoints: o.pagesOnAllEndpoints ?? false } : {}),
     registry: o.registry,
     repository: o.repository,
     security: o.security,

@@ -21,6 +21,7 @@ import pg from 'pg';
 import { loadSecurity } from '../../src/security/security-config.js';
 import { SecurityService } from '../../src/security/security-service.js';
 import { ThemeRegistry } from '../../src/assets/themes.js';
+import { PagesRegistry } from '../../src/delivery/pages/pages-registry.js';
 import type { LinkConfig } from '../../src/delivery/links.js';
 import { RenditionService, type RenditionServiceOptions } from '../../src/assets/render-rendition.js';
 
@@ -44,6 +45,12 @@ export interface TestAppOptions {
   readonly links?: LinkConfig;
   /** Rendition options besides the cache folder (a fresh one in the test's temporary folder). */
   readonly renditions?: Omit<RenditionServiceOptions, 'cacheDir'>;
+  /** Light-module files besides endpoint definitions, by path below the test module (`templates/pages/a.yaml`). */
+  readonly moduleFiles?: Record<string, string>;
+  /** petal.yaml `pages.allEndpoints`. */
+  readonly pagesOnAllEndpoints?: boolean;
+  /** The response cache budget (default as in production: on, 64 MiB). */
+  readonly cache?: { readonly maxBytes: number };
 }
 
 export const OPEN_SECURITY = {
@@ -77,6 +84,11 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, text);
   }
+  for (const [rel, text] of Object.entries(o.moduleFiles ?? {})) {
+    const file = join(modules, 'test-module', rel);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, text);
+  }
   const contentDir = join(dir, 'content');
   mkdirSync(contentDir, { recursive: true });
   for (const [name, text] of Object.entries(o.content ?? {})) writeFileSync(join(contentDir, name), text);
@@ -86,17 +98,19 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   if (paths.length > 0) await importPaths(store, paths, { onUuidCollision: 'new' });
 
   const registry = new EndpointRegistry();
-  const moduleRoots = [...(o.definitions ? [modules] : []), ...(o.moduleRoots ?? [])];
+  const moduleRoots = [...(o.definitions || o.moduleFiles ? [modules] : []), ...(o.moduleRoots ?? [])];
   const load = await loadDefinitions(moduleRoots);
   registry.applyLoad(load);
   const repository = new Repository(store, new NodeTypeRegistry());
   const site = o.site ?? TWO_LANGUAGE_SITE;
   const security = new SecurityService(loadSecurity(o.security ?? OPEN_SECURITY, dir));
   const themes = ThemeRegistry.load(moduleRoots);
+  const pages = PagesRegistry.load(moduleRoots).registry;
   const renditions = new RenditionService(store, { ...o.renditions, cacheDir: join(dir, 'renditions') });
   const app = await buildApp({
     registry, repository, security, site: () => site, outName: outputNameFor(o.namespace ?? 'cms'), logger: false,
-    themes, renditions, theme: () => themes.themeFor(site),
+    themes, renditions, theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: o.pagesOnAllEndpoints ?? false,
+    ...(o.cache !== undefined ? { cache: o.cache } : {}),
     ...(o.links !== undefined ? { links: o.links } : {}),
   });
   return {

@@ -15,6 +15,8 @@ import type { ThemeInfo } from '../../delivery/resolvers/reference-renderer.js';
 import { LIMITS } from '../limits.js';
 import { etagOf, ifNoneMatchHits } from '../etag.js';
 import { canonicalQuery, languageKey, type CachedResponse, type ResponseCache } from '../response-cache.js';
+import type { PagesRegistry } from '../../delivery/pages/pages-registry.js';
+import { traitValuesOf, traitKey } from '../trait-values.js';
 
 export interface DeliveryRouteOptions {
   readonly registry: EndpointRegistry;
@@ -27,6 +29,10 @@ export interface DeliveryRouteOptions {
   readonly theme?: () => ThemeInfo | undefined;
   /** Rendered answers by request and role set; null = render every request. */
   readonly cache?: ResponseCache | null;
+  /** Templates and traits of the light modules (pages features); none when absent. */
+  readonly pages?: PagesRegistry;
+  /** Inheritance and autogeneration on plain endpoints too (petal.yaml `pages.allEndpoints`). */
+  readonly pagesOnAllEndpoints?: boolean;
 }
 
 const REST_PREFIX = '/.rest';
@@ -43,6 +49,15 @@ function sendAnswer(request: FastifyRequest, reply: FastifyReply, a: CachedRespo
   if (a.cacheControl !== undefined) reply.header('cache-control', a.cacheControl);
   if (ifNoneMatchHits(request.headers['if-none-match'], a.etag)) return reply.code(304).send();
   return reply.header('content-type', 'application/json; charset=utf-8').send(a.body);
+}
+
+const NO_TRAITS: ReadonlyMap<string, string> = new Map();
+
+function varyOf(anonymous: boolean, traitHeaders: string): string {
+  const base = anonymous ? 'Accept-Language' : 'Accept-Language, Authorization, Cookie';
+  if (traitHeaders === '') return base;
+  const extra = traitHeaders.split(', ').filter((h) => !base.includes(h));
+  return extra.length === 0 ? base : `${base}, ${extra.join(', ')}`;
 }
 
 export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOptions): void {
@@ -69,8 +84,10 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
     const acceptLanguage = request.headers['accept-language'];
     const site = o.site();
     const anonymous = request.caller.via === 'anonymous';
-    // Personalized endpoints answer by more than the request (visitor traits): not cached for now.
-    const cache = definition.personalized ? null : responseCache;
+    // A personalized answer depends on the visitor's traits: they are part of the cache key and of Vary.
+    const pages = o.pages;
+    const traits = definition.personalized && pages !== undefined ? traitValuesOf(pages.traits, request) : undefined;
+    const cache = responseCache;
     let key = '';
     let epoch = 0;
     if (cache !== null) {
@@ -81,6 +98,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       // Role set first: answers of different role sets never share an entry. No part but the last
       // can hold a newline (canonical paths reject control characters; role names are plain).
       key = `${request.caller.roleKey}\n${anonymous ? 'a' : 's'}\n${languageKey(firstValue(query.lang), acceptLanguage, site)}\n${request.canonicalPath}\n${canonicalQuery(request.raw.url ?? '')}`;
+      if (traits !== undefined) key += `\n${traitKey(traits)}`;
       const hit = cache.get(key, definition);
       if (hit !== undefined) return sendAnswer(request, reply, hit);
     }
@@ -95,6 +113,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
     const env: DeliveryEnv = {
       session, site, outName: o.outName,
       ...(o.links !== undefined ? { links: o.links } : {}), ...(theme !== undefined ? { theme } : {}),
+      ...(pages !== undefined ? { pages: { registry: pages, traits: traits ?? NO_TRAITS, allEndpoints: o.pagesOnAllEndpoints ?? false } } : {}),
     };
     let result: DeliveryResponse;
     switch (method.kind) {
@@ -116,7 +135,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       contentLanguage: result.contentLanguage.replace('_', '-'),
       // Answers for signed-in callers must never be stored by shared caches.
       cacheControl: ttl === undefined ? undefined : anonymous ? `max-age=${ttl}` : `private, max-age=${ttl}`,
-      vary: anonymous ? 'Accept-Language' : 'Accept-Language, Authorization, Cookie',
+      vary: varyOf(anonymous, traits !== undefined ? pages!.varyHeaders : ''),
       owner: definition,
     };
     if (cache !== null) cache.set(key, answer, epoch);
