@@ -7,6 +7,7 @@ import type { Condition, QuerySpec } from '../query/ast.js';
 import type { ReadRule } from '../query/glob.js';
 import type { NodeTypeRegistry } from './node-types.js';
 import { buildStoreQuery } from './build-query.js';
+import { SubtreeCache, type SubtreeCacheOptions } from './subtree-cache.js';
 
 export interface Session {
   readonly types: NodeTypeRegistry;
@@ -31,7 +32,11 @@ export interface ReadAccess {
 
 /** The content repository: hands out sessions over one store. */
 export class Repository {
-  constructor(readonly store: ContentStore, readonly types: NodeTypeRegistry) {}
+  readonly #subtrees: SubtreeCache;
+
+  constructor(readonly store: ContentStore, readonly types: NodeTypeRegistry, cache: SubtreeCacheOptions = {}) {
+    this.#subtrees = new SubtreeCache(store, cache);
+  }
 
   /** True when the store answers (for health probes). */
   ping(): Promise<boolean> {
@@ -41,11 +46,12 @@ export class Repository {
   /** A session that may read everything (endpoints with `bypassWorkspaceAcls`, internal use). */
   systemSession(): Session {
     const { store, types } = this;
+    const subtrees = this.#subtrees;
     return {
       types,
       getNode: (ws, path) => store.getNode(ws, path),
       getNodesByIds: (ws, ids) => store.getNodesByIds(ws, ids),
-      getSubtree: (ws, path, depth) => store.getSubtree(ws, path, depth),
+      getSubtree: (ws, path, depth) => subtrees.getSubtree(ws, path, depth),
       getSubtrees: (ws, paths, depth) => store.getSubtrees(ws, paths, depth),
       query: (spec, extra) => runQuery(store, spec, extra ?? [], null),
     };
@@ -54,6 +60,7 @@ export class Repository {
   /** A session limited to what `access` lets the caller read. */
   session(access: ReadAccess): Session {
     const { store, types } = this;
+    const subtrees = this.#subtrees;
     const visible = (ws: string, rows: NodeRecord[]): NodeRecord[] =>
       access.rulesFor(ws) === null ? rows : rows.filter((r) => access.canRead(ws, r.path));
     return {
@@ -65,7 +72,7 @@ export class Repository {
       getNodesByIds: async (ws, ids) => visible(ws, await store.getNodesByIds(ws, ids)),
       getSubtree: async (ws, path, depth) => {
         if (path !== '/' && access.rulesFor(ws) !== null && !access.canRead(ws, path)) return [];
-        return visible(ws, await store.getSubtree(ws, path, depth));
+        return visible(ws, await subtrees.getSubtree(ws, path, depth));
       },
       getSubtrees: async (ws, paths, depth) => visible(ws, await store.getSubtrees(ws, paths, depth)),
       query: (spec, extra) => {

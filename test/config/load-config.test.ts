@@ -81,8 +81,14 @@ describe('loadConfig: which file', () => {
       onUuidCollision: 'new',
       nodeTypes: {},
       links: { contextPath: '', extension: '', mappings: [] },
+      pagesOnAllEndpoints: false,
       isDemo: false,
     });
+  });
+
+  it('reads pages.allEndpoints and rejects other keys under pages', () => {
+    expect(loadConfig({ config: write('p1.yaml', 'pages: { allEndpoints: true }\n') }, {}, cwd).pagesOnAllEndpoints).toBe(true);
+    expect(() => loadConfig({ config: write('p2.yaml', 'pages: { everywhere: true }\n') }, {}, cwd)).toThrow(/pages/);
   });
 
   it('uses petal.yaml in the working directory', () => {

@@ -49,6 +49,8 @@ export interface TestAppOptions {
   readonly moduleFiles?: Record<string, string>;
   /** petal.yaml `pages.allEndpoints`. */
   readonly pagesOnAllEndpoints?: boolean;
+  /** false: no subtree cache in the repository (tests that count store reads to tell renders from cache hits). */
+  readonly subtreeCache?: false;
   /** The response cache budget (default as in production: on, 64 MiB). */
   readonly cache?: { readonly maxBytes: number };
 }
@@ -101,7 +103,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   const moduleRoots = [...(o.definitions || o.moduleFiles ? [modules] : []), ...(o.moduleRoots ?? [])];
   const load = await loadDefinitions(moduleRoots);
   registry.applyLoad(load);
-  const repository = new Repository(store, new NodeTypeRegistry());
+  const repository = new Repository(store, new NodeTypeRegistry(), o.subtreeCache === false ? { maxRows: 0 } : {});
   const site = o.site ?? TWO_LANGUAGE_SITE;
   const security = new SecurityService(loadSecurity(o.security ?? OPEN_SECURITY, dir));
   const themes = ThemeRegistry.load(moduleRoots);

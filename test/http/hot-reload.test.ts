@@ -65,3 +65,19 @@ describe('hot reload of endpoint definitions', () => {
     expect(await status('/.rest/delivery/pages/v1/site')).toBe(200);
   });
 });
+
+describe('hot reload of template definitions', () => {
+  it('a template changed after start takes effect on the next answer (pages features)', async () => {
+    writeFileSync(join(endpoints, 'pagesp_v1.yaml'), '$type: jcrPagesDeliveryEndpoint_v2\nchildNodeTypes: [mgnl:area, mgnl:component, mgnl:contentNode]\n');
+    await until(async () => (await status('/.rest/delivery/pagesp/v1/site')) === 200);
+    const before = await (await fetch(`${server.url}/.rest/delivery/pagesp/v1/site`)).json() as { '@nodes': string[] };
+    expect(before['@nodes']).not.toContain('promo');
+    const templates = join(dir, 'modules', 'test', 'templates', 'pages');
+    mkdirSync(templates, { recursive: true });
+    writeFileSync(join(templates, 'home.yaml'), 'areas:\n  promo:\n    autoGeneration:\n      content:\n        banner: { templateId: test:components/text, text: Reloaded }\n');
+    await until(async () => {
+      const body = await (await fetch(`${server.url}/.rest/delivery/pagesp/v1/site`)).json() as Record<string, any>;
+      return body.promo?.banner?.text === 'Reloaded';
+    });
+  });
+});

@@ -1,0 +1,40 @@
+// Micro-benchmark of the uncached Read node work without HTTP: subtree read (store, then the
+// repository's subtree cache) and JSON rendering of one page. Usage:
+//   node --import tsx bench/render.ts STORE.db /landing [iterations]
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { Repository } from '../src/repository/session.js';
+import { NodeTypeRegistry } from '../src/repository/node-types.js';
+import { indexChildren, renderNode } from '../src/delivery/render-node.js';
+import { compileEndpoint } from '../src/delivery/compile-endpoint.js';
+import { parseEndpointDefinition } from '../src/delivery/endpoint-definition.js';
+import { outputNameFor } from '../src/repository/names.js';
+import { resolveLocale } from '../src/delivery/resolve-locale.js';
+
+const [file, path = '/landing', n = '20000'] = process.argv.slice(2);
+const iterations = Number(n);
+const store = new SqliteStore({ file: file! });
+await store.open();
+const types = new NodeTypeRegistry();
+const parsed = parseEndpointDefinition(
+  { $type: 'jcrDeliveryEndpoint_v2', workspace: 'website', depth: 2, nodeTypes: ['cms:page'], childNodeTypes: ['cms:area', 'cms:component'], systemProperties: ['cms:template'] },
+  { source: 'bench', moduleName: 'bench', relativeFile: 'delivery/landing.yaml' } as never,
+);
+if (!parsed.ok) throw new Error(parsed.reason);
+const endpoint = compileEndpoint(parsed.definition, types);
+const locale = resolveLocale(undefined, undefined, { name: 'fallback', locales: ['en'], defaultLocale: 'en' });
+const options = { depth: 2, childType: endpoint.childType, visible: endpoint.visibility, locale, outName: outputNameFor('cms'), refs: null };
+
+async function time(name: string, f: () => Promise<unknown> | unknown): Promise<void> {
+  for (let i = 0; i < 2000; i++) await f();
+  const t = process.hrtime.bigint();
+  for (let i = 0; i < iterations; i++) await f();
+  console.log(`${name}: ${(Number(process.hrtime.bigint() - t) / iterations / 1000).toFixed(1)} µs`);
+}
+
+const rows = await store.getSubtree('website', path, 2);
+console.log(`${rows.length} rows, ${renderNode(rows[0]!, indexChildren(rows), options).length} bytes`);
+await time('store.getSubtree', () => store.getSubtree('website', path, 2));
+const session = new Repository(store, types).systemSession();
+await time('session.getSubtree (subtree cache)', () => session.getSubtree('website', path, 2));
+await time('indexChildren + renderNode', () => renderNode(rows[0]!, indexChildren(rows), options));
+await store.close();

@@ -1,0 +1,140 @@
+// Personalization: traits from a header, a cookie or a query parameter (as the light module's trait
+// definitions say) choose the first matching variant, which stands in for the original with
+// @variantNodeName/@variantPath; no match keeps the original; variants never show; answers vary by
+// trait in the cache and in Vary.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { createTestApp, getJson, type TestApp } from '../../helpers/test-app.js';
+
+const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
+const PAGES = `$type: jcrPagesDeliveryEndpoint_v2\n`;
+const PLAIN_PERSONALIZED = `$type: jcrDeliveryEndpoint_v2\nworkspace: website\ndepth: 5\npersonalized: true\nchildNodeTypes: [mgnl:area, mgnl:component, mgnl:contentNode]\n`;
+const NOT_PERSONALIZED = `$type: jcrPagesDeliveryEndpoint_v2\npersonalized: false\n`;
+const URL = '/.rest/delivery/pages/v1/p13n';
+
+let t: TestApp;
+
+describe('personalization', () => {
+  beforeAll(async () => {
+    t = await createTestApp({
+      definitions: {
+        'delivery/pages_v1.yaml': PAGES,
+        'delivery/plainp_v1.yaml': PLAIN_PERSONALIZED,
+        'delivery/static_v1.yaml': NOT_PERSONALIZED,
+      },
+      moduleRoots: [join(FIXTURES, 'pages-modules')],
+      contentPaths: [join(FIXTURES, 'p13n')],
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it.each([
+    ['Child', 'variant-0', 'Hey young person'],
+    ['Adult', 'variant-1', 'Hey grown-up'],
+    ['Senior', 'variant-2', 'Hey senior'],
+  ])('header trait x-age: %s gets %s in place of the original', async (age, variant, text) => {
+    const { status, body, raw } = await getJson(t.app, URL, { 'x-age': age });
+    expect(status).toBe(200);
+    const c = body.main.age;
+    expect(c['@name']).toBe('age');
+    expect(c['@path']).toBe('/p13n/main/age');
+    expect(c['@variantNodeName']).toBe(variant);
+    expect(c['@variantPath']).toBe(`/p13n/main/age/variants/${variant}`);
+    expect(c.text).toBe(text);
+    expect(c['@nodes']).toEqual([]);
+    expect(body.main['@nodes']).toEqual(['age', 'color', 'season', 'plain']);
+    // @variant keys right after @nodeType
+    expect(raw).toContain(`"@nodeType":"cms:component","@variantNodeName":"${variant}","@variantPath"`);
+  });
+
+  it('keeps the @id of the original', async () => {
+    const original = (await getJson(t.app, URL)).body.main.age['@id'];
+    const senior = (await getJson(t.app, URL, { 'x-age': 'Senior' })).body.main.age['@id'];
+    expect(senior).toBe(original);
+  });
+
+  it('without the trait, or with a value no variant names, the original stays', async () => {
+    for (const headers of [{}, { 'x-age': 'Toddler' }, { 'x-age': 'senior' }] as Record<string, string>[]) {
+      const c = (await getJson(t.app, URL, headers)).body.main.age;
+      expect(c.text).toBe('Enter your age');
+      expect(c['@variantNodeName']).toBeUndefined();
+      expect(c['@nodes']).toEqual([]);
+    }
+  });
+
+  it('the variants container and rule sets never appear', async () => {
+    for (const headers of [{}, { 'x-age': 'Adult' }] as Record<string, string>[]) {
+      const { raw } = await getJson(t.app, URL, headers);
+      expect(raw).not.toContain('"variants"');
+      expect(raw).not.toContain('ruleSet');
+      expect(raw).not.toContain('voter');
+    }
+    const { raw } = await getJson(t.app, '/.rest/delivery/plainp/v1/p13n', { 'x-age': 'Adult' });
+    expect(raw).toContain('"@variantNodeName":"variant-1"');
+    expect(raw).not.toContain('ruleSet');
+    expect(raw).not.toContain('"variants"');
+  });
+
+  it('a cookie trait chooses by cookie', async () => {
+    expect((await getJson(t.app, URL, { cookie: 'color=red' })).body.main.color.text).toBe('Red it is');
+    expect((await getJson(t.app, URL, { cookie: 'color=blue' })).body.main.color.text).toBe('No colour');
+  });
+
+  it('a request parameter trait chooses by query parameter; op: or and not: true are honoured', async () => {
+    expect((await getJson(t.app, `${URL}?season=winter`)).body.main.season.text).toBe('Winter or autumn');
+    expect((await getJson(t.app, `${URL}?season=autumn`)).body.main.season.text).toBe('Winter or autumn');
+    expect((await getJson(t.app, `${URL}?season=summer`, { 'x-age': 'Adult' })).body.main.season.text).toBe('Any season');
+    expect((await getJson(t.app, `${URL}?season=spring`, { 'x-age': 'Adult' })).body.main.season.text).toBe('Not summer, grown-up');
+    expect((await getJson(t.app, `${URL}?season=spring`)).body.main.season.text).toBe('Any season');
+  });
+
+  it('a component addressed directly, and Get children, are personalized too', async () => {
+    const direct = (await getJson(t.app, `${URL}/main/age`, { 'x-age': 'Child' })).body;
+    expect(direct['@variantNodeName']).toBe('variant-0');
+    expect(direct['@path']).toBe('/p13n/main/age');
+    const kids = (await getJson(t.app, `${URL}/main@nodes`, { 'x-age': 'Child' })).body;
+    expect(kids[0]['@variantNodeName']).toBe('variant-0');
+  });
+
+  it('variants are not addressable directly', async () => {
+    expect((await getJson(t.app, `${URL}/main/age/variants`)).status).toBe(404);
+    expect((await getJson(t.app, `${URL}/main/age/variants/variant-0`)).status).toBe(404);
+    expect((await getJson(t.app, `${URL}/main/age/variants/variant-0@nodes`)).status).toBe(404);
+  });
+
+  it('answers vary by trait: the cache keeps them apart and Vary names the trait header and Cookie', async () => {
+    const senior = await getJson(t.app, URL, { 'x-age': 'Senior' });
+    const child = await getJson(t.app, URL, { 'x-age': 'Child' });
+    const none = await getJson(t.app, URL);
+    const seniorAgain = await getJson(t.app, URL, { 'x-age': 'Senior' });
+    expect(senior.body.main.age.text).toBe('Hey senior');
+    expect(child.body.main.age.text).toBe('Hey young person');
+    expect(none.body.main.age.text).toBe('Enter your age');
+    expect(seniorAgain.raw).toBe(senior.raw);
+    expect(senior.headers.etag).not.toBe(child.headers.etag);
+    const vary = String(senior.headers.vary).toLowerCase().split(/,\s*/);
+    expect(vary).toEqual(expect.arrayContaining(['accept-language', 'x-age', 'cookie']));
+  });
+
+  it('a 304 is given only for the same trait values', async () => {
+    const senior = await getJson(t.app, URL, { 'x-age': 'Senior' });
+    const same = await t.app.inject({ url: URL, headers: { 'x-age': 'Senior', 'if-none-match': String(senior.headers.etag) } });
+    const other = await t.app.inject({ url: URL, headers: { 'x-age': 'Child', 'if-none-match': String(senior.headers.etag) } });
+    expect(same.statusCode).toBe(304);
+    expect(other.statusCode).toBe(200);
+  });
+
+  it('an endpoint with personalized: false shows the originals and does not vary by trait', async () => {
+    const { body, headers } = await getJson(t.app, '/.rest/delivery/static/v1/p13n', { 'x-age': 'Senior' });
+    expect(body.main.age.text).toBe('Enter your age');
+    expect(String(headers.vary)).not.toContain('x-age');
+  });
+
+  it('Query nodes are not personalized', async () => {
+    const { body } = await getJson(t.app, '/.rest/delivery/pages/v1?@name=age', { 'x-age': 'Senior' });
+    expect(body.results).toHaveLength(1);
+    expect(body.results[0].text).toBe('Enter your age');
+  });
+});

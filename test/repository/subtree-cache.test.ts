@@ -1,0 +1,101 @@
+// The repository's subtree cache: repeated reads of one generation cost no store read, any write
+// drops them at once, each caller still sees only what it may read, and a store without a
+// generation hint is never cached.
+import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { ContentStore } from '../../src/store/content-store.js';
+import { Repository, type ReadAccess } from '../../src/repository/session.js';
+import { NodeTypeRegistry } from '../../src/repository/node-types.js';
+import type { ImportDocument, NodeDraft } from '../../src/store/rows.js';
+
+function page(name: string, title: string, kids: string[] = []): NodeDraft {
+  return {
+    name, type: 'cms:page', mixins: [], properties: [['title', 'String', title]],
+    children: kids.map((k) => ({ name: k, type: 'cms:area', mixins: [], properties: [], children: [] })),
+  };
+}
+function doc(roots: NodeDraft[]): ImportDocument {
+  return { source: 'test', workspace: 'website', parentPath: '/', roots, blobs: [] };
+}
+
+/** The store, counting getSubtree calls that reach it. */
+function counting(store: ContentStore): { store: ContentStore; calls: () => number } {
+  let calls = 0;
+  const proxy = new Proxy(store, {
+    get(target, prop, receiver) {
+      const v = Reflect.get(target, prop, receiver);
+      if (prop === 'getSubtree') return (...a: Parameters<ContentStore['getSubtree']>) => { calls++; return target.getSubtree(...a); };
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  return { store: proxy, calls: () => calls };
+}
+
+const stores: SqliteStore[] = [];
+async function open(): Promise<SqliteStore> {
+  const s = new SqliteStore({ file: ':memory:' });
+  await s.open();
+  stores.push(s);
+  await s.importDocuments([doc([page('a', 'A1', ['main']), page('b', 'B1')])], { onUuidCollision: 'new' });
+  return s;
+}
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+});
+
+describe('subtree cache', () => {
+  it('a second read of the same subtree does not reach the store, and gives equal rows', async () => {
+    const { store, calls } = counting(await open());
+    const repo = new Repository(store, new NodeTypeRegistry());
+    const s = repo.systemSession();
+    const first = await s.getSubtree('website', '/a', 1);
+    const second = await s.getSubtree('website', '/a', 1);
+    expect(calls()).toBe(1);
+    expect(second).toEqual(first);
+    expect(second).not.toBe(first); // callers get their own array
+    await s.getSubtree('website', '/a', 0);
+    expect(calls()).toBe(2); // another depth is another entry
+  });
+
+  it('an import drops every entry: the next read sees the new content', async () => {
+    const raw = await open();
+    const { store, calls } = counting(raw);
+    const s = new Repository(store, new NodeTypeRegistry()).systemSession();
+    expect((await s.getSubtree('website', '/a', 1))[0]!.properties).toEqual([['title', 'String', 'A1']]);
+    await raw.importDocuments([doc([page('a', 'A2', ['main'])])], { onUuidCollision: 'replace' });
+    expect((await s.getSubtree('website', '/a', 1))[0]!.properties).toEqual([['title', 'String', 'A2']]);
+    expect(calls()).toBe(2);
+  });
+
+  it('cached rows are filtered per caller', async () => {
+    const repo = new Repository(await open(), new NodeTypeRegistry());
+    const denyMain: ReadAccess = { rulesFor: () => [], canRead: (_ws, path) => !path.startsWith('/a/main') };
+    expect((await repo.systemSession().getSubtree('website', '/a', 1)).map((r) => r.path)).toEqual(['/a', '/a/main']);
+    expect((await repo.session(denyMain).getSubtree('website', '/a', 1)).map((r) => r.path)).toEqual(['/a']);
+    expect((await repo.systemSession().getSubtree('website', '/a', 1)).map((r) => r.path)).toEqual(['/a', '/a/main']);
+  });
+
+  it('a store whose writes are announced but has no live hint (listener down) is read every time', async () => {
+    const raw = await open();
+    const { store, calls } = counting(raw);
+    const capabilities = { ...raw.capabilities, notifyOnWrite: true };
+    const noHint = new Proxy(store, {
+      get: (t, p, r) => (p === 'generationHint' ? () => undefined : p === 'capabilities' ? capabilities : Reflect.get(t, p, r)),
+    });
+    const s = new Repository(noHint, new NodeTypeRegistry()).systemSession();
+    await s.getSubtree('website', '/a', 1);
+    await s.getSubtree('website', '/a', 1);
+    expect(calls()).toBe(2);
+  });
+
+  it('stays within its row budget', async () => {
+    const { store, calls } = counting(await open());
+    const s = new Repository(store, new NodeTypeRegistry(), { maxRows: 2 }).systemSession();
+    await s.getSubtree('website', '/a', 1); // 2 rows
+    await s.getSubtree('website', '/b', 1); // 1 row: /a is evicted
+    await s.getSubtree('website', '/b', 1);
+    expect(calls()).toBe(2);
+    await s.getSubtree('website', '/a', 1);
+    expect(calls()).toBe(3);
+  });
+});
