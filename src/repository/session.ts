@@ -7,6 +7,8 @@ import type { Condition, QuerySpec } from '../query/ast.js';
 import type { ReadRule } from '../query/glob.js';
 import type { NodeTypeRegistry } from './node-types.js';
 import { buildStoreQuery } from './build-query.js';
+import { listVersions, readVersion, type VersionRead } from './versions.js';
+import type { VersionInfo } from '../store/versions.js';
 
 export interface Session {
   readonly types: NodeTypeRegistry;
@@ -18,6 +20,10 @@ export interface Session {
   getSubtrees(workspace: string, paths: readonly string[], depth: number): Promise<NodeRecord[]>;
   /** Query nodes: filter values typed by the stored kinds, then run by the store. */
   query(spec: QuerySpec, extra?: readonly Condition[]): Promise<QueryResult>;
+  /** Version `name` of the node at `path` down to `depth` levels, reached through the node (versions.ts). */
+  readVersion(workspace: string, path: string, name: string, depth: number): Promise<VersionRead>;
+  /** The node's versions, oldest first; undefined when the node is missing or not readable. */
+  listVersions(workspace: string, path: string): Promise<VersionInfo[] | undefined>;
 }
 
 /**
@@ -48,6 +54,8 @@ export class Repository {
       getSubtree: (ws, path, depth) => store.getSubtree(ws, path, depth),
       getSubtrees: (ws, paths, depth) => store.getSubtrees(ws, paths, depth),
       query: (spec, extra) => runQuery(store, spec, extra ?? [], null),
+      readVersion: (ws, path, name, depth) => readVersion(store, null, ws, path, name, depth),
+      listVersions: (ws, path) => listVersions(store, null, ws, path),
     };
   }
 
@@ -72,6 +80,8 @@ export class Repository {
         const rules = access.rulesFor(spec.workspace);
         return runQuery(store, spec, extra ?? [], rules === null ? null : { kind: 'readable', rules });
       },
+      readVersion: (ws, path, name, depth) => readVersion(store, access, ws, path, name, depth),
+      listVersions: (ws, path) => listVersions(store, access, ws, path),
     };
   }
 }
