@@ -56,6 +56,16 @@ describe('Session.listVersions', () => {
     expect(await repo.systemSession().listVersions('website', '/site/gone')).toBeUndefined();
     expect(await store.listVersions('website', '/site/gone')).toHaveLength(1); // still stored
   });
+
+  it('is reachable again once a node is imported at that path', async () => {
+    await store.importDocuments([document('website', '/site', [draft('back')])], NEW);
+    expect(await repo.systemSession().listVersions('website', '/site/back')).toEqual([]);
+    await store.importDocuments([document('website', '/site', [draft('gone')])], NEW);
+    expect((await repo.systemSession().listVersions('website', '/site/gone'))?.map((v) => v.name)).toEqual(['1.0']);
+    const r = await repo.systemSession().readVersion('website', '/site/gone', '1.0', 1);
+    expect(r.kind).toBe('found');
+    await store.importDocuments([document('website', '/', [draft('site', {}, [draft('open', {}, [draft('inner')]), draft('secret')])])], NEW);
+  });
 });
 
 describe('Session.readVersion', () => {
