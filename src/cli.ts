@@ -1,4 +1,4 @@
-// The `petal` command: serve | import | user | token | help. Parses flags, loads the config, and calls main.ts or ingest/.
+// The `petal` command: serve | import | publish | versions | user | token | help. Parses flags, loads the config, and calls main.ts or ingest/.
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -9,6 +9,7 @@ import { ImportError } from './ingest/import-error.js';
 import { importPaths, type ImportProgress } from './ingest/run-import.js';
 import { createLogger, createStore, startServer } from './main.js';
 import { tokenCommand, userCommand } from './security/cli-commands.js';
+import { defaultPublisher, publishCommand, publishNodes, versionsCommand, type StoreOpener } from './ingest/version-commands.js';
 import { ImportConflictError } from './store/write-import.js';
 
 const HELP = `Petal: a fast, self-hostable content delivery server (the delivery API of Magnolia CMS).
@@ -16,13 +17,17 @@ const HELP = `Petal: a fast, self-hostable content delivery server (the delivery
 Usage:
   petal serve [options]                 serve the delivery API
   petal import [options] FILE_OR_DIR... import content exports (YAML bootstrap, JCR XML system view)
+  petal publish WORKSPACE PATH [--by NAME]
+                                        store the node's subtree as its next version (1.0, 1.1, …)
+  petal versions WORKSPACE PATH [--json]
+                                        list the node's versions: name, date, who
   petal user add NAME --role R [--role R2] [--group G] [--password-stdin]
                                         add a user (or set a new password) in <security folder>/users.yaml
   petal token create NAME --user U [--expires-days N]
                                         create an API token acting as U; printed once, stored hashed
   petal help                            show this text
 
-Options (serve and import; --config also for user and token):
+Options (serve, import, publish, versions; --config also for user and token):
   --config FILE       petal.yaml to use (default: ./petal.yaml, else the bundled demo for serve)
   --store URL         sqlite:FILE (default sqlite:./data/petal.db) or postgres://user@host:5432/db
 Options of serve:
@@ -35,6 +40,8 @@ Options of import:
                       a UUID already used at another path: give the node a new UUID (default),
                       move it here (replace), or abort the import (fail)
   --verbose           list every warning (default: the first 10)
+  --publish           then publish each imported top-level node as its next version
+  --by NAME           who publishes (publish and import --publish; default: the operating-system user)
 Options of user add and token create:
   The security folder is security.folder of petal.yaml (default ./security beside it, or in the
   current folder without a petal.yaml); it is created with mode 0700, its files with mode 0600.
@@ -45,6 +52,8 @@ PETAL_LOG_LEVEL. Flags override the environment, which overrides petal.yaml.
 
 Examples:
   petal import ./content
+  petal publish website /travel --by alice
+  petal versions website /travel --json
   petal serve --modules ./light-modules --port 8080
   petal user add alice --role editor
   petal token create ci --user alice --expires-days 90
@@ -93,6 +102,10 @@ export async function main(argv: string[]): Promise<number> {
         return await serve(rest);
       case 'import':
         return await runImport(rest);
+      case 'publish':
+        return await publishCommand(rest, openStore);
+      case 'versions':
+        return await versionsCommand(rest, openStore);
       case 'user':
         return await userCommand(rest);
       case 'token':
@@ -141,18 +154,31 @@ async function serve(args: string[]): Promise<number> {
   return await new Promise<number>(() => { /* runs until a signal stops it */ });
 }
 
+/** The store of --store / --config, as `petal import` picks it (the default store without either). */
+const openStore: StoreOpener = async (flags) => {
+  const config = loadConfig(overridesFrom(flags));
+  const url = config.isDemo ? `sqlite:${resolve(DEFAULT_STORE_FILE)}` : config.store;
+  const store = createStore(url);
+  await store.open();
+  return { store, url };
+};
+
 async function runImport(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     options: {
       config: { type: 'string' }, store: { type: 'string' }, 'on-uuid-collision': { type: 'string' }, help: { type: 'boolean' },
-      verbose: { type: 'boolean' },
+      verbose: { type: 'boolean' }, publish: { type: 'boolean' }, by: { type: 'string' },
     },
     allowPositionals: true,
   });
   if (values.help) { process.stdout.write(HELP); return 0; }
   if (positionals.length === 0) {
     process.stderr.write('petal import: name at least one file or folder to import\n');
+    return 2;
+  }
+  if (values.by !== undefined && !values.publish) {
+    process.stderr.write('petal import: --by names who publishes: use it with --publish\n');
     return 2;
   }
   const policy = values['on-uuid-collision'];
@@ -190,6 +216,12 @@ async function runImport(args: string[]): Promise<number> {
       `(${Math.round(r.nodes / Math.max(secs, 0.001))} nodes/s) into ${storeUrl}` +
       `${r.warnings.length > 0 ? `, ${r.warnings.length} warnings` : ''}\n`,
     );
+    if (values.publish) {
+      // After the import's commit, one transaction per node: a failure here leaves the import in place.
+      const { published, missing } = await publishNodes(store, r.roots, values.by ?? defaultPublisher());
+      for (const v of published) process.stdout.write(`published ${v.workspace}:${v.path} as version ${v.name} (${v.nodes} nodes)\n`);
+      for (const m of missing) process.stderr.write(`warning: ${m} was not published: it is gone\n`);
+    }
     return 0;
   } catch (err) {
     bar?.stop();

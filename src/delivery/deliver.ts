@@ -15,6 +15,7 @@ import { prefetchReferences } from './resolvers/prefetch.js';
 import { referenceRenderer, type ThemeInfo } from './resolvers/reference-renderer.js';
 import type { ReferenceRenderer } from './render-node.js';
 import { parseQuerySpec } from './parse-query.js';
+import { rejectVersion, versionParam, versionRows } from './read-version.js';
 import type { Condition } from '../query/ast.js';
 import { applyPageFeatures, extraDepth, featuresFor, isInsideVariants, NO_FEATURES, type PagesEnv } from './pages/page-features.js';
 
@@ -81,14 +82,14 @@ function localeOf(req: DeliveryRequest, env: DeliveryEnv): LocaleChoice {
 
 export async function readNode(req: DeliveryRequest, env: DeliveryEnv): Promise<DeliveryResponse> {
   const def = req.endpoint.definition;
-  if (firstValue(req.query.version) !== undefined) {
-    // No version of any node is stored until publishing exists, so every requested version is unknown.
-    throw new PetalError('versionNotFound', `${req.path}: version ${firstValue(req.query.version)} not found`);
-  }
+  const version = versionParam(req.query);
   const path = absolutePath(req);
   if (path === undefined || path === '/') throw notFound(req);
   const features = featuresFor(req.endpoint, env.pages, 'read');
-  let rows = await env.session.getSubtree(def.workspace, path, def.depth + extraDepth(features));
+  const readDepth = def.depth + extraDepth(features);
+  let rows: readonly NodeRecord[] = version === undefined
+    ? await env.session.getSubtree(def.workspace, path, readDepth)
+    : await versionRows(env.session, req.endpoint, path, version, notFound(req).message, readDepth);
   const stored = rows[0];
   if (stored === undefined || stored.path !== path) throw notFound(req);
   if (req.endpoint.nodeType !== null && !req.endpoint.nodeType(stored.type)) throw notFound(req);
@@ -105,6 +106,7 @@ export async function readNode(req: DeliveryRequest, env: DeliveryEnv): Promise<
 
 export async function getChildren(req: DeliveryRequest, env: DeliveryEnv): Promise<DeliveryResponse> {
   const def = req.endpoint.definition;
+  rejectVersion(req.query, 'Get children');
   const path = absolutePath(req);
   if (path === undefined) throw notFound(req);
   const features = featuresFor(req.endpoint, env.pages, 'children');
@@ -133,6 +135,7 @@ export async function getChildren(req: DeliveryRequest, env: DeliveryEnv): Promi
  */
 export async function queryNodes(req: DeliveryRequest, env: DeliveryEnv): Promise<DeliveryResponse> {
   const def = req.endpoint.definition;
+  rejectVersion(req.query, 'Query nodes');
   const spec = parseQuerySpec(req.query, req.endpoint, env.site.defaultLocale);
   const locale = localeOf(req, env);
   const extra: Condition[] = [];

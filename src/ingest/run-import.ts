@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { ContentStore } from '../store/content-store.js';
 import type { ImportDocument, UuidCollisionPolicy } from '../store/rows.js';
 import { listExportFiles, loadExport } from './load-export.js';
+import { joinPath } from '../repository/paths.js';
 
 export interface ImportProgress {
   readonly phase: 'parse' | 'write';
@@ -25,6 +26,8 @@ export interface ImportRunResult {
   readonly bytes: number;
   readonly ms: number;
   readonly warnings: readonly string[];
+  /** The top-level nodes written (each document's roots), in import order, each once (`import --publish`). */
+  readonly roots: readonly { readonly workspace: string; readonly path: string }[];
 }
 
 export async function importPaths(store: ContentStore, paths: readonly string[], options: ImportRunOptions): Promise<ImportRunResult> {
@@ -48,8 +51,26 @@ export async function importPaths(store: ContentStore, paths: readonly string[],
     }
     options.onProgress?.({ phase: 'write', bytesDone, bytesTotal });
     const result = await store.importDocuments(documents, { onUuidCollision: options.onUuidCollision });
-    return { files: files.length, nodes: result.nodes, bytes: bytesTotal, ms: performance.now() - started, warnings: result.warnings };
+    return {
+      files: files.length, nodes: result.nodes, bytes: bytesTotal, ms: performance.now() - started, warnings: result.warnings,
+      roots: rootsOf(documents),
+    };
   } finally {
     await rm(spoolDir, { recursive: true, force: true });
   }
+}
+
+function rootsOf(documents: readonly ImportDocument[]): { workspace: string; path: string }[] {
+  const seen = new Set<string>();
+  const out: { workspace: string; path: string }[] = [];
+  for (const doc of documents) {
+    for (const root of doc.roots) {
+      const path = joinPath(doc.parentPath, root.name);
+      const key = `${doc.workspace}\n${path}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ workspace: doc.workspace, path });
+    }
+  }
+  return out;
 }

@@ -8,6 +8,8 @@ import type { ReadRule } from '../query/glob.js';
 import type { NodeTypeRegistry } from './node-types.js';
 import { buildStoreQuery } from './build-query.js';
 import { SubtreeCache, type SubtreeCacheOptions } from './subtree-cache.js';
+import { listVersions, readVersion, type VersionRead } from './versions.js';
+import type { VersionInfo } from '../store/versions.js';
 
 export interface Session {
   readonly types: NodeTypeRegistry;
@@ -19,6 +21,10 @@ export interface Session {
   getSubtrees(workspace: string, paths: readonly string[], depth: number): Promise<NodeRecord[]>;
   /** Query nodes: filter values typed by the stored kinds, then run by the store. */
   query(spec: QuerySpec, extra?: readonly Condition[]): Promise<QueryResult>;
+  /** Version `name` of the node at `path` down to `depth` levels, reached through the node (versions.ts). */
+  readVersion(workspace: string, path: string, name: string, depth: number): Promise<VersionRead>;
+  /** The node's versions, oldest first; undefined when the node is missing or not readable. */
+  listVersions(workspace: string, path: string): Promise<VersionInfo[] | undefined>;
 }
 
 /**
@@ -54,6 +60,8 @@ export class Repository {
       getSubtree: (ws, path, depth) => subtrees.getSubtree(ws, path, depth),
       getSubtrees: (ws, paths, depth) => store.getSubtrees(ws, paths, depth),
       query: (spec, extra) => runQuery(store, spec, extra ?? [], null),
+      readVersion: (ws, path, name, depth) => readVersion(store, null, ws, path, name, depth),
+      listVersions: (ws, path) => listVersions(store, null, ws, path),
     };
   }
 
@@ -79,6 +87,8 @@ export class Repository {
         const rules = access.rulesFor(spec.workspace);
         return runQuery(store, spec, extra ?? [], rules === null ? null : { kind: 'readable', rules });
       },
+      readVersion: (ws, path, name, depth) => readVersion(store, access, ws, path, name, depth),
+      listVersions: (ws, path) => listVersions(store, access, ws, path),
     };
   }
 }

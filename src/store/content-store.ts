@@ -4,6 +4,7 @@ import type { Condition, StoreQuery, ValueKind } from '../query/ast.js';
 
 export type ReadableCondition = Extract<Condition, { kind: 'readable' }>;
 import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from './rows.js';
+import type { VersionInfo } from './versions.js';
 
 export interface QueryResult {
   /** Number of matching nodes, whatever the page. */
@@ -63,6 +64,23 @@ export interface ContentStore {
 
   /** Writes all documents in one transaction: all of them become visible, or none (then it throws). */
   importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult>;
+
+  /**
+   * Publishes the node at `path` (not the root `/`): stores a frozen copy of it and its whole subtree
+   * as the next version of that path (`1.0`, then `1.1`, …), in one transaction that also bumps the
+   * generation. Concurrent publishes of one path get distinct names (a unique constraint backs the
+   * numbering). Later imports never change the copy; the blobs it references stay readable (blobs are
+   * never deleted). Undefined, and nothing written, when there is no node at `path`.
+   */
+  publish(workspace: string, path: string, by: string): Promise<VersionInfo | undefined>;
+  /** The versions of `path`, oldest first; empty when it has none (whether or not the node still exists). */
+  listVersions(workspace: string, path: string): Promise<VersionInfo[]>;
+  /**
+   * The frozen copy of version `name` of `path`, shaped as `getSubtree` returns the live node: the node
+   * and its descendants down to `depth` levels, ordered by depth then natural order, with the paths and
+   * ids they had when published. Undefined when `path` has no version of that name.
+   */
+  getVersionSubtree(workspace: string, path: string, name: string, depth: number): Promise<NodeRecord[] | undefined>;
 
   getBlobInfo(hash: string): Promise<BlobInfo | undefined>;
   /** Reads `length` bytes of a blob from `offset`. */

@@ -202,6 +202,86 @@ describe('petal import', () => {
   });
 });
 
+async function versionNames(file: string, workspace: string, path: string): Promise<string[]> {
+  const store = new SqliteStore({ file });
+  await store.open();
+  try {
+    return (await store.listVersions(workspace, path)).map((v) => v.name);
+  } finally {
+    await store.close();
+  }
+}
+
+describe('petal publish and petal versions', () => {
+  it('publishes 1.0 then 1.1 with who, and lists them as text and JSON', async () => {
+    const db = join(newDir('publish'), 'x.db');
+    expect((await runPetal(['import', '--store', `sqlite:${db}`, RENDER])).code).toBe(0);
+    const first = await runPetal(['publish', 'website', '/site', '--by', 'alice', '--store', `sqlite:${db}`]);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^published website:\/site as version 1\.0 \(\d+ nodes\) by alice into sqlite:/);
+    const second = await runPetal(['publish', 'website', 'site/', '--by', 'bob', '--store', `sqlite:${db}`]);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain('as version 1.1');
+    expect(await versionNames(db, 'website', '/site')).toEqual(['1.0', '1.1']);
+
+    const text = await runPetal(['versions', 'website', '/site', '--store', `sqlite:${db}`]);
+    expect(text.code).toBe(0);
+    const lines = text.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^VERSION\s+CREATED\s+BY/);
+    expect(lines[1]).toMatch(/^1\.0\s+\d{4}-\d\d-\d\dT[\d:.]+Z\s+alice\s+\(\d+\)$/);
+    expect(lines[2]).toMatch(/^1\.1\s+.*\s+bob\s+\(\d+\)$/);
+
+    const json = await runPetal(['versions', 'website', '/site', '--json', '--store', `sqlite:${db}`]);
+    expect(json.code).toBe(0);
+    const list = JSON.parse(json.stdout) as { name: string; created: string; createdBy: string; nodes: number }[];
+    expect(list.map((v) => [v.name, v.createdBy])).toEqual([['1.0', 'alice'], ['1.1', 'bob']]);
+    expect(Number.isNaN(Date.parse(list[0]!.created))).toBe(false);
+    expect(list[0]!.nodes).toBeGreaterThan(1);
+
+    const none = await runPetal(['versions', 'website', '/site/about', '--store', `sqlite:${db}`]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toContain('no versions of website:/site/about');
+    const noneJson = await runPetal(['versions', 'website', '/site/about', '--json', '--store', `sqlite:${db}`]);
+    expect(JSON.parse(noneJson.stdout)).toEqual([]);
+  });
+
+  it('exits 1 for a node that does not exist, and 2 for missing or bad arguments', async () => {
+    const db = join(newDir('publish-bad'), 'x.db');
+    expect((await runPetal(['import', '--store', `sqlite:${db}`, RENDER])).code).toBe(0);
+    const missing = await runPetal(['publish', 'website', '/nothing', '--store', `sqlite:${db}`]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no node at website:/nothing');
+    for (const args of [['publish'], ['publish', 'website'], ['publish', 'website', '/'], ['publish', 'website', '/a/../b'],
+      ['versions', 'website'], ['publish', 'website', '/site', '--by', ' '], ['import', '--by', 'x', RENDER]]) {
+      const r = await runPetal([...args, '--store', `sqlite:${db}`]);
+      expect(r.code, args.join(' ')).toBe(2);
+    }
+    expect(await versionNames(db, 'website', '/site')).toEqual([]);
+  });
+
+  it('import --publish publishes each imported top-level node', async () => {
+    const db = join(newDir('import-publish'), 'x.db');
+    const r = await runPetal(['import', '--publish', '--by', 'ci', '--store', `sqlite:${db}`, RENDER]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('published website:/site as version 1.0');
+    expect(r.stdout).toContain('published website:/site/about/history as version 1.0');
+    expect(r.stdout).toContain('published plants:/catalog as version 1.0');
+    expect(await versionNames(db, 'website', '/site')).toEqual(['1.0']);
+    expect(await versionNames(db, 'plants', '/catalog')).toEqual(['1.0']);
+    const again = await runPetal(['import', '--publish', '--store', `sqlite:${db}`, RENDER]);
+    expect(again.code).toBe(0);
+    expect(await versionNames(db, 'website', '/site')).toEqual(['1.0', '1.1']);
+  });
+
+  it('help names publish and versions', async () => {
+    const r = await runPetal(['--help']);
+    expect(r.stdout).toContain('petal publish WORKSPACE PATH');
+    expect(r.stdout).toContain('petal versions WORKSPACE PATH');
+    expect(r.stdout).toContain('--publish');
+  });
+});
+
 describe('petal serve', () => {
   it('starts, answers /.health and stops on SIGTERM with exit 0', async () => {
     const dir = newDir('serve');

@@ -11,6 +11,7 @@ import { importFilesSuite } from './import-files.js';
 import { storeCrudSuite } from './store-crud.js';
 import { subtreeReadSuite } from './subtree-read.js';
 import { transactionsSuite } from './transactions.js';
+import { versionsSuite } from './versions.js';
 
 const url = process.env.PETAL_TEST_PG;
 const HOW = 'set PETAL_TEST_PG=postgres://user@host:5432/database to run it';
@@ -69,4 +70,4 @@ const postgresFixture: StoreFixture = {
   },
 };
 
-await runConformance(postgresFixture, [storeCrudSuite, subtreeReadSuite, transactionsSuite, importFilesSuite]);
+await runConformance(postgresFixture, [storeCrudSuite, subtreeReadSuite, transactionsSuite, importFilesSuite, versionsSuite]);

@@ -9,6 +9,7 @@ import { importFilesSuite } from './import-files.js';
 import { storeCrudSuite } from './store-crud.js';
 import { subtreeReadSuite } from './subtree-read.js';
 import { transactionsSuite } from './transactions.js';
+import { versionsSuite } from './versions.js';
 
 const sqliteFixture: StoreFixture = {
   name: 'sqlite',
@@ -25,4 +26,4 @@ const sqliteFixture: StoreFixture = {
   },
 };
 
-await runConformance(sqliteFixture, [storeCrudSuite, subtreeReadSuite, transactionsSuite, importFilesSuite]);
+await runConformance(sqliteFixture, [storeCrudSuite, subtreeReadSuite, transactionsSuite, importFilesSuite, versionsSuite]);

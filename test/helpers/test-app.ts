@@ -53,6 +53,8 @@ export interface TestAppOptions {
   readonly subtreeCache?: false;
   /** The response cache budget (default as in production: on, 64 MiB). */
   readonly cache?: { readonly maxBytes: number };
+  /** Nodes to publish (in this order) once the content is imported: `1.0` of each, `1.1` if listed twice. */
+  readonly publish?: readonly { readonly workspace: string; readonly path: string; readonly by?: string }[];
 }
 
 export const OPEN_SECURITY = {
@@ -98,6 +100,9 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   const { store, dispose } = await createTestStore(dir);
   const paths = [...(o.content ? [contentDir] : []), ...(o.contentPaths ?? [])];
   if (paths.length > 0) await importPaths(store, paths, { onUuidCollision: 'new' });
+  for (const p of o.publish ?? []) {
+    if ((await store.publish(p.workspace, p.path, p.by ?? 'test')) === undefined) throw new Error(`publish: no node ${p.workspace}:${p.path}`);
+  }
 
   const registry = new EndpointRegistry();
   const moduleRoots = [...(o.definitions || o.moduleFiles ? [modules] : []), ...(o.moduleRoots ?? [])];

@@ -2,6 +2,7 @@
 // Text that is compared or ordered by path uses the "C" collation: code point order, as SQLite's
 // BINARY collation and the query index (`compareCodePoints`), so `path >= lo AND path < hi` ranges
 // select exactly the descendants.
+import { VERSIONS_SQL } from './versions.js';
 
 export interface Migration {
   readonly version: number;
@@ -98,6 +99,11 @@ CREATE TABLE meta (
 );
 INSERT INTO meta (key, value) VALUES ('generation', 0);
 `,
+  },
+  {
+    version: 2,
+    name: 'content versions',
+    sql: VERSIONS_SQL,
   },
 ];
 

@@ -22,6 +22,8 @@ import { IMPORT_LOCK, KIND_CODE, MIGRATION_LOCK } from './migrations.js';
 import { ReadRouter } from './read-router.js';
 import { migrate } from './schema.js';
 import { SQL, exec, run } from './statements.js';
+import { listVersions, publishVersion, versionSubtree } from './versions.js';
+import type { VersionInfo } from '../versions.js';
 
 const BLOB_CHUNK = 1 << 20;
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -362,6 +364,53 @@ export class PostgresStore implements ContentStore {
     } finally {
       client.release(failed);
     }
+  }
+
+  async publish(workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {
+    if (hasNul(path) || hasNul(workspace)) return undefined;
+    const result = this.#writeQueue.then(() => this.#publishNow(workspace, path, storableText(by)));
+    this.#writeQueue = result.catch(() => undefined);
+    return result;
+  }
+
+  async #publishNow(workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {
+    const client = await this.#db.connect();
+    let failed = false;
+    try {
+      await client.query('BEGIN');
+      // The import lock: the copy sees no half of an import, and publishes of any instance number in turn.
+      await run(client, SQL.importLock, [IMPORT_LOCK]);
+      const info = await publishVersion(client, workspace, path, by);
+      let generation: number | undefined;
+      if (info !== undefined) {
+        const [row] = await run<{ value: string }>(client, SQL.bump);
+        generation = Number(row!.value);
+        await run(client, SQL.notify, [this.#channel, String(generation)]);
+      }
+      await client.query('COMMIT');
+      if (generation !== undefined) this.#advance(generation);
+      return info;
+    } catch (err) {
+      try {
+        await client.query('ROLLBACK');
+      } catch {
+        failed = true;
+      }
+      throw err;
+    } finally {
+      client.release(failed);
+    }
+  }
+
+  async listVersions(workspace: string, path: string): Promise<VersionInfo[]> {
+    if (hasNul(path) || hasNul(workspace)) return [];
+    return this.#read((db) => listVersions(db, workspace, path));
+  }
+
+  async getVersionSubtree(workspace: string, path: string, name: string, depth: number): Promise<NodeRecord[] | undefined> {
+    if (hasNul(path) || hasNul(workspace) || hasNul(name)) return undefined;
+    const rows = await this.#read((db) => versionSubtree<NodeRow>(db, workspace, path, name, depth));
+    return rows?.map(toRecord);
   }
 
   async getBlobInfo(hash: string): Promise<BlobInfo | undefined> {

@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import { fullTextOf, indexRows } from '../index-values.js';
 import type { StoredProperty } from '../../repository/property-type.js';
+import { VERSIONS_SQL } from './versions.js';
 
 export interface Migration {
   readonly version: number;
@@ -131,6 +132,11 @@ END;
         }
       }
     },
+  },
+  {
+    version: 3,
+    name: 'content versions',
+    sql: VERSIONS_SQL,
   },
 ];
 

@@ -17,6 +17,8 @@ import type { BlobInfo, BlobSpool, ImportDocument, ImportOptions, ImportResult, 
 import { writeImport } from '../write-import.js';
 import { descendantRange } from '../../repository/paths.js';
 import { migrate } from './schema.js';
+import { SqliteVersions } from './versions.js';
+import type { VersionInfo } from '../versions.js';
 
 const BLOB_CHUNK = 1 << 20;
 const STATEMENT_CACHE_SIZE = 256;
@@ -60,6 +62,7 @@ export class SqliteStore implements ContentStore {
   #known: { value: number; at: number } | undefined;
   #tempDir: string | undefined;
   #stmts: ReturnType<typeof prepare> | undefined;
+  #versions: SqliteVersions | undefined;
   readonly #cache = new Map<string, Database.Statement>();
 
   readonly #indexThreshold: number;
@@ -100,6 +103,7 @@ export class SqliteStore implements ContentStore {
     const db = connect(this.#path);
     this.#db = db;
     this.#stmts = prepare(db);
+    this.#versions = new SqliteVersions(db, writer, toRecord as (row: never) => NodeRecord);
   }
 
   async close(): Promise<void> {
@@ -111,6 +115,7 @@ export class SqliteStore implements ContentStore {
     this.#writer = undefined;
     this.#stmts = undefined;
     this.#writeStmts = undefined;
+    this.#versions = undefined;
     if (this.#tempDir) rmSync(this.#tempDir, { recursive: true, force: true });
     this.#tempDir = undefined;
   }
@@ -301,6 +306,32 @@ export class SqliteStore implements ContentStore {
       if (db.inTransaction) db.exec('ROLLBACK');
       throw err;
     }
+  }
+
+  async publish(workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {
+    // In the import queue and one IMMEDIATE transaction: the copy is one commit, and the next number is
+    // read under the write lock (other processes' publishes wait for it too).
+    const run = this.#writeQueue.then(() => {
+      const db = this.#writer;
+      const versions = this.#versions;
+      if (!db || !versions) throw new Error('SqliteStore is not open');
+      return db.transaction(() => versions.publish(workspace, path, by)).immediate();
+    }).finally(() => { this.#known = undefined; });
+    this.#writeQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  async listVersions(workspace: string, path: string): Promise<VersionInfo[]> {
+    return this.#v.list(workspace, path);
+  }
+
+  async getVersionSubtree(workspace: string, path: string, name: string, depth: number): Promise<NodeRecord[] | undefined> {
+    return this.#v.subtree(workspace, path, name, depth);
+  }
+
+  get #v(): SqliteVersions {
+    if (!this.#versions) throw new Error('SqliteStore is not open');
+    return this.#versions;
   }
 
   async getBlobInfo(hash: string): Promise<BlobInfo | undefined> {

@@ -1,0 +1,106 @@
+// Ingest layer (CLI): `petal publish` and `petal versions`, and the publishing step of
+// `petal import --publish`. The store comes from the caller (cli.ts resolves --config / --store).
+import { userInfo } from 'node:os';
+import { parseArgs } from 'node:util';
+import { normalizePath } from '../repository/paths.js';
+import type { ContentStore } from '../store/content-store.js';
+import type { VersionInfo } from '../store/versions.js';
+
+export const PUBLISH_USAGE = `Usage: petal publish WORKSPACE PATH [--by NAME] [--store URL] [--config FILE]
+  Stores a frozen copy of the node at PATH and its subtree as its next version (1.0, 1.1, …).
+  --by NAME   who publishes (default: the operating-system user)
+`;
+
+export const VERSIONS_USAGE = `Usage: petal versions WORKSPACE PATH [--json] [--store URL] [--config FILE]
+  Lists the stored versions of PATH (name, date, who, nodes), oldest first.
+`;
+
+/** Opens the store the flags name (as `petal import` does); returns it with its URL for messages. */
+export type StoreOpener = (flags: { config?: string; store?: string }) => Promise<{ store: ContentStore; url: string }>;
+
+/** Who publishes when no --by is given: the operating-system user, else `cli`. */
+export function defaultPublisher(): string {
+  try {
+    return userInfo().username || 'cli';
+  } catch {
+    return 'cli';
+  }
+}
+
+/** Publishes each node in turn; a node that is gone by now is skipped (and reported by the caller). */
+export async function publishNodes(
+  store: ContentStore, nodes: readonly { workspace: string; path: string }[], by: string,
+): Promise<{ published: VersionInfo[]; missing: string[] }> {
+  const published: VersionInfo[] = [];
+  const missing: string[] = [];
+  for (const n of nodes) {
+    const v = await store.publish(n.workspace, n.path, by);
+    if (v === undefined) missing.push(`${n.workspace}:${n.path}`);
+    else published.push(v);
+  }
+  return { published, missing };
+}
+
+/** WORKSPACE and PATH from the positionals; a message (exit 2) when they are missing or not a node path. */
+function target(command: string, positionals: string[], usage: string): { workspace: string; path: string } | string {
+  if (positionals.length !== 2) return `petal ${command}: name a WORKSPACE and a PATH\n\n${usage}`;
+  const [workspace, raw] = positionals as [string, string];
+  const path = normalizePath(raw);
+  if (workspace === '' || /[\s/\u0000-\u001f]/.test(workspace)) return `petal ${command}: invalid workspace ${JSON.stringify(workspace)}\n`;
+  if (path === undefined || path === '/') return `petal ${command}: PATH must name a node (such as /site), not ${JSON.stringify(raw)}\n`;
+  return { workspace, path };
+}
+
+export async function publishCommand(args: string[], open: StoreOpener): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { config: { type: 'string' }, store: { type: 'string' }, by: { type: 'string' }, help: { type: 'boolean' } },
+    allowPositionals: true,
+  });
+  if (values.help) { process.stdout.write(PUBLISH_USAGE); return 0; }
+  const t = target('publish', positionals, PUBLISH_USAGE);
+  if (typeof t === 'string') { process.stderr.write(t); return 2; }
+  const by = values.by ?? defaultPublisher();
+  if (by.trim() === '') { process.stderr.write('petal publish: --by must name someone\n'); return 2; }
+  const { store, url } = await open(values);
+  try {
+    const v = await store.publish(t.workspace, t.path, by);
+    if (v === undefined) {
+      process.stderr.write(`petal publish: no node at ${t.workspace}:${t.path} in ${url}\n`);
+      return 1;
+    }
+    process.stdout.write(`published ${t.workspace}:${t.path} as version ${v.name} (${v.nodes} nodes) by ${v.createdBy} into ${url}\n`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+export async function versionsCommand(args: string[], open: StoreOpener): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { config: { type: 'string' }, store: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean' } },
+    allowPositionals: true,
+  });
+  if (values.help) { process.stdout.write(VERSIONS_USAGE); return 0; }
+  const t = target('versions', positionals, VERSIONS_USAGE);
+  if (typeof t === 'string') { process.stderr.write(t); return 2; }
+  const { store } = await open(values);
+  try {
+    // The store's list: an operator sees the versions of a node that was deleted since, too.
+    const list = await store.listVersions(t.workspace, t.path);
+    if (values.json) {
+      const out = list.map((v) => ({ name: v.name, created: v.created, createdBy: v.createdBy, nodes: v.nodes, nodeId: v.nodeId }));
+      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    } else if (list.length === 0) {
+      process.stdout.write(`no versions of ${t.workspace}:${t.path}\n`);
+    } else {
+      const width = Math.max(7, ...list.map((v) => v.name.length));
+      process.stdout.write(`${'VERSION'.padEnd(width)}  ${'CREATED'.padEnd(24)}  BY  (NODES)\n`);
+      for (const v of list) process.stdout.write(`${v.name.padEnd(width)}  ${v.created.padEnd(24)}  ${v.createdBy}  (${v.nodes})\n`);
+    }
+    return 0;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,42 @@
+// Repository layer: content versions as a caller sees them. A version is reached through its node:
+// only while the node exists and the caller may read it (else the node and its versions look alike:
+// absent), and the frozen copy is filtered by the caller's current read rules, as the live subtree is.
+import type { ContentStore } from '../store/content-store.js';
+import type { NodeRecord } from '../store/rows.js';
+import type { VersionInfo } from '../store/versions.js';
+import type { ReadAccess } from './session.js';
+
+/** What reading one version of a node found. `node` is the live node the version belongs to. */
+export type VersionRead =
+  /** No node at the path, or one the caller may not read: nothing about its versions is revealed. */
+  | { readonly kind: 'noNode' }
+  | { readonly kind: 'noVersion'; readonly node: NodeRecord }
+  /** `rows`: the frozen copy, in getSubtree's shape (the version's own node first), readable rows only. */
+  | { readonly kind: 'found'; readonly node: NodeRecord; readonly rows: readonly NodeRecord[] };
+
+const NO_NODE: VersionRead = Object.freeze({ kind: 'noNode' });
+
+/** `access` null = the caller reads everything (system sessions, bypassWorkspaceAcls). */
+async function liveNode(store: ContentStore, access: ReadAccess | null, ws: string, path: string): Promise<NodeRecord | undefined> {
+  if (path === '/') return undefined;
+  if (access !== null && access.rulesFor(ws) !== null && !access.canRead(ws, path)) return undefined;
+  return store.getNode(ws, path);
+}
+
+export async function readVersion(
+  store: ContentStore, access: ReadAccess | null, ws: string, path: string, name: string, depth: number,
+): Promise<VersionRead> {
+  const node = await liveNode(store, access, ws, path);
+  if (node === undefined) return NO_NODE;
+  const rows = await store.getVersionSubtree(ws, path, name, depth);
+  if (rows === undefined) return { kind: 'noVersion', node };
+  // Today's rules on the copy's paths: a subpage denied now stays hidden in every old version too.
+  const visible = access === null || access.rulesFor(ws) === null ? rows : rows.filter((r) => access.canRead(ws, r.path));
+  return { kind: 'found', node, rows: visible };
+}
+
+/** The versions of a node, oldest first; undefined when the node is missing or the caller may not read it. */
+export async function listVersions(store: ContentStore, access: ReadAccess | null, ws: string, path: string): Promise<VersionInfo[] | undefined> {
+  const node = await liveNode(store, access, ws, path);
+  return node === undefined ? undefined : store.listVersions(ws, path);
+}
