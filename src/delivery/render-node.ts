@@ -103,7 +103,7 @@ function writeNode(node: RenderRecord, children: ChildIndex, o: RenderOptions, l
     + ',"@id":' + JSON.stringify(node.id)
     + ',"@nodeType":' + JSON.stringify(o.outName(node.type));
   if (node.annotations !== undefined) out += node.annotations;
-  out += writeProperties(node, o);
+  out += o.refs ? writeProperties(node, o) : memoProperties(node, o);
 
   let names = '';
   if (level < o.depth) {
@@ -119,6 +119,31 @@ function writeNode(node: RenderRecord, children: ChildIndex, o: RenderOptions, l
   }
   if (level === 0 && o.link !== undefined) out += ',"@link":' + JSON.stringify(o.link);
   return out + ',"@nodes":[' + names + ']}';
+}
+
+interface PropertiesMemo {
+  readonly visible: Visibility;
+  readonly outName: (name: string) => string;
+  readonly locale: string;
+  readonly all: boolean;
+  readonly suffixes: readonly string[];
+  readonly text: string;
+}
+
+// A record's properties rendered for one endpoint setting: stored records are immutable and, through
+// the repository's subtree cache, the same objects for a whole content generation, so the next
+// request for the same node with the same property rules and language reuses the text.
+const propertiesMemo = new WeakMap<NodeRecord, PropertiesMemo>();
+
+function memoProperties(node: NodeRecord, o: RenderOptions): string {
+  const m = propertiesMemo.get(node);
+  const l = o.locale;
+  if (m !== undefined && m.visible === o.visible && m.outName === o.outName && m.locale === l.locale && m.all === l.all && m.suffixes === l.variantSuffixes) {
+    return m.text;
+  }
+  const text = writeProperties(node, o);
+  propertiesMemo.set(node, { visible: o.visible, outName: o.outName, locale: l.locale, all: l.all, suffixes: l.variantSuffixes, text });
+  return text;
 }
 
 function writeProperties(node: NodeRecord, o: RenderOptions): string {
