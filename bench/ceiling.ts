@@ -1,7 +1,8 @@
 // Cached versus uncached Read node versus the ceiling: a bare node:http server sending the same bytes.
 // Servers run in child processes; rounds alternate so noise hits all alike.
-// Usage: npm run build && node --import tsx bench/ceiling.ts [--seconds 8] [--rounds 3] [STORE]
-import { spawn, type ChildProcess } from 'node:child_process';
+// Usage: npm run build && node --import tsx bench/ceiling.ts [--seconds 8] [--rounds 3] [--path P] [STORE]
+// The store gets bench/content (the 31-node landing page) imported first.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -14,7 +15,8 @@ const opt = (name: string, d: number) => (args.includes(name) ? Number(args[args
 const seconds = opt('--seconds', 8);
 const rounds = opt('--rounds', 3);
 const store = args.find((a) => a.endsWith('.db')) ?? join(ROOT, 'bench/data/tours-10000.db');
-const PATH = '/.rest/delivery/pages/home';
+const PATH = args.includes('--path') ? args[args.indexOf('--path') + 1]! : '/.rest/delivery/landing/landing';
+execFileSync(process.execPath, [join(ROOT, 'bin/petal.js'), 'import', '--store', `sqlite:${store}`, join(ROOT, 'bench/content')], { stdio: 'ignore' });
 
 const dir = mkdtempSync(join(tmpdir(), 'petal-ceiling-'));
 const base = readFileSync(join(ROOT, 'bench/petal.yaml'), 'utf8').replace('modules: [./modules]', `modules: ['${join(ROOT, 'bench/modules')}']`);

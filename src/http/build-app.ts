@@ -58,6 +58,9 @@ declare module 'fastify' {
 }
 
 export const MAX_URL_LENGTH = LIMITS.maxUrlLength;
+const REQUEST_ID = /^[\w.:-]{1,64}$/;
+const bootId = randomUUID().slice(0, 8);
+let requestCount = 0;
 
 export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -66,7 +69,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.:-]{1,64}$/.test(given) ? given : randomUUID();
+      // A process-unique prefix and a counter: unique across instances, no random bytes per request.
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `${bootId}-${(++requestCount).toString(36)}`;
     },
     bodyLimit: LIMITS.maxBodyBytes,
     requestTimeout: LIMITS.requestTimeoutMs,
@@ -82,20 +86,19 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreDuplicateSlashes: true, maxParamLength: MAX_URL_LENGTH },
   });
 
-  app.addHook('onRequest', async (request, reply) => {
-    if ((request.raw.url ?? '').length > MAX_URL_LENGTH) return sendError(reply, 'uriTooLong');
-    reply.header('x-request-id', request.id);
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    if ((request.log as unknown as Partial<Logger>).isLevelEnabled?.('info') !== true) return; // no object built when nobody reads it
-    request.log.info(
-      { reqId: request.id, method: request.method, url: request.raw.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
-      'request',
-    );
-  });
+  // One log line per request, only when someone reads it (no hook at all otherwise).
+  if (o.logger && o.logger.isLevelEnabled('info')) {
+    app.addHook('onResponse', (request, reply, done) => {
+      request.log.info(
+        { reqId: request.id, method: request.method, url: request.raw.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+        'request',
+      );
+      done();
+    });
+  }
 
   await app.register(fastifyCookie);
-  const gate = { contextPath: o.contextPath ?? '', corsOrigins: o.corsOrigins ?? [] };
+  const gate = { contextPath: o.contextPath ?? '', corsOrigins: o.corsOrigins ?? [], maxUrlLength: MAX_URL_LENGTH };
   registerSecurityHook(app, o.security, gate);
 
   app.setErrorHandler(handleError);

@@ -27,12 +27,14 @@ export function challenge(reply: FastifyReply): FastifyReply {
 export function registerSecurityHook(
   app: FastifyInstance,
   security: SecurityService,
-  o: { contextPath: string; corsOrigins: readonly string[] },
+  o: { contextPath: string; corsOrigins: readonly string[]; maxUrlLength: number },
 ): void {
   app.decorateRequest('canonicalPath', '');
   app.decorateRequest('caller', null as unknown as Caller);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (reply.sent) return reply;
+    reply.header('x-request-id', request.id);
+    if ((request.raw.url ?? '').length > o.maxUrlLength) return sendError(reply, 'uriTooLong');
     const cp = canonicalPath(request.raw.url ?? '/', o.contextPath);
     if (!cp.ok) {
       if (cp.reason === 'outside context path') return sendError(reply, 'notFound', 'No route for this URL');
@@ -41,11 +43,15 @@ export function registerSecurityHook(
     request.canonicalPath = cp.path;
 
     const sessionId = request.cookies?.[SESSION_COOKIE];
-    const id = await security.identify({
-      ...(request.headers.authorization !== undefined ? { authorization: request.headers.authorization } : {}),
-      ...(sessionId !== undefined ? { sessionId } : {}),
-      client: request.ip,
-    });
+    const authorization = request.headers.authorization;
+    // Most requests carry no credentials: their caller is the shared anonymous one, without a promise.
+    const id = authorization === undefined && sessionId === undefined
+      ? { ok: true as const, caller: security.anonymous() }
+      : await security.identify({
+        ...(authorization !== undefined ? { authorization } : {}),
+        ...(sessionId !== undefined ? { sessionId } : {}),
+        client: request.ip,
+      });
     if (!id.ok) {
       if (id.retryAfter !== undefined) {
         reply.header('retry-after', String(id.retryAfter));

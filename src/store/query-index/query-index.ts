@@ -5,6 +5,7 @@
 import type { Condition, StoreQuery, Target, TypedRange, ValueKind } from '../../query/ast.js';
 import { descendantRange } from '../../repository/paths.js';
 import type { QueryResult } from '../content-store.js';
+import type { NodeRecord } from '../rows.js';
 import { Bitmap } from './bitmap.js';
 import type { ColumnSource, NodeTable } from './column-source.js';
 import { compareCodePoints, likeToRegExp } from './compare.js';
@@ -29,7 +30,11 @@ interface Workspace {
   foldedNames?: string[];
   /** ordinal → UUID, loaded on the first order by `@id` (sources with `idColumn` only). */
   ids?: Promise<string[]>;
+  /** Result nodes already read, by nid: pages of popular queries cost no store read (this generation). */
+  readonly records: Map<number, NodeRecord>;
 }
+
+const RECORD_CACHE_ENTRIES = 20_000;
 
 /** Per ordinal, the first value of a property (what ordering uses); `has` 0 = missing. */
 interface OrderKeys {
@@ -78,8 +83,25 @@ export class QueryIndex {
     const ordinals = q.orderBy.length === 0
       ? matches.first(q.limit, q.offset)
       : await this.#ordered(ws, q, matches, total);
-    const nodes = await this.source.nodesByNid(ordinals.map((o) => ws.table.nids[o]!));
-    return { total, nodes };
+    return { total, nodes: await this.#records(ws, ordinals.map((o) => ws.table.nids[o]!)) };
+  }
+
+  async #records(ws: Workspace, nids: readonly number[]): Promise<NodeRecord[]> {
+    const missing = nids.filter((n) => !ws.records.has(n));
+    if (missing.length > 0) {
+      if (ws.records.size + missing.length > RECORD_CACHE_ENTRIES) ws.records.clear();
+      const nidOfPath = new Map(missing.map((n) => [ws.table.paths[ws.ordinalOfNid[n]! - 1]!, n]));
+      for (const r of await this.source.nodesByNid(missing)) {
+        const nid = nidOfPath.get(r.path);
+        if (nid !== undefined) ws.records.set(nid, r);
+      }
+    }
+    const out: NodeRecord[] = [];
+    for (const n of nids) {
+      const r = ws.records.get(n);
+      if (r !== undefined) out.push(r);
+    }
+    return out;
   }
 
   /** The kinds of these properties among the nodes the rules let the caller read. */
@@ -112,7 +134,7 @@ export class QueryIndex {
         for (let i = 0; i < table.nids.length; i++) if (table.nids[i]! > max) max = table.nids[i]!;
         const ordinalOfNid = new Int32Array(max + 1);
         for (let i = 0; i < table.nids.length; i++) ordinalOfNid[table.nids[i]!] = i + 1;
-        return { table, ordinalOfNid, columns: new Map(), orderKeys: new Map(), scopes: new Map(), filters: new Map() };
+        return { table, ordinalOfNid, columns: new Map(), orderKeys: new Map(), scopes: new Map(), filters: new Map(), records: new Map() };
       });
       this.#workspaces.set(name, w);
     }

@@ -10,6 +10,8 @@ export function sqliteColumnSource(
   toRecord: (row: never) => NodeRecord,
   nodeColumns: string,
 ): ColumnSource {
+  // Prepared once per connection: it runs for every page of query results.
+  let nodesStmt: Database.Statement | undefined;
   return {
     generation,
     async nodeTable(workspace: string): Promise<NodeTable> {
@@ -52,8 +54,11 @@ export function sqliteColumnSource(
     },
     async nodesByNid(nids: readonly number[]): Promise<NodeRecord[]> {
       if (nids.length === 0) return [];
-      const rows = db().prepare(`SELECT n.nid AS nid, ${nodeColumns} FROM nodes n WHERE n.nid IN (SELECT value FROM json_each(?))`)
-        .all(JSON.stringify(nids)) as { nid: number }[];
+      const d = db();
+      if (nodesStmt === undefined || nodesStmt.database !== d) {
+        nodesStmt = d.prepare(`SELECT n.nid AS nid, ${nodeColumns} FROM nodes n WHERE n.nid IN (SELECT value FROM json_each(?))`);
+      }
+      const rows = nodesStmt.all(JSON.stringify(nids)) as { nid: number }[];
       const byNid = new Map(rows.map((r) => [r.nid, r]));
       const out: NodeRecord[] = [];
       for (const nid of nids) {

@@ -17,6 +17,7 @@ import type { BlobInfo, BlobSpool, ImportDocument, ImportOptions, ImportResult, 
 import { writeImport } from '../write-import.js';
 import { descendantRange } from '../../repository/paths.js';
 import { migrate } from './schema.js';
+import { GenerationMemo } from '../generation-memo.js';
 import { SqliteVersions } from './versions.js';
 import type { VersionInfo } from '../versions.js';
 
@@ -60,6 +61,7 @@ export class SqliteStore implements ContentStore {
   #writeQueue: Promise<unknown> = Promise.resolve();
   #path = '';
   #known: { value: number; at: number } | undefined;
+  readonly #memo = new GenerationMemo();
   #tempDir: string | undefined;
   #stmts: ReturnType<typeof prepare> | undefined;
   #versions: SqliteVersions | undefined;
@@ -75,7 +77,7 @@ export class SqliteStore implements ContentStore {
     this.#indexThreshold = options.queryIndexThreshold ?? 2_000;
     this.#index = new QueryIndex(sqliteColumnSource(
       () => { if (!this.#db) throw new Error('SqliteStore is not open'); return this.#db; },
-      () => this.generation(),
+      async () => this.generationHint() ?? this.generation(),
       toRecord as (row: never) => NodeRecord,
       NODE_COLUMNS,
     ));
@@ -223,6 +225,15 @@ export class SqliteStore implements ContentStore {
 
   async propertyKinds(workspace: string, names: readonly string[], readable?: ReadableCondition): Promise<Map<string, ValueKind[]>> {
     if (names.length === 0) return new Map();
+    if (readable === undefined) {
+      const generation = this.generationHint() ?? await this.generation();
+      const kinds = await this.#memo.get(generation, `kinds\n${workspace}\n${names.join('\n')}`, () => this.#kinds(workspace, names));
+      return new Map(kinds);
+    }
+    return this.#kinds(workspace, names, readable);
+  }
+
+  async #kinds(workspace: string, names: readonly string[], readable?: ReadableCondition): Promise<Map<string, ValueKind[]>> {
     if (readable && (await this.#workspaceSize(workspace)) >= this.#indexThreshold) {
       return this.#index.kinds(workspace, names, readable);
     }
@@ -237,7 +248,9 @@ export class SqliteStore implements ContentStore {
   }
 
   async nodeTypesPresent(workspace: string): Promise<string[]> {
-    return (this.#s.types.all(workspace) as { type: string }[]).map((r) => r.type);
+    const generation = this.generationHint() ?? await this.generation();
+    const types = await this.#memo.get(generation, `types\n${workspace}`, () => (this.#s.types.all(workspace) as { type: string }[]).map((r) => r.type));
+    return [...types];
   }
 
   /** Prepared statements of compiled queries, by SQL text (the same query shape gives the same text). */
