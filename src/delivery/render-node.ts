@@ -97,11 +97,36 @@ export function renderNode(node: NodeRecord, children: ChildIndex, options: Rend
   return writeNode(node, children, options, 0);
 }
 
-function writeNode(node: RenderRecord, children: ChildIndex, o: RenderOptions, level: number): string {
-  let out = '{"@name":' + JSON.stringify(o.outName(node.name))
+// The `@` keys of a record for one output namespace (records are immutable; see propertiesMemo).
+const headMemo = new WeakMap<NodeRecord, { readonly outName: (name: string) => string; readonly text: string }>();
+
+function head(node: RenderRecord, o: RenderOptions): string {
+  const m = headMemo.get(node);
+  if (m !== undefined && m.outName === o.outName) return m.text;
+  const text = '{"@name":' + JSON.stringify(o.outName(node.name))
     + ',"@path":' + JSON.stringify(node.path)
     + ',"@id":' + JSON.stringify(node.id)
     + ',"@nodeType":' + JSON.stringify(o.outName(node.type));
+  headMemo.set(node, { outName: o.outName, text });
+  return text;
+}
+
+// Child keys as JSON text, per output namespace; names repeat across nodes and requests.
+const quotedNames = new WeakMap<(name: string) => string, Map<string, string>>();
+
+function quotedName(outName: (name: string) => string, name: string): string {
+  let names = quotedNames.get(outName);
+  if (names === undefined) quotedNames.set(outName, names = new Map());
+  let q = names.get(name);
+  if (q === undefined) {
+    if (names.size >= 10_000) names.clear();
+    names.set(name, q = JSON.stringify(outName(name)));
+  }
+  return q;
+}
+
+function writeNode(node: RenderRecord, children: ChildIndex, o: RenderOptions, level: number): string {
+  let out = head(node, o);
   if (node.annotations !== undefined) out += node.annotations;
   out += o.refs ? writeProperties(node, o) : memoProperties(node, o);
 
@@ -111,7 +136,7 @@ function writeNode(node: RenderRecord, children: ChildIndex, o: RenderOptions, l
     if (kids !== undefined) {
       const allowed = o.childType === null ? kids : kids.filter((k) => o.childType!(k.type));
       for (const { key, node: child } of localizeSiblings(allowed, o.locale)) {
-        const k = JSON.stringify(o.outName(key));
+        const k = quotedName(o.outName, key);
         out += ',' + k + ':' + writeNode(child, children, o, level + 1);
         names += names === '' ? k : ',' + k;
       }
