@@ -61,6 +61,20 @@ export function importBatchesSuite(fixture: StoreFixture): void {
       expect(await store().propertyKinds(ws, ['rank', 'title'])).toEqual(new Map([['rank', ['number']], ['title', ['string']]]));
     }, 60_000);
 
+    test('a failure after several batches leaves the store exactly as before', async () => {
+      const ws = freshWorkspace('failing');
+      await store().importDocuments([document(ws, '/', [draft('kept')])], NEW);
+      const before = { nodes: await store().countNodes(), generation: await store().generation() };
+      const children = [...Array.from({ length: MANY }, (_, i) => item(i)), draft('bad/name')];
+      await expect(store().importDocuments([document(ws, '/', [draft('big', {}, children)])], NEW)).rejects.toThrow(/invalid node name/);
+      expect({ nodes: await store().countNodes(), generation: await store().generation() }).toEqual(before);
+      expect(pathsOf(await store().getSubtree(ws, '/', 1))).toEqual(['/kept']);
+      expect((await store().query(query(ws, [eq('tags', 'all')]))).total).toBe(0);
+      // The store still takes imports afterwards.
+      await store().importDocuments([document(ws, '/', [draft('after')])], NEW);
+      expect(pathsOf(await store().getSubtree(ws, '/', 1))).toEqual(['/kept', '/after']);
+    }, 60_000);
+
     test('a name twice among siblings of one document: the later node wins, its twin leaves no index rows', async () => {
       const ws = freshWorkspace('twins');
       const first = draft('twin', { properties: [['title', 'String', 'firstling']] }, [draft('only-in-first')]);

@@ -26,8 +26,8 @@ interface Known {
   readonly ids: Map<string, string | null>;
   /** Paths below which (themselves included) every node is in `positions`. */
   readonly complete: Set<string>;
-  /** Highest position among the buffered children of a parent path. */
-  readonly pendingMax: Map<string, number>;
+  /** Highest position among the children of a parent path written since the last flush (maybe not yet in the database). */
+  readonly writtenMax: Map<string, number>;
 }
 
 const isAtOrBelow = (path: string, root: string): boolean => path === root || path.startsWith(`${root}/`);
@@ -41,6 +41,8 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
   readonly #client: pg.PoolClient;
   readonly #known = new Map<string, Known>();
   #pending: InsertNode[] = [];
+  /** The batch being written, if any. */
+  #writing: Promise<void> | undefined;
 
   constructor(client: pg.PoolClient) {
     this.#client = client;
@@ -49,7 +51,7 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
   #of(workspace: string): Known {
     let k = this.#known.get(workspace);
     if (!k) {
-      k = { positions: new Map(), ids: new Map(), complete: new Set(), pendingMax: new Map() };
+      k = { positions: new Map(), ids: new Map(), complete: new Set(), writtenMax: new Map() };
       this.#known.set(workspace, k);
     }
     return k;
@@ -69,7 +71,7 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     const known = k.ids.get(id);
     if (known !== undefined) return known ?? undefined;
     // Not known: the database answers exactly (every buffered node's id is known).
-    const path = (await run<{ path: string }>(this.#client, SQL.pathOfId, [workspace, id]))[0]?.path;
+    const path = (await this.#read(run<{ path: string }>(this.#client, SQL.pathOfId, [workspace, id])))[0]?.path;
     k.ids.set(id, path ?? null);
     return path;
   }
@@ -78,7 +80,7 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     const k = this.#of(workspace);
     const unknown = [...new Set(ids.filter((id) => !k.ids.has(id) && !id.includes('\u0000')))];
     if (unknown.length === 0) return;
-    const rows = await run<{ id: string; path: string }>(this.#client, SQL.pathsOfIds, [workspace, unknown]);
+    const rows = await this.#read(run<{ id: string; path: string }>(this.#client, SQL.pathsOfIds, [workspace, unknown]));
     for (const id of unknown) k.ids.set(id, null);
     for (const r of rows) k.ids.set(r.id, r.path);
   }
@@ -88,14 +90,14 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     const known = k.positions.get(path);
     if (known !== undefined) return known ?? undefined;
     if (this.#isComplete(k, path)) return undefined;
-    const position = (await run<{ position: number }>(this.#client, SQL.positionOf, [workspace, path]))[0]?.position;
+    const position = (await this.#read(run<{ position: number }>(this.#client, SQL.positionOf, [workspace, path])))[0]?.position;
     k.positions.set(path, position ?? null);
     return position;
   }
 
   async maxChildPosition(workspace: string, parentPath: string): Promise<number> {
-    const stored = (await run<{ m: number | null }>(this.#client, SQL.maxChild, [workspace, parentPath]))[0]?.m ?? -1;
-    return Math.max(stored, this.#of(workspace).pendingMax.get(parentPath) ?? -1);
+    const stored = (await this.#read(run<{ m: number | null }>(this.#client, SQL.maxChild, [workspace, parentPath])))[0]?.m ?? -1;
+    return Math.max(stored, this.#of(workspace).writtenMax.get(parentPath) ?? -1);
   }
 
   async deleteSubtree(workspace: string, path: string): Promise<number> {
@@ -118,49 +120,95 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     k.ids.set(node.id, node.path);
     // A new node has no descendants but those this transaction writes (see the file's comment).
     k.complete.add(node.path);
-    k.pendingMax.set(node.parentPath, Math.max(node.position, k.pendingMax.get(node.parentPath) ?? -1));
+    k.writtenMax.set(node.parentPath, Math.max(node.position, k.writtenMax.get(node.parentPath) ?? -1));
     this.#pending.push(node);
-    if (this.#pending.length >= BATCH_NODES) await this.flush();
+    if (this.#pending.length >= BATCH_NODES) await this.#send();
   }
 
-  /** Writes the buffered nodes: a handful of statements however many there are. */
+  /** Writes everything buffered, and waits until it is written. */
   async flush(): Promise<void> {
+    await this.#send();
+    const writing = this.#writing;
+    this.#writing = undefined;
+    await writing;
+    // Every node written is now in the database, which answers maxChildPosition alone.
+    for (const k of this.#known.values()) k.writtenMax.clear();
+  }
+
+  /**
+   * Waits for the batch in flight, whatever its outcome: before a ROLLBACK, so that no statement of
+   * it is sent after the transaction ended (it would run, and commit, on its own).
+   */
+  async settle(): Promise<void> {
+    await this.#writing?.catch(() => undefined);
+    this.#pending = [];
+  }
+
+  /**
+   * Starts writing the buffered nodes, once the previous batch is written: the rows of the next
+   * batch are built while the database writes this one (at most one batch in flight).
+   */
+  async #send(): Promise<void> {
+    await this.#writing;
     const batch = this.#pending;
     if (batch.length === 0) return;
     this.#pending = [];
-    for (const k of this.#known.values()) k.pendingMax.clear();
-    const client = this.#client;
-    const nids = (await run<{ nid: string }>(client, SQL.allocateNids, [batch.length])).map((r) => r.nid);
-
-    const nodes: unknown[][] = Array.from({ length: 11 }, () => []);
-    const props: unknown[][] = Array.from({ length: 8 }, () => []);
-    const fts: unknown[][] = [[], []];
-    const kinds = new Map<string, [string, string, number]>();
-    const types = new Map<string, [string, string]>();
-    batch.forEach((n, i) => {
-      const nid = nids[i]!;
-      const row = [nid, n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
-        JSON.stringify(n.mixins), JSON.stringify(n.properties)];
-      row.forEach((v, c) => nodes[c]!.push(v));
-      for (const x of indexRows(n.properties)) {
-        const name = storableText(x.name);
-        const kind = KIND_CODE[x.kind];
-        [nid, n.workspace, name, x.pos, kind, storableText(x.s), storableText(x.f), x.n].forEach((v, c) => props[c]!.push(v));
-        kinds.set(`${n.workspace}\u0000${name}\u0000${kind}`, [n.workspace, name, kind]);
-      }
-      types.set(`${n.workspace}\u0000${n.type}`, [n.workspace, n.type]);
-      const body = ftsBody(fullTextOf(n.properties));
-      if (body !== '') {
-        fts[0]!.push(nid);
-        fts[1]!.push(body);
-      }
-    });
-    await exec(client, SQL.insertNodes, nodes);
-    if (props[0]!.length > 0) await exec(client, SQL.insertProps, props);
-    if (kinds.size > 0) await exec(client, SQL.insertKinds, columns([...kinds.values()], 3));
-    await exec(client, SQL.insertTypes, columns([...types.values()], 2));
-    if (fts[0]!.length > 0) await exec(client, SQL.insertFts, fts);
+    const writing = writeBatch(this.#client, batch);
+    writing.catch(() => undefined); // awaited later (next batch, flush, or a failing read)
+    this.#writing = writing;
   }
+
+  /** A read on the connection, queued behind the batch in flight: if that batch failed, its error. */
+  async #read<T>(query: Promise<T>): Promise<T> {
+    try {
+      return await query;
+    } catch (err) {
+      await this.#writing;
+      throw err;
+    }
+  }
+}
+
+/** One batch: a handful of statements however many nodes it holds. */
+async function writeBatch(client: pg.PoolClient, batch: readonly InsertNode[]): Promise<void> {
+  const nodes: unknown[][] = Array.from({ length: 11 }, () => []);
+  const props: unknown[][] = Array.from({ length: 8 }, () => []);
+  /** Index in `batch` of the node of each props row, and of each fts row. */
+  const propNode: number[] = [];
+  const ftsNode: number[] = [];
+  const ftsBodies: string[] = [];
+  const kinds = new Map<string, [string, string, number]>();
+  const types = new Map<string, [string, string]>();
+  batch.forEach((n, i) => {
+    const row = [0, n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
+      JSON.stringify(n.mixins), JSON.stringify(n.properties)];
+    row.forEach((v, c) => nodes[c]!.push(v));
+    for (const x of indexRows(n.properties)) {
+      const name = storableText(x.name);
+      const kind = KIND_CODE[x.kind];
+      propNode.push(i);
+      [0, n.workspace, name, x.pos, kind, storableText(x.s), storableText(x.f), x.n].forEach((v, c) => props[c]!.push(v));
+      kinds.set(`${n.workspace}\u0000${name}\u0000${kind}`, [n.workspace, name, kind]);
+    }
+    types.set(`${n.workspace}\u0000${n.type}`, [n.workspace, n.type]);
+    const body = ftsBody(fullTextOf(n.properties));
+    if (body !== '') {
+      ftsNode.push(i);
+      ftsBodies.push(body);
+    }
+  });
+  // Node ids drawn ahead, so that index rows name their node without a round trip per node.
+  const nids = (await run<{ nid: string }>(client, SQL.allocateNids, [batch.length])).map((r) => r.nid);
+  nodes[0] = nids;
+  props[0] = propNode.map((i) => nids[i]);
+  // Queued together (the connection runs them in order); the first failure is the one reported.
+  await Promise.all([
+    exec(client, SQL.insertNodes, nodes),
+    propNode.length > 0 ? exec(client, SQL.insertProps, props) : 0,
+    kinds.size > 0 ? exec(client, SQL.insertKinds, columns([...kinds.values()], 3)) : 0,
+    exec(client, SQL.insertTypes, columns([...types.values()], 2)),
+    ftsNode.length > 0 ? exec(client, SQL.insertFts, [ftsNode.map((i) => nids[i]), ftsBodies]) : 0,
+  ]);
 }
 
 /** Rows as parallel column arrays (what `unnest` takes). */

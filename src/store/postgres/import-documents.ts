@@ -46,10 +46,12 @@ export async function importDocuments(
     await run(client, SQL.importLock, [IMPORT_LOCK]);
     const result = await writeImport(tx, documents, options);
     if (generation === undefined) throw new Error('import: the generation was not bumped');
+    await batched.flush();
     await client.query('COMMIT');
     return { result, generation };
   } catch (err) {
     try {
+      await batched.settle();
       await client.query('ROLLBACK');
     } catch {
       failed = true; // the connection is broken: drop it rather than return it to the pool
