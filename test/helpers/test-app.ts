@@ -44,6 +44,8 @@ export interface TestAppOptions {
   readonly links?: LinkConfig;
   /** Rendition options besides the cache folder (a fresh one in the test's temporary folder). */
   readonly renditions?: Omit<RenditionServiceOptions, 'cacheDir'>;
+  /** An open store to serve (instead of a fresh one); the caller closes it, `close()` does not. */
+  readonly store?: ContentStore;
 }
 
 export const OPEN_SECURITY = {
@@ -81,7 +83,8 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   mkdirSync(contentDir, { recursive: true });
   for (const [name, text] of Object.entries(o.content ?? {})) writeFileSync(join(contentDir, name), text);
 
-  const { store, dispose } = await createTestStore(dir);
+  const given = o.store;
+  const { store, dispose } = given ? { store: given, dispose: async () => undefined } : await createTestStore(dir);
   const paths = [...(o.content ? [contentDir] : []), ...(o.contentPaths ?? [])];
   if (paths.length > 0) await importPaths(store, paths, { onUuidCollision: 'new' });
 
@@ -103,7 +106,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     app, store, load, dir, security, themes, renditions,
     close: async () => {
       await app.close();
-      await store.close();
+      if (!given) await store.close();
       await dispose();
       rmSync(dir, { recursive: true, force: true });
     },
