@@ -1,6 +1,8 @@
 // Load benchmark: serves each generated store with `petal serve` in a child process and runs the
 // same scenarios against it with autocannon, alternating stores round by round so that machine noise
 // hits all of them alike. Usage: node --import tsx bench/run.ts [--seconds 10] [--rounds 2] STORE...
+// where each STORE is a SQLite file (bench/data/tours-100000.db) or a postgres:// URL of a database
+// bench/generate.ts filled.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -18,9 +20,14 @@ export const SCENARIOS: Record<string, string> = {
 
 interface Figures { rps: number; p50: number; p99: number; errors: number }
 
+/** The `--store` value for a STORE argument. */
+function storeUrl(store: string): string {
+  return /^postgres(ql)?:\/\//.test(store) || store.startsWith('sqlite:') ? store : `sqlite:${store}`;
+}
+
 async function startServer(store: string, port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, [join(ROOT, 'bin/petal.js'), 'serve', '--config', join(ROOT, 'bench/petal.yaml'),
-    '--store', `sqlite:${store}`, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'],
+    '--store', storeUrl(store), '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'],
   { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PETAL_LOG_FORMAT: 'json' } });
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {

@@ -35,6 +35,7 @@ Options of serve:
   --port N            port to listen on (default 8080)
   --host H            address to bind (default 0.0.0.0)
   --log-level L       fatal|error|warn|info|debug|trace|silent
+  --replica URL       a read replica (postgres://…) of a PostgreSQL store; repeat for several
 Options of import:
   --on-uuid-collision new|replace|fail
                       a UUID already used at another path: give the node a new UUID (default),
@@ -48,7 +49,8 @@ Options of user add and token create:
   --password-stdin    read the password from standard input (default: a prompt, asked twice)
 
 Environment: PETAL_CONFIG, PETAL_STORE, PETAL_MODULES (comma-separated), PETAL_PORT, PETAL_HOST,
-PETAL_LOG_LEVEL. Flags override the environment, which overrides petal.yaml.
+PETAL_LOG_LEVEL, PETAL_REPLICAS (comma-separated). Flags override the environment, which overrides
+petal.yaml.
 
 Examples:
   petal import ./content
@@ -76,6 +78,7 @@ function overridesFrom(values: Record<string, string | boolean | string[] | unde
   if (Array.isArray(values.modules)) o.modules = values.modules;
   if (typeof values.host === 'string') o.host = values.host;
   if (typeof values['log-level'] === 'string') o.logLevel = values['log-level'];
+  if (Array.isArray(values.replica)) o.replicas = values.replica;
   if (typeof values.port === 'string') {
     const port = Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('--port', `expected a port number, got ${JSON.stringify(values.port)}`);
@@ -133,6 +136,7 @@ async function serve(args: string[]): Promise<number> {
     options: {
       config: { type: 'string' }, store: { type: 'string' }, modules: { type: 'string', multiple: true },
       port: { type: 'string' }, host: { type: 'string' }, 'log-level': { type: 'string' }, help: { type: 'boolean' },
+      replica: { type: 'string', multiple: true },
     },
     allowPositionals: false,
   });

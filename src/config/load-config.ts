@@ -58,6 +58,8 @@ export interface CliOverrides {
   port?: number;
   host?: string;
   logLevel?: string;
+  /** `--replica URL`, repeatable. */
+  replicas?: string[];
 }
 
 /** Root of the installed package (holds `demo/`). */
@@ -99,6 +101,14 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     throw new ConfigError('PETAL_PORT', `expected a port number, got ${JSON.stringify(portText)}`);
   }
 
+  const replicas = overrides.replicas !== undefined ? checkReplicas(overrides.replicas, '--replica')
+    : env.PETAL_REPLICAS !== undefined && env.PETAL_REPLICAS.trim() !== ''
+      ? checkReplicas(env.PETAL_REPLICAS.split(',').map((u) => u.trim()).filter(Boolean), 'PETAL_REPLICAS')
+      : raw.replicas ?? [];
+  if (replicas.length > 0 && store.startsWith('sqlite:')) {
+    throw new ConfigError(file, `replicas: read replicas need a postgres:// store, not ${store}`);
+  }
+
   const sites: SiteConfig[] = Object.entries(raw.sites ?? {}).map(([name, s]) => {
     const locales = s.locales ?? [s.defaultLocale ?? 'en'];
     const defaultLocale = s.defaultLocale ?? locales[0]!;
@@ -111,7 +121,7 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
   return {
     ...(file !== undefined ? { configFile: file } : {}),
     store,
-    ...(raw.replicas !== undefined && raw.replicas.length > 0 ? { replicas: raw.replicas } : {}),
+    ...(replicas.length > 0 ? { replicas } : {}),
     modules,
     content: (raw.content ?? []).map((c) => abs(c, baseDir)),
     port: overrides.port ?? envPort ?? raw.port ?? 8080,
@@ -139,6 +149,14 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     pagesOnAllEndpoints: raw.pages?.allEndpoints ?? false,
     isDemo,
   };
+}
+
+/** Replica URLs from a flag or the environment (the file's are checked by its schema). */
+function checkReplicas(urls: readonly string[], source: string): string[] {
+  for (const url of urls) {
+    if (!/^postgres(ql)?:\/\//.test(url)) throw new ConfigError(source, `expected a postgres:// URL, got ${JSON.stringify(url)}`);
+  }
+  return [...urls];
 }
 
 function normalizeStore(value: string | undefined, base: string): string {

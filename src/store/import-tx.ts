@@ -22,7 +22,13 @@ export interface ImportTx {
   maxChildPosition(workspace: string, parentPath: string): Promise<number>;
   /** Deletes the node at `path` and its whole subtree; returns the number of rows removed. */
   deleteSubtree(workspace: string, path: string): Promise<number>;
+  /** May be buffered until the next call that reads (backends that batch writes answer from memory). */
   insertNode(node: InsertNode): Promise<void>;
+  /**
+   * Optional hint: the ids of a subtree about to be written, so a backend can check them all in one
+   * round trip instead of one `pathOfId` each.
+   */
+  prefetchIds?(workspace: string, ids: readonly string[]): Promise<void>;
   hasBlob(hash: string): Promise<boolean>;
   insertBlob(spool: BlobSpool): Promise<void>;
   bumpGeneration(): Promise<void>;

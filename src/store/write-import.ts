@@ -42,6 +42,7 @@ export async function writeImport(
       let position = await tx.positionOf(ws, path);
       if (position !== undefined) await tx.deleteSubtree(ws, path);
       else position = (await tx.maxChildPosition(ws, doc.parentPath)) + 1;
+      if (tx.prefetchIds) await tx.prefetchIds(ws, idsOf(root));
       nodes += await insertDraft(tx, doc, root, doc.parentPath, position, options, warnings);
     }
 
@@ -73,7 +74,8 @@ async function insertDraft(
     await tx.deleteSubtree(ws, path);
   }
   let id = draft.id ?? randomUUID();
-  const holder = await tx.pathOfId(ws, id);
+  // A fresh random UUID cannot collide (as the fresh one given on collision below, which is not checked).
+  const holder = draft.id === undefined ? undefined : await tx.pathOfId(ws, id);
   if (holder !== undefined) {
     if (options.onUuidCollision === 'fail') {
       throw new ImportConflictError(where, `uuid ${id} of ${ws}:${path} already belongs to ${ws}:${holder}`);
@@ -98,6 +100,13 @@ async function insertDraft(
     count += await insertDraft(tx, doc, child, path, childPosition++, options, warnings);
   }
   return count;
+}
+
+/** The ids a draft and its descendants bring from their source. */
+function idsOf(draft: NodeDraft, out: string[] = []): string[] {
+  if (draft.id !== undefined) out.push(draft.id);
+  for (const child of draft.children) idsOf(child, out);
+  return out;
 }
 
 /** JSON has no NaN or Infinity: such Double values are kept as their text ("NaN", "Infinity"). */

@@ -248,6 +248,45 @@ describe('loadConfig: precedence flags > environment > file', () => {
   });
 });
 
+describe('loadConfig: read replicas (flags > PETAL_REPLICAS > file)', () => {
+  const PG = 'postgres://primary/petal';
+  const FILE = `store: ${PG}\nreplicas: [postgres://file-r1/petal, postgres://file-r2/petal]\n`;
+  beforeEach(() => { write('petal.yaml', FILE); });
+
+  it('takes the file\'s replicas, and none when nothing names any', () => {
+    expect(loadConfig({}, {}, cwd).replicas).toEqual(['postgres://file-r1/petal', 'postgres://file-r2/petal']);
+    write('petal.yaml', `store: ${PG}\n`);
+    expect(loadConfig({}, {}, cwd).replicas).toBeUndefined();
+  });
+
+  it('splits PETAL_REPLICAS on commas, trims, drops empty entries, and beats the file', () => {
+    const c = loadConfig({}, { PETAL_REPLICAS: ' postgres://env-r1/petal, ,postgresql://env-r2/petal,' }, cwd);
+    expect(c.replicas).toEqual(['postgres://env-r1/petal', 'postgresql://env-r2/petal']);
+    // Empty or blank: not set (the file's replicas stay).
+    expect(loadConfig({}, { PETAL_REPLICAS: ' ' }, cwd).replicas).toEqual(['postgres://file-r1/petal', 'postgres://file-r2/petal']);
+  });
+
+  it('--replica (repeatable) beats the environment and the file', () => {
+    const c = loadConfig({ replicas: ['postgres://flag-r1/petal', 'postgres://flag-r2/petal'] }, { PETAL_REPLICAS: 'postgres://env-r1/petal' }, cwd);
+    expect(c.replicas).toEqual(['postgres://flag-r1/petal', 'postgres://flag-r2/petal']);
+  });
+
+  it('rejects a replica that is not a postgres:// URL, naming where it came from', () => {
+    let e = configError(() => loadConfig({}, { PETAL_REPLICAS: 'postgres://ok/petal,mysql://bad' }, cwd));
+    expect(e.file).toBe('PETAL_REPLICAS');
+    expect(e.reason).toContain('"mysql://bad"');
+    e = configError(() => loadConfig({ replicas: ['replica.db'] }, {}, cwd));
+    expect(e.file).toBe('--replica');
+    expect(e.reason).toContain('expected a postgres:// URL');
+  });
+
+  it('rejects replicas for a SQLite store', () => {
+    const e = configError(() => loadConfig({ store: 'local.db' }, {}, cwd));
+    expect(e.reason).toContain('read replicas need a postgres:// store');
+    expect(() => loadConfig({ store: 'local.db', replicas: [] }, {}, cwd)).not.toThrow();
+  });
+});
+
 describe('loadConfig: other settings', () => {
   it('reads every supported key', () => {
     write('petal.yaml', [

@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { ContentStore } from '../../src/store/content-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { runConformance, type StoreFixture } from './fixture.js';
+import { importBatchesSuite } from './import-batches.js';
 import { importFilesSuite } from './import-files.js';
 import { storeCrudSuite } from './store-crud.js';
 import { subtreeReadSuite } from './subtree-read.js';
@@ -70,4 +71,4 @@ const postgresFixture: StoreFixture = {
   },
 };
 
-await runConformance(postgresFixture, [storeCrudSuite, subtreeReadSuite, transactionsSuite, importFilesSuite, versionsSuite]);
+await runConformance(postgresFixture, [storeCrudSuite, subtreeReadSuite, transactionsSuite, importFilesSuite, versionsSuite, importBatchesSuite]);

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import type { ContentStore } from '../../src/store/content-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { runConformance, type StoreFixture } from './fixture.js';
+import { importBatchesSuite } from './import-batches.js';
 import { importFilesSuite } from './import-files.js';
 import { storeCrudSuite } from './store-crud.js';
 import { subtreeReadSuite } from './subtree-read.js';
@@ -26,4 +27,4 @@ const sqliteFixture: StoreFixture = {
   },
 };
 
-await runConformance(sqliteFixture, [storeCrudSuite, subtreeReadSuite, transactionsSuite, importFilesSuite, versionsSuite]);
+await runConformance(sqliteFixture, [storeCrudSuite, subtreeReadSuite, transactionsSuite, importFilesSuite, versionsSuite, importBatchesSuite]);

@@ -55,6 +55,8 @@ export interface TestAppOptions {
   readonly cache?: { readonly maxBytes: number };
   /** Nodes to publish (in this order) once the content is imported: `1.0` of each, `1.1` if listed twice. */
   readonly publish?: readonly { readonly workspace: string; readonly path: string; readonly by?: string }[];
+  /** An open store to serve (instead of a fresh one); the caller closes it, `close()` does not. */
+  readonly store?: ContentStore;
 }
 
 export const OPEN_SECURITY = {
@@ -97,7 +99,8 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   mkdirSync(contentDir, { recursive: true });
   for (const [name, text] of Object.entries(o.content ?? {})) writeFileSync(join(contentDir, name), text);
 
-  const { store, dispose } = await createTestStore(dir);
+  const given = o.store;
+  const { store, dispose } = given ? { store: given, dispose: async () => undefined } : await createTestStore(dir);
   const paths = [...(o.content ? [contentDir] : []), ...(o.contentPaths ?? [])];
   if (paths.length > 0) await importPaths(store, paths, { onUuidCollision: 'new' });
   for (const p of o.publish ?? []) {
@@ -124,7 +127,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     app, store, load, dir, security, themes, renditions,
     close: async () => {
       await app.close();
-      await store.close();
+      if (!given) await store.close();
       await dispose();
       rmSync(dir, { recursive: true, force: true });
     },

@@ -102,6 +102,21 @@ INSERT INTO meta (key, value) VALUES ('generation', 0);
   },
   {
     version: 2,
+    name: 'faster imports: no unused property indexes, index rows deleted with their nodes explicitly',
+    sql: `
+-- The query index filters and orders in memory over columns loaded by (ws, name) (the primary key):
+-- no statement searches props by text or number, and each index costs every imported value.
+DROP INDEX IF EXISTS props_by_text;
+DROP INDEX IF EXISTS props_by_number;
+-- A foreign key check per index row (several per node) made imports several times slower. Nodes are
+-- deleted by one statement only (statements.ts deleteSubtree), which deletes their props and fts
+-- rows with them.
+ALTER TABLE props DROP CONSTRAINT IF EXISTS props_nid_fkey;
+ALTER TABLE fts DROP CONSTRAINT IF EXISTS fts_nid_fkey;
+`,
+  },
+  {
+    version: 3,
     name: 'content versions',
     sql: VERSIONS_SQL,
   },

@@ -4,28 +4,25 @@
 // import announces its generation (NOTIFY); each store LISTENs on a dedicated connection, so
 // instances learn of each other's writes at once. Optional read replicas serve the reads once they
 // have caught up with the newest generation this instance knows of (read-router.ts).
-import { open as openFile } from 'node:fs/promises';
 import pg from 'pg';
 import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities } from '../content-store.js';
 import type { StoreQuery, ValueKind } from '../../query/ast.js';
-import { fullTextOf, indexRows } from '../index-values.js';
 import { QueryIndex } from '../query-index/query-index.js';
 import { kindsFromRows } from '../query-index/column-source.js';
-import type { ImportTx, InsertNode } from '../import-tx.js';
-import type { BlobInfo, BlobSpool, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
-import { writeImport } from '../write-import.js';
+import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
 import { descendantRange } from '../../repository/paths.js';
 import { ChangeListener, changeChannel } from './change-listener.js';
 import { postgresColumnSource } from './column-source.js';
-import { ftsBody, tsQueryText } from './full-text.js';
-import { IMPORT_LOCK, KIND_CODE, MIGRATION_LOCK } from './migrations.js';
+import { tsQueryText } from './full-text.js';
+import { BLOB_CHUNK, importDocuments } from './import-documents.js';
+import { storableText } from './batched-import-tx.js';
+import { IMPORT_LOCK, MIGRATION_LOCK } from './migrations.js';
 import { ReadRouter } from './read-router.js';
 import { migrate } from './schema.js';
-import { SQL, exec, run } from './statements.js';
+import { SQL, run } from './statements.js';
 import { listVersions, publishVersion, versionSubtree } from './versions.js';
 import type { VersionInfo } from '../versions.js';
 
-const BLOB_CHUNK = 1 << 20;
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 interface NodeRow {
@@ -296,74 +293,10 @@ export class PostgresStore implements ContentStore {
   }
 
   async #importNow(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
-    const client = await this.#db.connect();
-    let generation: number | undefined;
-    const tx: ImportTx = {
-      pathOfId: async (ws, id) => (await run<{ path: string }>(client, SQL.pathOfId, [ws, id]))[0]?.path,
-      positionOf: async (ws, path) => (await run<{ position: number }>(client, SQL.positionOf, [ws, path]))[0]?.position,
-      maxChildPosition: async (ws, parent) => (await run<{ m: number | null }>(client, SQL.maxChild, [ws, parent]))[0]?.m ?? -1,
-      deleteSubtree: async (ws, path) => {
-        const [lo, hi] = descendantRange(path);
-        return exec(client, SQL.deleteSubtree, [ws, path, lo, hi]);
-      },
-      insertNode: async (n: InsertNode) => {
-        const [row] = await run<{ nid: string }>(client, SQL.insertNode, [
-          n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
-          JSON.stringify(n.mixins), JSON.stringify(n.properties),
-        ]);
-        const nid = row!.nid;
-        const rows = indexRows(n.properties);
-        if (rows.length > 0) {
-          const names: string[] = [];
-          const pos: number[] = [];
-          const kinds: number[] = [];
-          const s: string[] = [];
-          const f: string[] = [];
-          const nums: (number | null)[] = [];
-          for (const x of rows) {
-            names.push(storableText(x.name));
-            pos.push(x.pos);
-            kinds.push(KIND_CODE[x.kind]);
-            s.push(storableText(x.s));
-            f.push(storableText(x.f));
-            nums.push(x.n);
-          }
-          await exec(client, SQL.insertProps, [nid, n.workspace, names, pos, kinds, s, f, nums]);
-          await exec(client, SQL.insertKinds, [n.workspace, names, kinds]);
-        }
-        await exec(client, SQL.insertType, [n.workspace, n.type]);
-        const body = ftsBody(fullTextOf(n.properties));
-        if (body !== '') await exec(client, SQL.insertFts, [nid, body]);
-      },
-      hasBlob: async (hash) => (await run(client, SQL.hasBlob, [hash])).length > 0,
-      insertBlob: async (spool: BlobSpool) => insertBlobChunks(client, spool),
-      bumpGeneration: async () => {
-        const [row] = await run<{ value: string }>(client, SQL.bump);
-        generation = Number(row!.value);
-        // Sent when the transaction commits, to every instance listening (this one included).
-        await run(client, SQL.notify, [this.#channel, String(generation)]);
-      },
-    };
-    let failed = false;
-    try {
-      await client.query('BEGIN');
-      // Imports of other instances wait for this one (positions of new siblings depend on the last commit).
-      await run(client, SQL.importLock, [IMPORT_LOCK]);
-      const result = await writeImport(tx, documents, options);
-      await client.query('COMMIT');
-      // Reads go to the primary until a replica has this generation too (read-after-write).
-      if (generation !== undefined) this.#advance(generation);
-      return result;
-    } catch (err) {
-      try {
-        await client.query('ROLLBACK');
-      } catch {
-        failed = true; // the connection is broken: drop it rather than return it to the pool
-      }
-      throw err;
-    } finally {
-      client.release(failed);
-    }
+    const { result, generation } = await importDocuments(this.#db, this.#channel, documents, options);
+    // Reads go to the primary until a replica has this generation too (read-after-write).
+    this.#advance(generation);
+    return result;
   }
 
   async publish(workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {
@@ -448,25 +381,4 @@ export function hasNul(value: string): boolean {
 
 export function withoutNul(values: readonly string[]): readonly string[] {
   return values.some(hasNul) ? values.filter((v) => !hasNul(v)) : values;
-}
-
-/** Index text without U+0000 (which PostgreSQL text cannot hold; the node's JSON keeps the exact value). */
-function storableText(value: string): string {
-  return hasNul(value) ? value.replaceAll('\u0000', '\ufffd') : value;
-}
-
-async function insertBlobChunks(client: pg.PoolClient, spool: BlobSpool): Promise<void> {
-  const file = await openFile(spool.file, 'r');
-  try {
-    const buf = Buffer.allocUnsafe(BLOB_CHUNK);
-    let seq = 0;
-    for (;;) {
-      const { bytesRead } = await file.read(buf, 0, BLOB_CHUNK, null);
-      if (bytesRead <= 0) break;
-      await exec(client, SQL.insertChunk, [spool.hash, seq++, Buffer.from(buf.subarray(0, bytesRead))]);
-    }
-  } finally {
-    await file.close();
-  }
-  await exec(client, SQL.insertBlob, [spool.hash, spool.size]);
 }

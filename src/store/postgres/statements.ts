@@ -56,22 +56,33 @@ export const SQL = {
   pathOfId: s('path_of_id', 'SELECT path FROM nodes WHERE workspace = $1 AND id = $2'),
   positionOf: s('position_of', 'SELECT position FROM nodes WHERE workspace = $1 AND path = $2'),
   maxChild: s('max_child', 'SELECT max(position) AS m FROM nodes WHERE workspace = $1 AND parent_path = $2'),
-  /** The node and its descendants ($3 / $4 the descendant range); props and fts rows go by cascade. */
-  deleteSubtree: s('delete_subtree', 'DELETE FROM nodes WHERE workspace = $1 AND (path = $2 OR (path >= $3 AND path < $4))'),
-  insertNode: s('insert_node', `
-    INSERT INTO nodes (workspace, id, path, parent_path, name, depth, position, type, mixins, props)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING nid`),
-  /** All index rows of one node in one statement: parallel arrays. */
+  /**
+   * The node and its descendants ($3 / $4 the descendant range), with their index and full-text rows
+   * (no foreign keys: see migration 2); the number of nodes removed.
+   */
+  deleteSubtree: s('delete_subtree', `
+    WITH gone AS (DELETE FROM nodes WHERE workspace = $1 AND (path = $2 OR (path >= $3 AND path < $4)) RETURNING nid),
+    p AS (DELETE FROM props WHERE nid IN (SELECT nid FROM gone)),
+    f AS (DELETE FROM fts WHERE nid IN (SELECT nid FROM gone))
+    SELECT count(*)::int AS n FROM gone`),
+  /** Paths of those of ids $2 that exist in workspace $1. */
+  pathsOfIds: s('paths_of_ids', 'SELECT id, path FROM nodes WHERE workspace = $1 AND id = ANY ($2::text[])'),
+  /** $1 fresh node ids, drawn ahead so that index rows can name their node in the same batch. */
+  allocateNids: s('allocate_nids', "SELECT nextval('nodes_nid_seq')::int8 AS nid FROM generate_series(1, $1::int)"),
+  // Batched writes: every row of a batch in one statement, as parallel arrays.
+  insertNodes: s('insert_nodes', `
+    INSERT INTO nodes (nid, workspace, id, path, parent_path, name, depth, position, type, mixins, props)
+    SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
+      $8::int[], $9::text[], $10::text[], $11::text[])`),
   insertProps: s('insert_props', `
     INSERT INTO props (nid, ws, name, pos, kind, s, f, n)
-    SELECT $1::int8, $2::text, x.name, x.pos, x.kind, x.s, x.f, x.n
-    FROM unnest($3::text[], $4::int[], $5::smallint[], $6::text[], $7::text[], $8::float8[]) AS x(name, pos, kind, s, f, n)`),
+    SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::int[], $5::smallint[], $6::text[], $7::text[], $8::float8[])`),
   insertKinds: s('insert_kinds', `
     INSERT INTO prop_kinds (ws, name, kind)
-    SELECT DISTINCT $1::text, x.name, x.kind FROM unnest($2::text[], $3::smallint[]) AS x(name, kind)
-    ON CONFLICT DO NOTHING`),
-  insertType: s('insert_type', 'INSERT INTO node_types (ws, type) VALUES ($1, $2) ON CONFLICT DO NOTHING'),
-  insertFts: s('insert_fts', 'INSERT INTO fts (nid, body) VALUES ($1, $2)'),
+    SELECT * FROM unnest($1::text[], $2::text[], $3::smallint[]) ON CONFLICT DO NOTHING`),
+  insertTypes: s('insert_types', `
+    INSERT INTO node_types (ws, type) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING`),
+  insertFts: s('insert_fts', 'INSERT INTO fts (nid, body) SELECT * FROM unnest($1::int8[], $2::text[])'),
   hasBlob: s('has_blob', 'SELECT 1 FROM blobs WHERE hash = $1'),
   insertBlob: s('insert_blob', 'INSERT INTO blobs (hash, size) VALUES ($1, $2) ON CONFLICT DO NOTHING'),
   insertChunk: s('insert_chunk', `

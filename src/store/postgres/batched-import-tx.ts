@@ -1,0 +1,219 @@
+// PostgreSQL backend: the ImportTx of an import transaction, batched. Round trips, not rows, are what
+// an import over the network costs, so new nodes are buffered and written a batch at a time (a few
+// multi-row statements for the nodes, their index rows, full text, kinds and types), and the
+// questions writeImport asks per node (does this path exist? whose is this uuid?) are answered from
+// what this transaction has already learnt or written, asking the database only about the rest.
+//
+// What it relies on: every stored node's parent is stored (imports create missing ancestors and
+// delete whole subtrees), so nothing lies below a path that holds no node. Below a node written by
+// this transaction, or a subtree it deleted, every node is therefore one it knows of.
+import type pg from 'pg';
+import { descendantRange } from '../../repository/paths.js';
+import type { ImportTx, InsertNode } from '../import-tx.js';
+import { fullTextOf, indexRows } from '../index-values.js';
+import { ftsBody } from './full-text.js';
+import { KIND_CODE } from './migrations.js';
+import { SQL, exec, run } from './statements.js';
+
+/** Nodes buffered before a batch is written: large enough that round trips do not matter. */
+const BATCH_NODES = 2_000;
+
+/** What this transaction knows of one workspace, its own buffered rows included. */
+interface Known {
+  /** Position of the node at a path, or null when it is known to hold none. */
+  readonly positions: Map<string, number | null>;
+  /** Path of the node with an id, or null when no node has it. */
+  readonly ids: Map<string, string | null>;
+  /** Paths below which (themselves included) every node is in `positions`. */
+  readonly complete: Set<string>;
+  /** Highest position among the children of a parent path written since the last flush (maybe not yet in the database). */
+  readonly writtenMax: Map<string, number>;
+}
+
+const isAtOrBelow = (path: string, root: string): boolean => path === root || path.startsWith(`${root}/`);
+
+/** Index text without U+0000 (which PostgreSQL text cannot hold; the node's JSON keeps the exact value). */
+export function storableText(value: string): string {
+  return value.includes('\u0000') ? value.replaceAll('\u0000', '\ufffd') : value;
+}
+
+export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' | 'bumpGeneration'> {
+  readonly #client: pg.PoolClient;
+  readonly #known = new Map<string, Known>();
+  #pending: InsertNode[] = [];
+  /** The batch being written, if any. */
+  #writing: Promise<void> | undefined;
+
+  constructor(client: pg.PoolClient) {
+    this.#client = client;
+  }
+
+  #of(workspace: string): Known {
+    let k = this.#known.get(workspace);
+    if (!k) {
+      k = { positions: new Map(), ids: new Map(), complete: new Set(), writtenMax: new Map() };
+      this.#known.set(workspace, k);
+    }
+    return k;
+  }
+
+  /** True when every node at or below some ancestor-or-self of `path` is known. */
+  #isComplete(k: Known, path: string): boolean {
+    if (k.complete.size === 0) return false;
+    for (let p = path; p.length > 1; p = p.slice(0, p.lastIndexOf('/')) || '/') {
+      if (k.complete.has(p)) return true;
+    }
+    return false;
+  }
+
+  async pathOfId(workspace: string, id: string): Promise<string | undefined> {
+    const k = this.#of(workspace);
+    const known = k.ids.get(id);
+    if (known !== undefined) return known ?? undefined;
+    // Not known: the database answers exactly (every buffered node's id is known).
+    const path = (await this.#read(run<{ path: string }>(this.#client, SQL.pathOfId, [workspace, id])))[0]?.path;
+    k.ids.set(id, path ?? null);
+    return path;
+  }
+
+  async prefetchIds(workspace: string, ids: readonly string[]): Promise<void> {
+    const k = this.#of(workspace);
+    const unknown = [...new Set(ids.filter((id) => !k.ids.has(id) && !id.includes('\u0000')))];
+    if (unknown.length === 0) return;
+    const rows = await this.#read(run<{ id: string; path: string }>(this.#client, SQL.pathsOfIds, [workspace, unknown]));
+    for (const id of unknown) k.ids.set(id, null);
+    for (const r of rows) k.ids.set(r.id, r.path);
+  }
+
+  async positionOf(workspace: string, path: string): Promise<number | undefined> {
+    const k = this.#of(workspace);
+    const known = k.positions.get(path);
+    if (known !== undefined) return known ?? undefined;
+    if (this.#isComplete(k, path)) return undefined;
+    const position = (await this.#read(run<{ position: number }>(this.#client, SQL.positionOf, [workspace, path])))[0]?.position;
+    k.positions.set(path, position ?? null);
+    return position;
+  }
+
+  async maxChildPosition(workspace: string, parentPath: string): Promise<number> {
+    const stored = (await this.#read(run<{ m: number | null }>(this.#client, SQL.maxChild, [workspace, parentPath])))[0]?.m ?? -1;
+    return Math.max(stored, this.#of(workspace).writtenMax.get(parentPath) ?? -1);
+  }
+
+  async deleteSubtree(workspace: string, path: string): Promise<number> {
+    // Rare during an import (re-imported roots, duplicates, moved uuids): write what is buffered first,
+    // so that the database's delete is exact.
+    await this.flush();
+    const [lo, hi] = descendantRange(path);
+    const removed = (await run<{ n: number }>(this.#client, SQL.deleteSubtree, [workspace, path, lo, hi]))[0]!.n;
+    const k = this.#of(workspace);
+    for (const p of k.positions.keys()) if (isAtOrBelow(p, path)) k.positions.set(p, null);
+    for (const [id, p] of k.ids) if (p !== null && isAtOrBelow(p, path)) k.ids.set(id, null);
+    for (const p of k.complete) if (isAtOrBelow(p, path)) k.complete.delete(p);
+    k.complete.add(path);
+    return removed;
+  }
+
+  async insertNode(node: InsertNode): Promise<void> {
+    const k = this.#of(node.workspace);
+    k.positions.set(node.path, node.position);
+    k.ids.set(node.id, node.path);
+    // A new node has no descendants but those this transaction writes (see the file's comment).
+    k.complete.add(node.path);
+    k.writtenMax.set(node.parentPath, Math.max(node.position, k.writtenMax.get(node.parentPath) ?? -1));
+    this.#pending.push(node);
+    if (this.#pending.length >= BATCH_NODES) await this.#send();
+  }
+
+  /** Writes everything buffered, and waits until it is written. */
+  async flush(): Promise<void> {
+    await this.#send();
+    const writing = this.#writing;
+    this.#writing = undefined;
+    await writing;
+    // Every node written is now in the database, which answers maxChildPosition alone.
+    for (const k of this.#known.values()) k.writtenMax.clear();
+  }
+
+  /**
+   * Waits for the batch in flight, whatever its outcome: before a ROLLBACK, so that no statement of
+   * it is sent after the transaction ended (it would run, and commit, on its own).
+   */
+  async settle(): Promise<void> {
+    await this.#writing?.catch(() => undefined);
+    this.#pending = [];
+  }
+
+  /**
+   * Starts writing the buffered nodes, once the previous batch is written: the rows of the next
+   * batch are built while the database writes this one (at most one batch in flight).
+   */
+  async #send(): Promise<void> {
+    await this.#writing;
+    const batch = this.#pending;
+    if (batch.length === 0) return;
+    this.#pending = [];
+    const writing = writeBatch(this.#client, batch);
+    writing.catch(() => undefined); // awaited later (next batch, flush, or a failing read)
+    this.#writing = writing;
+  }
+
+  /** A read on the connection, queued behind the batch in flight: if that batch failed, its error. */
+  async #read<T>(query: Promise<T>): Promise<T> {
+    try {
+      return await query;
+    } catch (err) {
+      await this.#writing;
+      throw err;
+    }
+  }
+}
+
+/** One batch: a handful of statements however many nodes it holds. */
+async function writeBatch(client: pg.PoolClient, batch: readonly InsertNode[]): Promise<void> {
+  const nodes: unknown[][] = Array.from({ length: 11 }, () => []);
+  const props: unknown[][] = Array.from({ length: 8 }, () => []);
+  /** Index in `batch` of the node of each props row, and of each fts row. */
+  const propNode: number[] = [];
+  const ftsNode: number[] = [];
+  const ftsBodies: string[] = [];
+  const kinds = new Map<string, [string, string, number]>();
+  const types = new Map<string, [string, string]>();
+  batch.forEach((n, i) => {
+    const row = [0, n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
+      JSON.stringify(n.mixins), JSON.stringify(n.properties)];
+    row.forEach((v, c) => nodes[c]!.push(v));
+    for (const x of indexRows(n.properties)) {
+      const name = storableText(x.name);
+      const kind = KIND_CODE[x.kind];
+      propNode.push(i);
+      [0, n.workspace, name, x.pos, kind, storableText(x.s), storableText(x.f), x.n].forEach((v, c) => props[c]!.push(v));
+      kinds.set(`${n.workspace}\u0000${name}\u0000${kind}`, [n.workspace, name, kind]);
+    }
+    types.set(`${n.workspace}\u0000${n.type}`, [n.workspace, n.type]);
+    const body = ftsBody(fullTextOf(n.properties));
+    if (body !== '') {
+      ftsNode.push(i);
+      ftsBodies.push(body);
+    }
+  });
+  // Node ids drawn ahead, so that index rows name their node without a round trip per node.
+  const nids = (await run<{ nid: string }>(client, SQL.allocateNids, [batch.length])).map((r) => r.nid);
+  nodes[0] = nids;
+  props[0] = propNode.map((i) => nids[i]);
+  // Queued together (the connection runs them in order); the first failure is the one reported.
+  await Promise.all([
+    exec(client, SQL.insertNodes, nodes),
+    propNode.length > 0 ? exec(client, SQL.insertProps, props) : 0,
+    kinds.size > 0 ? exec(client, SQL.insertKinds, columns([...kinds.values()], 3)) : 0,
+    exec(client, SQL.insertTypes, columns([...types.values()], 2)),
+    ftsNode.length > 0 ? exec(client, SQL.insertFts, [ftsNode.map((i) => nids[i]), ftsBodies]) : 0,
+  ]);
+}
+
+/** Rows as parallel column arrays (what `unnest` takes). */
+function columns(rows: readonly (readonly unknown[])[], width: number): unknown[][] {
+  const out: unknown[][] = Array.from({ length: width }, () => []);
+  for (const r of rows) r.forEach((v, c) => out[c]!.push(v));
+  return out;
+}

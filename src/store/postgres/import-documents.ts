@@ -1,0 +1,79 @@
+// PostgreSQL backend: one import, in one transaction on one connection: the shared import rules
+// (write-import.ts) over a batched ImportTx, binaries in chunks, the generation bumped and announced
+// (NOTIFY, delivered when the transaction commits), and the connection dropped if it broke.
+import { open as openFile } from 'node:fs/promises';
+import type pg from 'pg';
+import type { ImportTx } from '../import-tx.js';
+import type { BlobSpool, ImportDocument, ImportOptions, ImportResult } from '../rows.js';
+import { writeImport } from '../write-import.js';
+import { BatchedImportTx } from './batched-import-tx.js';
+import { IMPORT_LOCK } from './migrations.js';
+import { SQL, exec, run } from './statements.js';
+
+export const BLOB_CHUNK = 1 << 20;
+
+/** Writes the documents; the generation the import committed as. All of it is committed, or it throws. */
+export async function importDocuments(
+  pool: pg.Pool,
+  channel: string,
+  documents: readonly ImportDocument[],
+  options: ImportOptions,
+): Promise<{ result: ImportResult; generation: number }> {
+  const client = await pool.connect();
+  let generation: number | undefined;
+  const batched = new BatchedImportTx(client);
+  const tx: ImportTx = {
+    pathOfId: (ws, id) => batched.pathOfId(ws, id),
+    prefetchIds: (ws, ids) => batched.prefetchIds(ws, ids),
+    positionOf: (ws, path) => batched.positionOf(ws, path),
+    maxChildPosition: (ws, parent) => batched.maxChildPosition(ws, parent),
+    deleteSubtree: (ws, path) => batched.deleteSubtree(ws, path),
+    insertNode: (node) => batched.insertNode(node),
+    hasBlob: async (hash) => (await run(client, SQL.hasBlob, [hash])).length > 0,
+    insertBlob: (spool) => insertBlobChunks(client, spool),
+    bumpGeneration: async () => {
+      await batched.flush();
+      const [row] = await run<{ value: string }>(client, SQL.bump);
+      generation = Number(row!.value);
+      // Sent when the transaction commits, to every instance listening (this one included).
+      await run(client, SQL.notify, [channel, String(generation)]);
+    },
+  };
+  let failed = false;
+  try {
+    await client.query('BEGIN');
+    // Imports of other instances wait for this one (positions of new siblings depend on the last commit).
+    await run(client, SQL.importLock, [IMPORT_LOCK]);
+    const result = await writeImport(tx, documents, options);
+    if (generation === undefined) throw new Error('import: the generation was not bumped');
+    await batched.flush();
+    await client.query('COMMIT');
+    return { result, generation };
+  } catch (err) {
+    try {
+      await batched.settle();
+      await client.query('ROLLBACK');
+    } catch {
+      failed = true; // the connection is broken: drop it rather than return it to the pool
+    }
+    throw err;
+  } finally {
+    client.release(failed);
+  }
+}
+
+async function insertBlobChunks(client: pg.PoolClient, spool: BlobSpool): Promise<void> {
+  const file = await openFile(spool.file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(BLOB_CHUNK);
+    let seq = 0;
+    for (;;) {
+      const { bytesRead } = await file.read(buf, 0, BLOB_CHUNK, null);
+      if (bytesRead <= 0) break;
+      await exec(client, SQL.insertChunk, [spool.hash, seq++, Buffer.from(buf.subarray(0, bytesRead))]);
+    }
+  } finally {
+    await file.close();
+  }
+  await exec(client, SQL.insertBlob, [spool.hash, spool.size]);
+}

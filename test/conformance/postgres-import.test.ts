@@ -1,0 +1,84 @@
+// PostgreSQL store: what its batched import does beyond the conformance suites, seen in the database
+// named by PETAL_TEST_PG (skipped without it): a few statements per batch, never a few per node;
+// nodes replaced or removed leave no index or full-text rows behind (there is no foreign key to
+// cascade them, see migration 2).
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { NEW, REPLACE, document, draft, uuid } from './drafts.js';
+
+const url = process.env.PETAL_TEST_PG ?? '';
+if (url === '') console.warn('PostgreSQL import tests skipped: set PETAL_TEST_PG=postgres://user@host:5432/database to run them');
+
+async function sql<R extends pg.QueryResultRow>(text: string): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe.skipIf(url === '')('postgres batched import', () => {
+  let schema = '';
+  let store: PostgresStore | undefined;
+  async function fresh(): Promise<PostgresStore> {
+    schema = `petal_t_${randomBytes(6).toString('hex')}`;
+    store = new PostgresStore({ url, schema });
+    await store.open();
+    return store;
+  }
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await store?.close();
+    if (schema !== '') await sql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    store = undefined;
+    schema = '';
+  });
+
+  it('writes thousands of nodes with a few statements per batch of 2,000', async () => {
+    const s = await fresh();
+    const labels: string[] = [];
+    const original = pg.Client.prototype.query;
+    vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const q = args[0] as string | { name?: string; text: string };
+      labels.push(typeof q === 'string' ? q : (q.name ?? q.text));
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as never);
+    const children = Array.from({ length: 5_000 }, (_, i) => draft(`n${i}`, {
+      id: uuid(i + 1), properties: [['title', 'String', `node ${i}`], ['rank', 'Long', i]],
+    }));
+    const docs = [0, 1, 2, 3, 4].map((d) => document('tours', '/', [draft(`f${d}`, {}, children.slice(d * 1_000, (d + 1) * 1_000))]));
+    expect((await s.importDocuments(docs, NEW)).nodes).toBe(5_005);
+    const count = (name: string) => labels.filter((l) => l === name).length;
+    // 5,005 nodes: three batches (2,000 + 2,000 + 1,005), each one statement per table.
+    expect(count('petal_insert_nodes')).toBe(3);
+    expect(count('petal_insert_props')).toBe(3);
+    expect(count('petal_insert_fts')).toBe(3);
+    // One uuid check per root, not per node; nothing else per node.
+    expect(count('petal_paths_of_ids')).toBe(5);
+    expect(count('petal_path_of_id')).toBe(0);
+    expect(labels.length).toBeLessThan(60);
+    expect(await s.countNodes('tours')).toBe(5_005);
+  }, 60_000);
+
+  it('replaced and moved nodes leave no index or full-text rows behind', async () => {
+    const s = await fresh();
+    const tree = (title: string) => draft('r', { properties: [['title', 'String', title]] }, [
+      draft('c', { id: uuid(1), properties: [['title', 'String', `${title} child`], ['tags', 'String', ['x', 'y']]] }),
+    ]);
+    await s.importDocuments([document('ws', '/', [tree('one')]), document('ws', '/', [tree('two')])], NEW);
+    await s.importDocuments([document('ws', '/', [tree('three')])], NEW);
+    // The uuid of /r/c moves to /m (policy replace): /r/c goes with its subtree.
+    await s.importDocuments([document('ws', '/', [draft('m', { id: uuid(1), properties: [['title', 'String', 'moved']] })])], REPLACE);
+    expect((await s.getSubtree('ws', '/', 2)).map((n) => n.path)).toEqual(['/r', '/m']);
+    const orphans = await sql<{ props: number; fts: number }>(`
+      SELECT (SELECT count(*)::int FROM ${schema}.props p WHERE NOT EXISTS (SELECT 1 FROM ${schema}.nodes n WHERE n.nid = p.nid)) AS props,
+             (SELECT count(*)::int FROM ${schema}.fts f WHERE NOT EXISTS (SELECT 1 FROM ${schema}.nodes n WHERE n.nid = f.nid)) AS fts`);
+    expect(orphans).toEqual([{ props: 0, fts: 0 }]);
+    const kept = await sql<{ s: string }>(`SELECT s FROM ${schema}.props ORDER BY s`);
+    expect(kept).toEqual([{ s: 'moved' }, { s: 'three' }]);
+  });
+});
