@@ -11,7 +11,7 @@ import type { ColumnSource, NodeTable } from './column-source.js';
 import { compareCodePoints, likeToRegExp } from './compare.js';
 import { inRange, lowerBound, rangeInto, uuidEqualities, type Column } from './column-scan.js';
 import { hasIdColumn } from './column-source.js';
-import { compareNullableNumber, compareNullableString, topK } from './top-k.js';
+import { compareNullableNumber, compareNullableString, topK, topKBySortedScan } from './top-k.js';
 import { readableBy } from '../../query/glob.js';
 
 const FILTER_CACHE_ENTRIES = 64;
@@ -42,6 +42,17 @@ interface OrderKeys {
   readonly n: Float64Array;
   readonly f: (string | undefined)[];
   readonly s: (string | undefined)[];
+  /** The ordinals that have the property, ascending by it (then by ordinal); built on first use. */
+  sorted?: Int32Array;
+}
+
+function sortedByKey(k: OrderKeys): Int32Array {
+  let count = 0;
+  for (let o = 0; o < k.has.length; o++) count += k.has[o]!;
+  const out = new Int32Array(count);
+  let i = 0;
+  for (let o = 0; o < k.has.length; o++) if (k.has[o] === 1) out[i++] = o;
+  return out.sort((a, b) => compareNullableNumber(k.n[a]!, k.n[b]!) || compareNullableString(k.f[a], k.f[b]) || a - b);
 }
 
 export class QueryIndex {
@@ -376,6 +387,17 @@ export class QueryIndex {
       return a - b; // path order breaks ties, as in SQL
     };
     const k = Math.min(total, q.offset + q.limit);
+    const first = q.orderBy[0]!;
+    if (q.orderBy.length === 1 && first.target.kind === 'property' && k > 0) {
+      // One property: walk its sorted entries and probe the matches (see topKBySortedScan).
+      const keys = await this.#orderKeys(ws, q.workspace, first.target.name);
+      keys.sorted ??= sortedByKey(keys);
+      const size = ws.table.nids.length;
+      const budget = Math.max(4_096, Math.ceil((16 * k * size) / total));
+      const same = (a: number, b: number) => keys.n[a] === keys.n[b] || (Number.isNaN(keys.n[a]!) && Number.isNaN(keys.n[b]!) && keys.f[a] === keys.f[b]);
+      const top = topKBySortedScan(keys.sorted, matches, k, first.descending, same, compare, budget);
+      if (top !== undefined) return top.slice(q.offset, q.offset + q.limit);
+    }
     const top = topK(matches, k, compare);
     return top.slice(q.offset, q.offset + q.limit);
   }

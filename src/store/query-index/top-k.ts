@@ -50,3 +50,27 @@ export function topK(matches: Bitmap, k: number, compare: (a: number, b: number)
   });
   return heap.sort(compare);
 }
+
+/**
+ * The first `need` matches in the order of `sorted` (every ordinal that has the key, ascending by
+ * it), walked from the start (`descending` false) or the end: when the order's first entries match
+ * often, this reads a handful of entries where the heap would visit every match. Ties with the last
+ * one taken are taken too, and `compare` (the query's full order) sorts the result, so it equals
+ * `topK`. Undefined when it cannot decide within `budget` probes, or when fewer than `need` matches
+ * have the key (the rest, without it, come last): then the caller uses `topK`.
+ */
+export function topKBySortedScan(
+  sorted: Int32Array, matches: Bitmap, need: number, descending: boolean,
+  sameKey: (a: number, b: number) => boolean, compare: (a: number, b: number) => number, budget: number,
+): number[] | undefined {
+  const out: number[] = [];
+  const n = sorted.length;
+  let probes = 0;
+  for (let i = 0; i < n; i++) {
+    if (++probes > budget) return undefined;
+    const o = sorted[descending ? n - 1 - i : i]!;
+    if (out.length >= need && !sameKey(o, out[out.length - 1]!)) return out.sort(compare).slice(0, need);
+    if (matches.has(o)) out.push(o);
+  }
+  return out.length >= need ? out.sort(compare).slice(0, need) : undefined;
+}
