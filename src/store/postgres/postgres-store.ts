@@ -22,6 +22,7 @@ import { migrate } from './schema.js';
 import { SQL, run } from './statements.js';
 import { listVersions, publishVersion, versionSubtree } from './versions.js';
 import type { VersionInfo } from '../versions.js';
+import { GenerationMemo } from '../generation-memo.js';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -59,6 +60,7 @@ export interface PostgresStoreOptions {
 }
 
 export class PostgresStore implements ContentStore {
+  readonly #memo = new GenerationMemo();
   readonly capabilities: StoreCapabilities = { name: 'postgres', fullText: 'tsvector', notifyOnWrite: true };
   readonly #options: PostgresStoreOptions;
   readonly #channel: string;
@@ -268,11 +270,16 @@ export class PostgresStore implements ContentStore {
     names = withoutNul(names);
     if (names.length === 0) return new Map();
     if (readable) return this.#index.kinds(workspace, names, readable);
-    return kindsFromRows(await this.#read((db) => run<{ name: string; kind: number }>(db, SQL.kinds, [workspace, names])));
+    const load = async () => kindsFromRows(await this.#read((db) => run<{ name: string; kind: number }>(db, SQL.kinds, [workspace, names])));
+    // Memoized only while the change listener vouches for the generation (see generationHint).
+    const generation = this.generationHint();
+    return new Map(generation === undefined ? await load() : await this.#memo.get(generation, `kinds\n${workspace}\n${names.join('\n')}`, load));
   }
 
   async nodeTypesPresent(workspace: string): Promise<string[]> {
-    return (await this.#read((db) => run<{ type: string }>(db, SQL.types, [workspace]))).map((r) => r.type);
+    const load = async () => (await this.#read((db) => run<{ type: string }>(db, SQL.types, [workspace]))).map((r) => r.type);
+    const generation = this.generationHint();
+    return [...(generation === undefined ? await load() : await this.#memo.get(generation, `types\n${workspace}`, load))];
   }
 
   async countNodes(workspace?: string): Promise<number> {
