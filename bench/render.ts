@@ -37,4 +37,21 @@ await time('store.getSubtree', () => store.getSubtree('website', path, 2));
 const session = new Repository(store, types).systemSession();
 await time('session.getSubtree (subtree cache)', () => session.getSubtree('website', path, 2));
 await time('indexChildren + renderNode', () => renderNode(rows[0]!, indexChildren(rows), options));
-await store.close();
+await store.close(); // first store
+
+// The whole uncached answer below HTTP: Read node (session, subtree cache, render), bytes and ETag.
+{
+  const { readNode } = await import('../src/delivery/deliver.js');
+  const { etagOf } = await import('../src/http/etag.js');
+  const store2 = new SqliteStore({ file: file! });
+  await store2.open();
+  const session2 = new Repository(store2, types).systemSession();
+  const env = { session: session2, site: { name: 'fallback', locales: ['en'], defaultLocale: 'en' }, outName: outputNameFor('cms') };
+  await time('readNode', () => readNode({ endpoint, path, query: {} }, env));
+  await time('readNode + Buffer.from + etag', async () => {
+    const r = await readNode({ endpoint, path, query: {} }, env);
+    const b = Buffer.from(r.body, 'utf8');
+    return etagOf(b);
+  });
+  await store2.close();
+}

@@ -2,9 +2,11 @@
 // same scenarios against it with autocannon, alternating stores round by round so that machine noise
 // hits all of them alike. Usage: node --import tsx bench/run.ts [--seconds 10] [--rounds 2] STORE...
 // where each STORE is a SQLite file (bench/data/tours-100000.db) or a postgres:// URL of a database
-// bench/generate.ts filled.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+// bench/generate.ts filled. `--cache on` keeps the response cache (off by default: every request is
+// rendered, which is what the store scenarios measure). Each store gets bench/content imported first.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
@@ -12,7 +14,7 @@ import autocannon from 'autocannon';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 export const SCENARIOS: Record<string, string> = {
-  'read node, depth 2': '/.rest/delivery/pages/home',
+  'read node, depth 2 (31-node page)': '/.rest/delivery/landing/landing',
   'selective query (2 filters, ~1 %, orderBy, total)': '/.rest/delivery/tours?category=c07&price%5Bgt%5D=900&orderBy=price%20desc',
   'broad query (~50 %, orderBy, total)': '/.rest/delivery/tours?featured=true&orderBy=price',
   'full-text query (word in 1 %)': '/.rest/delivery/tours?q=rare37',
@@ -25,8 +27,11 @@ function storeUrl(store: string): string {
   return /^postgres(ql)?:\/\//.test(store) || store.startsWith('sqlite:') ? store : `sqlite:${store}`;
 }
 
+let config = join(ROOT, 'bench/petal.yaml');
+
 async function startServer(store: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/petal.js'), 'serve', '--config', join(ROOT, 'bench/petal.yaml'),
+  execFileSync(process.execPath, [join(ROOT, 'bin/petal.js'), 'import', '--store', storeUrl(store), join(ROOT, 'bench/content')], { stdio: 'ignore' });
+  const child = spawn(process.execPath, [join(ROOT, 'bin/petal.js'), 'serve', '--config', config,
     '--store', storeUrl(store), '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'],
   { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PETAL_LOG_FORMAT: 'json' } });
   const deadline = Date.now() + 60_000;
@@ -58,12 +63,21 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   let seconds = 10;
   let rounds = 2;
+  let cache = false;
   const stores: string[] = [];
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--seconds') seconds = Number(args[++i]);
     else if (args[i] === '--rounds') rounds = Number(args[++i]);
+    else if (args[i] === '--cache') cache = args[++i] === 'on';
     else stores.push(args[i]!);
   }
+  if (!cache) {
+    const dir = mkdtempSync(join(tmpdir(), 'petal-bench-'));
+    config = join(dir, 'petal.yaml');
+    writeFileSync(config, readFileSync(join(ROOT, 'bench/petal.yaml'), 'utf8')
+      .replace('modules: [./modules]', `modules: ['${join(ROOT, 'bench/modules')}']`) + '\ncache: { maxBytes: 0 }\n');
+  }
+  console.error(`response cache ${cache ? 'on' : 'off'}`);
   const results = new Map<string, Figures[]>();
   for (let round = 0; round < rounds; round++) {
     for (const [s, store] of stores.entries()) {
