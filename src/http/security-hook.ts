@@ -2,7 +2,7 @@
 // identifies the caller, and applies the URI permissions and the CSRF rule before any route runs.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/cookie';
-import { canonicalPath } from '../security/canonical-path.js';
+import { canonicalPath, type CanonicalPath } from '../security/canonical-path.js';
 import { isSameOrAllowedOrigin } from '../security/csrf.js';
 import { SESSION_COOKIE, type Caller, type SecurityService } from '../security/security-service.js';
 import { sendError } from './error-handler.js';
@@ -29,13 +29,25 @@ export function registerSecurityHook(
   security: SecurityService,
   o: { contextPath: string; corsOrigins: readonly string[]; maxUrlLength: number },
 ): void {
+  // Results for the raw targets seen lately: a pure function of the string, and popular URLs repeat.
+  let recent = new Map<string, CanonicalPath>();
+  const canonical = (raw: string): CanonicalPath => {
+    if (raw.length > 512) return canonicalPath(raw, o.contextPath); // bounded memory: long targets are rare
+    let cp = recent.get(raw);
+    if (cp === undefined) {
+      cp = canonicalPath(raw, o.contextPath);
+      if (recent.size >= 4_096) recent = new Map();
+      recent.set(raw, cp);
+    }
+    return cp;
+  };
   app.decorateRequest('canonicalPath', '');
   app.decorateRequest('caller', null as unknown as Caller);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     if (reply.sent) return reply;
     reply.header('x-request-id', request.id);
     if ((request.raw.url ?? '').length > o.maxUrlLength) return sendError(reply, 'uriTooLong');
-    const cp = canonicalPath(request.raw.url ?? '/', o.contextPath);
+    const cp = canonical(request.raw.url ?? '/');
     if (!cp.ok) {
       if (cp.reason === 'outside context path') return sendError(reply, 'notFound', 'No route for this URL');
       return sendError(reply, 'badRequest', `Malformed path: ${cp.reason}`);

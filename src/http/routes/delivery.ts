@@ -45,8 +45,9 @@ export function restPathOf(canonical: string): string {
 
 /** Writes an answer (fresh or cached): ETag and caching headers, then the body or a 304. */
 function sendAnswer(request: FastifyRequest, reply: FastifyReply, a: CachedResponse): FastifyReply {
-  reply.header('etag', a.etag).header('content-language', a.contentLanguage).header('vary', a.vary);
-  if (a.cacheControl !== undefined) reply.header('cache-control', a.cacheControl);
+  reply.headers(a.cacheControl === undefined
+    ? { etag: a.etag, 'content-language': a.contentLanguage, vary: a.vary }
+    : { etag: a.etag, 'content-language': a.contentLanguage, vary: a.vary, 'cache-control': a.cacheControl });
   if (ifNoneMatchHits(request.headers['if-none-match'], a.etag)) return reply.code(304).send();
   return reply.header('content-type', 'application/json; charset=utf-8').send(a.body);
 }
