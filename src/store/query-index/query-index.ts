@@ -12,6 +12,7 @@ import { compareCodePoints, likeToRegExp } from './compare.js';
 import { inRange, lowerBound, rangeInto, uuidEqualities, type Column } from './column-scan.js';
 import { hasIdColumn } from './column-source.js';
 import { compareNullableNumber, compareNullableString, topK, topKBySortedScan } from './top-k.js';
+import { orderKeysOf, sortedByKey, type OrderKeys } from './order-keys.js';
 import { readableBy } from '../../query/glob.js';
 
 const FILTER_CACHE_ENTRIES = 64;
@@ -35,25 +36,6 @@ interface Workspace {
 }
 
 const RECORD_CACHE_ENTRIES = 20_000;
-
-/** Per ordinal, the first value of a property (what ordering uses); `has` 0 = missing. */
-interface OrderKeys {
-  readonly has: Uint8Array;
-  readonly n: Float64Array;
-  readonly f: (string | undefined)[];
-  readonly s: (string | undefined)[];
-  /** The ordinals that have the property, ascending by it (then by ordinal); built on first use. */
-  sorted?: Int32Array;
-}
-
-function sortedByKey(k: OrderKeys): Int32Array {
-  let count = 0;
-  for (let o = 0; o < k.has.length; o++) count += k.has[o]!;
-  const out = new Int32Array(count);
-  let i = 0;
-  for (let o = 0; o < k.has.length; o++) if (k.has[o] === 1) out[i++] = o;
-  return out.sort((a, b) => compareNullableNumber(k.n[a]!, k.n[b]!) || compareNullableString(k.f[a], k.f[b]) || a - b);
-}
 
 export class QueryIndex {
   #generation = -1;
@@ -419,17 +401,7 @@ export class QueryIndex {
   async #orderKeys(ws: Workspace, workspace: string, name: string): Promise<OrderKeys> {
     let keys = ws.orderKeys.get(name);
     if (keys) return keys;
-    const col = await this.#column(ws, workspace, name);
-    const size = ws.table.nids.length;
-    keys = { has: new Uint8Array(size), n: new Float64Array(size).fill(NaN), f: new Array(size), s: new Array(size) };
-    for (let i = 0; i < col.ords.length; i++) {
-      const o = col.ords[i]!;
-      if (col.pos[i] !== 0 || o < 0) continue;
-      keys.has[o] = 1;
-      keys.n[o] = col.nums[i]!;
-      keys.f[o] = col.folded[i];
-      keys.s[o] = col.strs[i];
-    }
+    keys = orderKeysOf(await this.#column(ws, workspace, name), ws.table.nids.length);
     ws.orderKeys.set(name, keys);
     return keys;
   }
