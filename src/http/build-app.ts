@@ -22,6 +22,8 @@ import fastifyCookie from '@fastify/cookie';
 import type { SecurityService } from '../security/security-service.js';
 import type { LinkConfig } from '../delivery/links.js';
 import type { ThemeInfo } from '../delivery/resolvers/reference-renderer.js';
+import type { ShopService } from '../shop/shop-api.js';
+import { registerShopRoutes } from '../shop/routes.js';
 
 export interface AppOptions {
   readonly registry: EndpointRegistry;
@@ -43,6 +45,8 @@ export interface AppOptions {
   readonly logger?: Logger | false;
   /** The in-memory cache of rendered delivery answers: 64 MiB by default; false (or 0 bytes) = none. */
   readonly cache?: { readonly maxBytes: number } | false;
+  /** The deprecated /shop/v1 API; absent = not served. */
+  readonly shop?: ShopService;
 }
 
 declare module 'fastify' {
@@ -120,6 +124,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     themes: o.themes ?? new ThemeRegistry(),
     renditions: o.renditions ?? new RenditionService(o.repository.store, { cacheDir: defaultRenditionCacheDir() }),
   });
+  if (o.shop) registerShopRoutes(app, o.shop, gate);
   await app.ready();
   return app;
 }

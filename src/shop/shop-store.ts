@@ -186,6 +186,8 @@ export interface ShopStore {
   mergeCart(anonymousId: string, userId: string, now: number, ttlMs: number, maxQuantity: number): Promise<CartRecord | undefined>;
 
   placeOrder(o: PlaceOrderInput): Promise<PlaceOrderResult>;
+  /** The order an Idempotency-Key produced, with the hash of the request that produced it. */
+  findIdempotent(key: string): Promise<{ requestHash: string; order: OrderRecord } | undefined>;
   ordersOf(userId: string, limit: number, offset: number): Promise<{ orders: OrderRecord[]; total: number }>;
   /** Units left per tracked product: `onHand` minus units ordered since that count was imported. */
   available(levels: readonly StockLevel[]): Promise<Map<string, number>>;

@@ -196,6 +196,12 @@ export class SqliteShopStore implements ShopStore {
     return run.immediate();
   }
 
+  async findIdempotent(key: string): Promise<{ requestHash: string; order: OrderRecord } | undefined> {
+    const row = this.#d.prepare(`SELECT k.request_hash, o.* FROM shop_idempotency_keys k JOIN shop_orders o ON o.id = k.order_id
+      WHERE k.key = ?`).get(key) as (OrderRow & { request_hash: string }) | undefined;
+    return row && { requestHash: row.request_hash, order: this.#order(row) };
+  }
+
   async ordersOf(userId: string, limit: number, offset: number): Promise<{ orders: OrderRecord[]; total: number }> {
     const db = this.#d;
     const rows = db.prepare('SELECT * FROM shop_orders WHERE user_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?').all(userId, limit, offset) as OrderRow[];
