@@ -70,16 +70,15 @@ export class OrderService {
     return { order: orderView(order), replayed: true };
   }
 
-  /** The cart of the cookie (any state: an ordered one answers 409) or the user's active cart. */
+  /** The caller's cart; the cookie of a cart that has just become an order answers 409, not 404. */
   async #cartToOrder(ctx: ShopContext): Promise<CartRecord> {
-    const owner = ctx.caller.user ?? null;
+    const cart = await this.carts.findCart(ctx);
+    if (cart) return cart;
     if (ctx.cartId !== undefined) {
       const c = await this.carts.store.getCart(ctx.cartId);
-      if (c && c.userId === owner && c.expiresAt > Date.now() && c.state === 'ordered') throw new PetalError('cartAlreadyOrdered');
+      if (c && c.userId === (ctx.caller.user ?? null) && c.state === 'ordered') throw new PetalError('cartAlreadyOrdered');
     }
-    const cart = await this.carts.findCart(ctx);
-    if (!cart) throw new PetalError('cartNotFound');
-    return cart;
+    throw new PetalError('cartNotFound');
   }
 
   async #price(ctx: ShopContext, cart: CartRecord, body: OrderBody): Promise<{ document: OrderDocument; stock: StockNeed[] }> {
