@@ -1,7 +1,7 @@
 // Shop layer: the read operations of the shop (catalog, category, products, shipping method). These
 // are SPEC.md's templating functions; the HTTP routes and the in-process ShopApi both call them.
 import { PetalError } from '../errors.js';
-import type { Product } from './catalog-model.js';
+import type { Category, Product } from './catalog-model.js';
 import type { CatalogReader, CatalogService } from './catalog.js';
 import { pageOf, parsePage, type RawPageParams } from './product-list.js';
 import type { ShopStore } from './shop-store.js';
@@ -9,6 +9,8 @@ import {
   catalogView, categoryView, productView, shippingMethodView,
   type CatalogView, type CategoryView, type Page, type ProductView, type ShippingMethodView,
 } from './views.js';
+
+const categoryProducts = new WeakMap<Category, readonly Product[]>();
 
 export class CatalogReads {
   constructor(readonly catalogs: CatalogService, readonly store: ShopStore) {}
@@ -44,10 +46,14 @@ export class CatalogReads {
     const page = parsePage(raw);
     const hit = await this.catalogs.category(r, id);
     if (!hit) throw new PetalError('categoryNotFound', `No category with id ${JSON.stringify(id)}`);
-    const ids = new Set<string>();
-    const walk = (c: typeof hit.category): void => { ids.add(c.id); c.children.forEach(walk); };
-    walk(hit.category);
-    const products = hit.snapshot.products.filter((p) => p.categoryIds.some((c) => ids.has(c)));
+    let products = categoryProducts.get(hit.category);
+    if (products === undefined) {
+      const ids = new Set<string>();
+      const walk = (c: Category): void => { ids.add(c.id); c.children.forEach(walk); };
+      walk(hit.category);
+      products = hit.snapshot.products.filter((p) => p.categoryIds.some((c) => ids.has(c)));
+      categoryProducts.set(hit.category, products); // categories belong to one cached catalog: so does this list
+    }
     return this.#page(products, page, hit.snapshot.catalog.defaultCurrency);
   }
 

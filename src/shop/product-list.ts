@@ -58,15 +58,32 @@ function keyOf(p: Product, field: SortField, currency: string, now: number): Key
   }
 }
 
+/** A sorted list is reused for this long (prices have validity windows, so not forever). */
+const SORT_REUSE_MS = 1_000;
+/** Sorted lists per product list (a cached catalog's, so they go with it) and sort. */
+const sortedLists = new WeakMap<readonly Product[], Map<string, { at: number; sorted: Product[] }>>();
+
 /** Sorted (missing values last, ties in natural order) and sliced. */
 export function pageOf(products: readonly Product[], page: PageParams, currency: string, now: number): Product[] {
   if (page.sort === null) return products.slice(page.offset, page.offset + page.limit);
-  const { field, desc } = page.sort;
+  const key = `${page.sort.field}:${page.sort.desc ? 'desc' : 'asc'}:${currency}`;
+  let bySort = sortedLists.get(products);
+  if (bySort === undefined) sortedLists.set(products, (bySort = new Map()));
+  let hit = bySort.get(key);
+  if (hit === undefined || now - hit.at > SORT_REUSE_MS || now < hit.at) {
+    hit = { at: now, sorted: sortProducts(products, page.sort, currency, now) };
+    bySort.set(key, hit);
+  }
+  return hit.sorted.slice(page.offset, page.offset + page.limit);
+}
+
+function sortProducts(products: readonly Product[], sort: NonNullable<PageParams['sort']>, currency: string, now: number): Product[] {
+  const { field, desc } = sort;
   const keyed = products.map((p) => ({ p, k: keyOf(p, field, currency, now) }));
   keyed.sort((a, b) => {
     if (a.k === null || b.k === null) return a.k === b.k ? a.p.position - b.p.position : a.k === null ? 1 : -1;
     const c = a.k < b.k ? -1 : a.k > b.k ? 1 : 0;
     return (desc ? -c : c) || a.p.position - b.p.position;
   });
-  return keyed.slice(page.offset, page.offset + page.limit).map((x) => x.p);
+  return keyed.map((x) => x.p);
 }
