@@ -1,6 +1,8 @@
 // Shop layer (records, SQLite): carts, wishlists and orders in the content store's database file,
-// through a connection of their own with synchronous = FULL (an acknowledged order survives a power
-// loss) and BEGIN IMMEDIATE transactions (the write lock is taken before the first read, so two
+// through a connection of their own. Orders commit with synchronous = FULL (an acknowledged order
+// survives a power loss; the fsync also covers every earlier commit); cart and wishlist changes with
+// NORMAL (WAL: they survive a process crash, a power loss may take the last ones). BEGIN IMMEDIATE
+// transactions (the write lock is taken before the first read, so two
 // processes can never both read a cart as active and both order it). better-sqlite3 is synchronous:
 // each transaction runs to its end without yielding to other requests of this process.
 import Database from 'better-sqlite3';
@@ -24,6 +26,7 @@ export class SqliteShopStore implements ShopStore {
   readonly #file: string;
   readonly #hooks: ShopStoreHooks;
   #db: Database.Database | undefined;
+  #synchronous: 'FULL' | 'NORMAL' = 'FULL';
 
   constructor(options: { file: string; hooks?: ShopStoreHooks }) {
     this.#file = options.file;
@@ -50,9 +53,13 @@ export class SqliteShopStore implements ShopStore {
     return this.#db;
   }
 
-  /** Runs `fn` in a BEGIN IMMEDIATE transaction. */
-  #tx<T>(fn: (db: Database.Database) => T): T {
+  /** Runs `fn` in a BEGIN IMMEDIATE transaction; `FULL`: fsync on commit (orders). */
+  #tx<T>(fn: (db: Database.Database) => T, synchronous: 'FULL' | 'NORMAL' = 'NORMAL'): T {
     const db = this.#d;
+    if (this.#synchronous !== synchronous) {
+      db.pragma(`synchronous = ${synchronous}`); // only outside a transaction; better-sqlite3 calls never interleave
+      this.#synchronous = synchronous;
+    }
     return db.transaction(() => fn(db)).immediate();
   }
 
@@ -159,8 +166,7 @@ export class SqliteShopStore implements ShopStore {
   }
 
   async placeOrder(o: PlaceOrderInput): Promise<PlaceOrderResult> {
-    const db = this.#d;
-    const run = db.transaction((): PlaceOrderResult => {
+    return this.#tx((db): PlaceOrderResult => {
       if (o.idempotency) {
         const k = db.prepare('SELECT request_hash, order_id FROM shop_idempotency_keys WHERE key = ?').get(o.idempotency.key) as { request_hash: string; order_id: string } | undefined;
         if (k) {
@@ -192,8 +198,7 @@ export class SqliteShopStore implements ShopStore {
       db.prepare("UPDATE shop_carts SET state = 'ordered', version = version + 1, updated_at = ? WHERE id = ?").run(o.now, o.cartId);
       void this.#hooks.beforeOrderCommit?.(); // test hook (crash test): must be synchronous here
       return { kind: 'created', order: this.#order(db.prepare('SELECT * FROM shop_orders WHERE seq = ?').get(seq) as OrderRow) };
-    });
-    return run.immediate();
+    }, 'FULL');
   }
 
   async findIdempotent(key: string): Promise<{ requestHash: string; order: OrderRecord } | undefined> {
