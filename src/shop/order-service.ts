@@ -45,6 +45,19 @@ export class OrderService {
       const earlier = await this.carts.store.findIdempotent(idempotencyKey);
       if (earlier) return this.#replay(earlier.requestHash, requestHash, earlier.order);
     }
+    try {
+      return await this.#place(ctx, body, owner, idempotency);
+    } catch (err) {
+      // A concurrent request with the same key may have just ordered this cart: answer as it did.
+      if (idempotency && err instanceof PetalError && (err.code === 'cartAlreadyOrdered' || err.code === 'cartNotFound')) {
+        const earlier = await this.carts.store.findIdempotent(idempotency.key);
+        if (earlier) return this.#replay(earlier.requestHash, idempotency.requestHash, earlier.order);
+      }
+      throw err;
+    }
+  }
+
+  async #place(ctx: ShopContext, body: OrderBody, owner: string | null, idempotency: { key: string; requestHash: string } | undefined): Promise<OrderResult> {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const cart = await this.#cartToOrder(ctx);
       const priced = await this.#price(ctx, cart, body);

@@ -71,7 +71,8 @@ export interface CartView {
   readonly currency: string | null;
   readonly items: readonly PricedLine[];
   readonly itemCount: number;
-  readonly totals: Totals;
+  /** Null while the cart has no currency (no item yet and none chosen at creation). */
+  readonly totals: Totals | null;
   readonly version: number;
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -129,7 +130,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 export function cartView(c: CartRecord, priced: PricedCart): CartView {
   return {
     id: c.id, state: c.state, catalogId: c.catalogId, currency: c.currency, items: priced.lines, itemCount: priced.itemCount,
-    totals: priced.totals, version: c.version, createdAt: iso(c.createdAt), updatedAt: iso(c.updatedAt), expiresAt: iso(c.expiresAt),
+    totals: c.currency === null ? null : priced.totals, version: c.version, createdAt: iso(c.createdAt), updatedAt: iso(c.updatedAt), expiresAt: iso(c.expiresAt),
   };
 }
 

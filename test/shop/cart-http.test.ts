@@ -3,7 +3,7 @@
 // the merge of an anonymous cart on login.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/test-app.js';
-import { createShopApp, IDS, ShopClient } from './helpers.js';
+import { createShopApp, IDS, PASSWORD, ShopClient } from './helpers.js';
 
 let t: TestApp;
 beforeAll(async () => { t = await createShopApp(); });
@@ -218,20 +218,35 @@ describe('wishlist', () => {
 });
 
 describe('merge on login', () => {
-  it('gives an anonymous cart to a user who has none', async () => {
-    const c = new ShopClient(t);
-    await c.post('/cart');
-    await c.post('/cart/item', { productId: IDS.lavender, quantity: 2 });
-    const anonId = c.jar.get('petal_cart');
-    const asUser = new ShopClient(t, 'bob');
-    asUser.jar.set('petal_cart', anonId!);
-    const bobBefore = await new ShopClient(t, 'bob').get('/cart');
-    const r = await asUser.get('/cart');
-    expect(r.status).toBe(200);
-    if (bobBefore.status === 404) expect(r.body.id).toBe(anonId);
-    expect(Object.fromEntries(lines(r.body))[IDS.lavender]).toBeGreaterThanOrEqual(2);
-    // The anonymous cookie no longer opens anything for an anonymous caller.
-    expectError(await c.get('/cart'), 404, 'cartNotFound');
+  it('gives the anonymous cart to a user who logs in (session cookie) and has no cart', async () => {
+    const u = await createShopApp();
+    try {
+      const browser = new ShopClient(u);
+      const created = await browser.post('/cart');
+      expect(created.body.totals).toBeNull(); // no currency yet
+      await browser.post('/cart/item', { productId: IDS.lavender, quantity: 2 });
+      const anonId = browser.jar.get('petal_cart')!;
+      const login = await u.app.inject({
+        method: 'POST', url: '/.auth/login', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `mgnlUserId=alice&mgnlUserPSWD=${encodeURIComponent(PASSWORD)}`,
+      });
+      expect(login.statusCode).toBe(200);
+      const session = login.cookies.find((c) => c.name === 'petal_session')!.value;
+      browser.jar.set('petal_session', session); // the same browser, now signed in
+      const r = await browser.get('/cart');
+      expect(r.status).toBe(200);
+      expect(r.body.id).toBe(anonId);
+      expect(lines(r.body)).toEqual([[IDS.lavender, 2]]);
+      // It is alice's now: her other devices find it, anonymous callers with the cookie do not.
+      expect((await new ShopClient(u, 'alice').get('/cart')).body.id).toBe(anonId);
+      const anonymous = new ShopClient(u);
+      anonymous.jar.set('petal_cart', anonId);
+      expectError(await anonymous.get('/cart'), 404, 'cartNotFound');
+      expect((await browser.post('/cart/item', { productId: IDS.hellebore })).status).toBe(200);
+      expect((await new ShopClient(u, 'alice').get('/orders')).body.total).toBe(0);
+    } finally {
+      await u.close();
+    }
   });
 
   it('merges an anonymous cart into the user\'s cart: the larger quantity per product, new products appended', async () => {
