@@ -149,6 +149,13 @@ for (const f of FIXTURES) {
       expect((await s.getCart('anon2'))!.state).toBe('merged');
       expect(await s.mergeCart('anon2', 'carol', Date.now(), TTL, 999)).toBeUndefined();
       expect((await s.activeCartOf('carol', Date.now()))!.id).toBe('anon1');
+      // Another catalog: the anonymous cart (just shopped) becomes the active one, the older is merged away.
+      await cart('anon3');
+      await s.changeItem({ cartId: 'anon3', owner: null, productId: 'z', mode: 'add', quantity: 1, maxQuantity: 999, catalogId: 'other', currency: 'CHF', now: Date.now(), ttlMs: TTL });
+      const replaced = await s.mergeCart('anon3', 'carol', Date.now(), TTL, 999);
+      expect(replaced).toMatchObject({ id: 'anon3', userId: 'carol', catalogId: 'other', items: [{ productId: 'z', quantity: 1 }] });
+      expect((await s.getCart('anon1'))!.state).toBe('merged');
+      expect((await s.activeCartOf('carol', Date.now()))!.id).toBe('anon3');
     });
 
     it('treats expired carts and wishlists as gone', async () => {
