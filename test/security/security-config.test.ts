@@ -83,7 +83,7 @@ describe('security config', () => {
       { path: '/travel', permission: 'read' }, { path: '/travel/*', permission: 'read' },
     ]);
     expect(s.definedIn.roles.get('anonymous')).toBe(join(tmp, 'petal.yaml'));
-    expect(s.roles.get('rest-anonymous')!.uriPermissions).toHaveLength(1);
+    expect(s.roles.get('rest-anonymous')!.uriPermissions).toHaveLength(2); // the built-in one, untouched
   });
 
   it('reads the full shape with its defaults', () => {
