@@ -13,8 +13,6 @@ import type { ShopService } from './shop-api.js';
 export const SHOP_PREFIX = '/shop/v1';
 export const CART_COOKIE = 'petal_cart';
 export const WISHLIST_COOKIE = 'petal_wishlist';
-/** Where the deprecation is explained (the README section of the same name). */
-export const DEPRECATION_LINK = '<https://github.com/petal-cms/petal#shop-api-deprecated>; rel="deprecation"; type="text/html"';
 
 type Params = { id: string };
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -33,7 +31,7 @@ export function registerShopRoutes(app: FastifyInstance, shop: ShopService, o: {
     request.canonicalPath === SHOP_PREFIX || request.canonicalPath.startsWith(`${SHOP_PREFIX}/`);
 
   app.addHook('onSend', async (request, reply, payload) => {
-    if (inShop(request)) reply.header('deprecation', 'true').header('link', DEPRECATION_LINK);
+    if (inShop(request)) reply.header('deprecation', 'true');
     return payload;
   });
 

@@ -84,6 +84,18 @@ describe('GET and DELETE /cart', () => {
     expect(lines((await bob.get('/cart')).body)).toEqual([[IDS.hellebore, 1]]);
   });
 
+  it('answers 404 cartNotFound for an expired cart', async () => {
+    const id = 'EXPIREDcartEXPIREDcart'; // 22 base64url characters, as a real id
+    await t.shopStore!.createCart({ id, userId: null, catalogId: null, currency: null, now: Date.now() - 31 * 24 * 3600_000, ttlMs: 30 * 24 * 3600_000 });
+    const c = new ShopClient(t);
+    c.jar.set('petal_cart', id);
+    expectError(await c.get('/cart'), 404, 'cartNotFound');
+    expectError(await c.post('/cart/item', { productId: IDS.lavender }), 404, 'cartNotFound');
+    const fresh = await c.post('/cart'); // a new cart replaces it
+    expect(fresh.status).toBe(201);
+    expect(fresh.body.id).not.toBe(id);
+  });
+
   it('returns the cart with live prices and computed totals in minor units', async () => {
     const c = new ShopClient(t);
     await c.post('/cart');
