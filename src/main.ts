@@ -21,6 +21,10 @@ import type { ContentStore } from './store/content-store.js';
 import { SqliteStore } from './store/sqlite/sqlite-store.js';
 import { PostgresStore } from './store/postgres/postgres-store.js';
 import { ThemeRegistry } from './assets/themes.js';
+import type { ShopStore, ShopStoreHooks } from './shop/shop-store.js';
+import { SqliteShopStore } from './shop/sqlite-shop-store.js';
+import { ShopService } from './shop/shop-api.js';
+import { PostgresShopStore } from './shop/postgres-shop-store.js';
 import { RenditionService } from './assets/render-rendition.js';
 import { defaultRenditionCacheDir } from './assets/rendition-cache.js';
 
@@ -38,6 +42,13 @@ export function createStore(url: string, options: { replicas?: readonly string[]
     return new PostgresStore({ url, ...(options.replicas !== undefined ? { replicas: options.replicas } : {}) });
   }
   throw new Error(`Unknown store ${JSON.stringify(url)}: expected sqlite:<file> or postgres://…`);
+}
+
+/** The shop records (carts, wishlists, orders) in the same database as the open content store. */
+export function createShopStore(store: ContentStore, hooks?: ShopStoreHooks): ShopStore {
+  if (store instanceof SqliteStore) return new SqliteShopStore({ file: store.databaseFile, ...(hooks ? { hooks } : {}) });
+  if (store instanceof PostgresStore) return new PostgresShopStore({ pool: store.primaryPool, ...(hooks ? { hooks } : {}) });
+  throw new Error(`No shop store for the ${store.capabilities.name} content store`);
 }
 
 export const DEFAULT_SITE: SiteConfig = Object.freeze({ name: 'fallback', locales: ['en'], defaultLocale: 'en' });
@@ -106,8 +117,12 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   const securityWatcher = watchSecurity(config, security, log);
   warnAboutAccess(registry, security, log);
 
+  const shopStore = createShopStore(store);
+  await shopStore.open();
+  const shop = new ShopService(repository, security, shopStore);
+
   const app = await buildApp({
-    registry, repository, security, site: () => site, outName: outputNameFor(config.namespace),
+    registry, repository, security, shop, site: () => site, outName: outputNameFor(config.namespace),
     contextPath: config.contextPath, corsOrigins: config.corsOrigins, links: config.links, trustProxy: config.trustProxy, logger: log,
     themes, renditions, theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: config.pagesOnAllEndpoints ?? false, ...(config.cache !== undefined ? { cache: config.cache } : {}),
   });
@@ -127,6 +142,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
       await watcher?.close();
       await securityWatcher?.close();
       await app.close();
+      await shopStore.close();
       await store.close();
     },
   };

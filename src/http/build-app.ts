@@ -23,6 +23,8 @@ import type { PagesRegistry } from '../delivery/pages/pages-registry.js';
 import type { SecurityService } from '../security/security-service.js';
 import type { LinkConfig } from '../delivery/links.js';
 import type { ThemeInfo } from '../delivery/resolvers/reference-renderer.js';
+import type { ShopService } from '../shop/shop-api.js';
+import { registerShopRoutes } from '../shop/routes.js';
 
 export interface AppOptions {
   readonly registry: EndpointRegistry;
@@ -48,6 +50,8 @@ export interface AppOptions {
   readonly pages?: PagesRegistry;
   /** Inheritance and autogeneration on plain endpoints too (petal.yaml `pages.allEndpoints`). */
   readonly pagesOnAllEndpoints?: boolean;
+  /** The deprecated /shop/v1 API; absent = not served. */
+  readonly shop?: ShopService;
 }
 
 declare module 'fastify' {
@@ -129,6 +133,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     themes: o.themes ?? new ThemeRegistry(),
     renditions: o.renditions ?? new RenditionService(o.repository.store, { cacheDir: defaultRenditionCacheDir() }),
   });
+  if (o.shop) registerShopRoutes(app, o.shop, gate);
   await app.ready();
   return app;
 }

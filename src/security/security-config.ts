@@ -133,7 +133,12 @@ export const BUILT_IN_ROLES: ReadonlyMap<string, RoleConfig> = new Map<string, R
     ],
     workspacePermissions: new Map(),
   }],
-  ['rest-anonymous', { uriPermissions: [{ path: '/.rest/delivery/*', permission: 'get' }], workspacePermissions: new Map() }],
+  // The deprecated shop API serves anonymous shoppers (carts, wishlists, orders); its reads still
+  // depend on the shop workspaces' permissions, and GET /orders on a signed-in user.
+  ['rest-anonymous', {
+    uriPermissions: [{ path: '/.rest/delivery/*', permission: 'get' }, { path: '/shop/v1/*', permission: 'getAndPost' }],
+    workspacePermissions: new Map(),
+  }],
   ['superuser', {
     uriPermissions: [{ path: '/*', permission: 'getAndPost' }],
     workspacePermissions: new Map([['*', [{ path: '/', permission: 'readWrite' }, { path: '/*', permission: 'readWrite' }]]]),

@@ -18,6 +18,9 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { ContentStore } from '../../src/store/content-store.js';
 import pg from 'pg';
+import { createShopStore } from '../../src/main.js';
+import { ShopService } from '../../src/shop/shop-api.js';
+import type { ShopStore } from '../../src/shop/shop-store.js';
 import { loadSecurity } from '../../src/security/security-config.js';
 import { SecurityService } from '../../src/security/security-service.js';
 import { ThemeRegistry } from '../../src/assets/themes.js';
@@ -57,6 +60,8 @@ export interface TestAppOptions {
   readonly publish?: readonly { readonly workspace: string; readonly path: string; readonly by?: string }[];
   /** An open store to serve (instead of a fresh one); the caller closes it, `close()` does not. */
   readonly store?: ContentStore;
+  /** Serve the deprecated /shop/v1 API, its records in the same database as the content. */
+  readonly shop?: boolean;
 }
 
 export const OPEN_SECURITY = {
@@ -77,6 +82,8 @@ export interface TestApp {
   readonly security: SecurityService;
   readonly themes: ThemeRegistry;
   readonly renditions: RenditionService;
+  /** With `shop: true`: the shop records' store. */
+  readonly shopStore?: ShopStore;
   close(): Promise<void>;
 }
 
@@ -117,16 +124,23 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   const themes = ThemeRegistry.load(moduleRoots);
   const pages = PagesRegistry.load(moduleRoots).registry;
   const renditions = new RenditionService(store, { ...o.renditions, cacheDir: join(dir, 'renditions') });
+  let shopStore: ShopStore | undefined;
+  if (o.shop) {
+    shopStore = createShopStore(store);
+    await shopStore.open();
+  }
   const app = await buildApp({
+    ...(shopStore ? { shop: new ShopService(repository, security, shopStore) } : {}),
     registry, repository, security, site: () => site, outName: outputNameFor(o.namespace ?? 'cms'), logger: false,
     themes, renditions, theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: o.pagesOnAllEndpoints ?? false,
     ...(o.cache !== undefined ? { cache: o.cache } : {}),
     ...(o.links !== undefined ? { links: o.links } : {}),
   });
   return {
-    app, store, load, dir, security, themes, renditions,
+    app, store, load, dir, security, themes, renditions, ...(shopStore ? { shopStore } : {}),
     close: async () => {
       await app.close();
+      await shopStore?.close();
       if (!given) await store.close();
       await dispose();
       rmSync(dir, { recursive: true, force: true });

@@ -56,7 +56,9 @@ describe('security config', () => {
 
   it('ships built-in roles: secure by default', () => {
     const s = loadSecurity({}, tmp);
-    expect(s.roles.get('rest-anonymous')!.uriPermissions).toEqual([{ path: '/.rest/delivery/*', permission: 'get' }]);
+    expect(s.roles.get('rest-anonymous')!.uriPermissions).toEqual([
+      { path: '/.rest/delivery/*', permission: 'get' }, { path: '/shop/v1/*', permission: 'getAndPost' },
+    ]);
     expect(s.roles.get('rest-anonymous')!.workspacePermissions.size).toBe(0);
     expect(s.roles.get('anonymous')!.uriPermissions).toEqual([
       { path: '/.health', permission: 'get' }, { path: '/dam/*', permission: 'get' }, { path: '/.imaging/*', permission: 'get' },
@@ -81,7 +83,7 @@ describe('security config', () => {
       { path: '/travel', permission: 'read' }, { path: '/travel/*', permission: 'read' },
     ]);
     expect(s.definedIn.roles.get('anonymous')).toBe(join(tmp, 'petal.yaml'));
-    expect(s.roles.get('rest-anonymous')!.uriPermissions).toHaveLength(1);
+    expect(s.roles.get('rest-anonymous')!.uriPermissions).toHaveLength(2); // the built-in one, untouched
   });
 
   it('reads the full shape with its defaults', () => {

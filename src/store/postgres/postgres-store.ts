@@ -93,6 +93,11 @@ export class PostgresStore implements ContentStore {
     return this.#options.schema;
   }
 
+  /** The primary's pool (search_path set to the schema), shared with the shop records. */
+  get primaryPool(): pg.Pool {
+    return this.#db;
+  }
+
   get #db(): pg.Pool {
     if (!this.#pool) throw new Error('PostgresStore is not open');
     return this.#pool;

@@ -87,6 +87,12 @@ export class SqliteStore implements ContentStore {
     return this.#file;
   }
 
+  /** The database file actually open (a temporary one for `:memory:`), for the shop records' connection. */
+  get databaseFile(): string {
+    if (!this.#db) throw new Error('SqliteStore is not open');
+    return this.#path;
+  }
+
   async open(): Promise<void> {
     if (this.#db) return;
     // Imports write through a second connection, so readers never see an import's uncommitted rows

@@ -1,0 +1,193 @@
+// Shop layer: carts and wishlists for a caller. Identity rules: a cart (or wishlist) is found by the
+// id of its cookie and must belong to the caller (anonymous carts to anonymous callers, user carts to
+// that user) and be active and unexpired; anything else looks exactly like no cart. A signed-in
+// caller without a usable cookie gets their own active cart. A signed-in caller presenting the
+// cookie of an anonymous cart gets it merged (merge-rule.ts): that is the merge on login.
+import { randomBytes } from 'node:crypto';
+import { PetalError } from '../errors.js';
+import type { Caller } from '../security/security-service.js';
+import type { CatalogReader, CatalogService } from './catalog.js';
+import { priceCart, selectPrice } from './pricing.js';
+import { cartItemBody, cartItemUpdateBody, MAX_LINE_QUANTITY, newCartBody, newWishlistBody, parseBody } from './shop-input.js';
+import type { CartRecord, ShopStore, WishlistRecord } from './shop-store.js';
+import { cartView, wishlistView, type CartView, type WishlistView } from './views.js';
+
+/** Carts and wishlists live 30 days after their last change (and so do their cookies). */
+export const SHOP_TTL_MS = 30 * 24 * 3600 * 1000;
+/** 128 random bits, base64url: 22 characters. Anything else in a cookie is not looked up. */
+const ID_FORMAT = /^[A-Za-z0-9_-]{22}$/;
+
+export function newShopId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/** Who asks, and the ids their cookies hold. */
+export interface ShopContext {
+  readonly caller: Caller;
+  readonly reader: CatalogReader;
+  readonly cartId?: string | undefined;
+  readonly wishlistId?: string | undefined;
+}
+
+const ownerOf = (ctx: ShopContext): string | null => ctx.caller.user ?? null;
+const cookieId = (v: string | undefined): string | undefined => (v !== undefined && ID_FORMAT.test(v) ? v : undefined);
+
+export class CartService {
+  constructor(readonly catalogs: CatalogService, readonly store: ShopStore) {}
+
+  /** The caller's usable cart (merging an anonymous one on login), or undefined. */
+  async findCart(ctx: ShopContext): Promise<CartRecord | undefined> {
+    const owner = ownerOf(ctx);
+    const now = Date.now();
+    const id = cookieId(ctx.cartId);
+    if (id !== undefined) {
+      const c = await this.store.getCart(id);
+      if (c && c.state === 'active' && c.expiresAt > now) {
+        if (c.userId === owner) return c;
+        if (c.userId === null && owner !== null) {
+          const merged = await this.store.mergeCart(id, owner, now, SHOP_TTL_MS, MAX_LINE_QUANTITY);
+          if (merged) return merged;
+        }
+      }
+    }
+    return owner === null ? undefined : this.store.activeCartOf(owner, now);
+  }
+
+  async #requireCart(ctx: ShopContext): Promise<CartRecord> {
+    const c = await this.findCart(ctx);
+    if (!c) throw new PetalError('cartNotFound');
+    return c;
+  }
+
+  async view(ctx: ShopContext, cart: CartRecord): Promise<CartView> {
+    const snapshot = cart.catalogId === null ? undefined : (await this.catalogs.catalog(ctx.reader, cart.catalogId));
+    return cartView(cart, priceCart(snapshot, cart.items, cart.currency ?? snapshot?.catalog.defaultCurrency ?? '', Date.now()));
+  }
+
+  async getCart(ctx: ShopContext): Promise<CartView> {
+    return this.view(ctx, await this.#requireCart(ctx));
+  }
+
+  /** POST /cart: the caller's cart if they have one, else a new one. */
+  async createCart(ctx: ShopContext, body: unknown): Promise<{ cart: CartView; created: boolean }> {
+    const input = parseBody(newCartBody, body);
+    const existing = await this.findCart(ctx);
+    if (existing) return { cart: await this.view(ctx, existing), created: false };
+    let catalogId: string | null = null;
+    let currency: string | null = null;
+    if (input.catalogId !== undefined) {
+      const s = await this.catalogs.catalog(ctx.reader, input.catalogId);
+      if (!s) throw new PetalError('invalidField', 'catalogId: no such catalog');
+      catalogId = s.catalog.id;
+      currency = input.currency ?? s.catalog.defaultCurrency;
+      if (!s.catalog.currencies.some((c) => c.code === currency)) throw new PetalError('invalidField', `currency: not a currency of catalog ${s.catalog.name}`);
+    } else if (input.currency !== undefined) {
+      currency = input.currency;
+    }
+    const r = await this.store.createCart({ id: newShopId(), userId: ownerOf(ctx), catalogId, currency, now: Date.now(), ttlMs: SHOP_TTL_MS });
+    return { cart: await this.view(ctx, r.cart), created: r.created };
+  }
+
+  async deleteCart(ctx: ShopContext): Promise<void> {
+    const c = await this.#requireCart(ctx);
+    if (!(await this.store.deleteCart(c.id, ownerOf(ctx), Date.now()))) throw new PetalError('cartNotFound');
+  }
+
+  /** POST /cart/item (`add`: re-adding a product increases its line) and PUT /cart/item (`set`; 0 removes). */
+  async changeItem(ctx: ShopContext, body: unknown, mode: 'add' | 'set'): Promise<CartView> {
+    const input = mode === 'add' ? parseBody(cartItemBody, body) : parseBody(cartItemUpdateBody, body);
+    const cart = await this.#requireCart(ctx);
+    const line = cart.items.find((i) => i.productId === input.productId);
+    if (mode === 'set' && !line) throw new PetalError('cartItemNotFound', `The cart has no line for product ${input.productId}`);
+    const hit = await this.catalogs.product(ctx.reader, input.productId);
+    let catalogId = cart.catalogId;
+    let currency = cart.currency;
+    if (!hit) {
+      // A line whose product has gone can still be removed.
+      if (!(mode === 'set' && input.quantity === 0)) throw new PetalError('productNotFound', `productId: no product ${JSON.stringify(input.productId)}`);
+    } else {
+      const { product, snapshot } = hit;
+      if (cart.catalogId !== null && cart.catalogId !== snapshot.catalog.id) {
+        throw new PetalError('productNotInCatalog', `productId: product ${product.id} belongs to catalog ${snapshot.catalog.name}, not to the cart's`);
+      }
+      catalogId = snapshot.catalog.id;
+      currency = cart.currency ?? snapshot.catalog.defaultCurrency;
+      const quantity = mode === 'add' ? (line?.quantity ?? 0) + input.quantity : input.quantity;
+      if (quantity > MAX_LINE_QUANTITY) throw new PetalError('quantityLimitExceeded', `quantity: a line holds at most ${MAX_LINE_QUANTITY} units`);
+      if (quantity > 0 && !selectPrice(product, currency, quantity, Date.now())) {
+        throw new PetalError('priceNotAvailable', `productId: product ${product.id} has no valid price in ${currency}`);
+      }
+      if (product.stock !== null && quantity > (line?.quantity ?? 0)) {
+        const left = (await this.store.available([{ productId: product.id, onHand: product.stock }])).get(product.id) ?? 0;
+        if (quantity > left) throw new PetalError('insufficientStock', `quantity: only ${left} units of product ${product.id} are left`);
+      }
+    }
+    const r = await this.store.changeItem({
+      cartId: cart.id, owner: ownerOf(ctx), productId: input.productId, mode, quantity: input.quantity, maxQuantity: MAX_LINE_QUANTITY,
+      catalogId: catalogId ?? '', currency: currency ?? '', now: Date.now(), ttlMs: SHOP_TTL_MS,
+    });
+    switch (r.kind) {
+      case 'ok': return this.view(ctx, r.cart);
+      case 'cartNotFound': throw new PetalError('cartNotFound');
+      case 'itemNotFound': throw new PetalError('cartItemNotFound', `The cart has no line for product ${input.productId}`);
+      case 'catalogMismatch': throw new PetalError('productNotInCatalog');
+      case 'limit': throw new PetalError('quantityLimitExceeded', `quantity: a line holds at most ${MAX_LINE_QUANTITY} units`);
+    }
+  }
+
+  // ---- wishlists: the same identity rules ----
+
+  async findWishlist(ctx: ShopContext): Promise<WishlistRecord | undefined> {
+    const owner = ownerOf(ctx);
+    const now = Date.now();
+    const id = cookieId(ctx.wishlistId);
+    if (id !== undefined) {
+      const w = await this.store.getWishlist(id);
+      if (w && w.expiresAt > now) {
+        if (w.userId === owner) return w;
+        if (w.userId === null && owner !== null) {
+          const merged = await this.store.mergeWishlist(id, owner, now, SHOP_TTL_MS);
+          if (merged) return merged;
+        }
+      }
+    }
+    return owner === null ? undefined : this.store.activeWishlistOf(owner, now);
+  }
+
+  async wishlistView(ctx: ShopContext, w: WishlistRecord): Promise<WishlistView> {
+    const found = await Promise.all(w.productIds.map((id) => this.catalogs.product(ctx.reader, id)));
+    return wishlistView(w, new Map(found.filter((h) => h !== undefined).map((h) => [h.product.id, h.product])));
+  }
+
+  async getWishlist(ctx: ShopContext): Promise<WishlistView> {
+    const w = await this.findWishlist(ctx);
+    if (!w) throw new PetalError('wishlistNotFound');
+    return this.wishlistView(ctx, w);
+  }
+
+  /** POST /wishlist: the caller's wishlist (or a new one), with the product of the body added. */
+  async createWishlist(ctx: ShopContext, body: unknown): Promise<{ wishlist: WishlistView; created: boolean }> {
+    const input = parseBody(newWishlistBody, body);
+    if (input.productId !== undefined && !(await this.catalogs.product(ctx.reader, input.productId))) {
+      throw new PetalError('productNotFound', `productId: no product ${JSON.stringify(input.productId)}`);
+    }
+    const now = Date.now();
+    let w = await this.findWishlist(ctx);
+    let created = false;
+    if (!w) {
+      const r = await this.store.createWishlist(newShopId(), ownerOf(ctx), now, SHOP_TTL_MS);
+      w = r.wishlist;
+      created = r.created;
+    }
+    if (input.productId !== undefined) {
+      w = await this.store.addToWishlist(w.id, ownerOf(ctx), input.productId, now, SHOP_TTL_MS);
+      if (!w) throw new PetalError('wishlistNotFound');
+    }
+    return { wishlist: await this.wishlistView(ctx, w), created };
+  }
+
+  async deleteWishlist(ctx: ShopContext): Promise<void> {
+    const w = await this.findWishlist(ctx);
+    if (!w || !(await this.store.deleteWishlist(w.id, ownerOf(ctx), Date.now()))) throw new PetalError('wishlistNotFound');
+  }
+}

@@ -1,0 +1,36 @@
+// Shop layer: the login merge rule, shared by both store backends (pure; no I/O).
+// 1. The user has no active cart: the anonymous cart becomes theirs.
+// 2. The carts are compatible (either has no catalog yet, or both have the same catalog and currency):
+//    the anonymous lines are merged into the user's cart (a product in both keeps the larger quantity,
+//    as commercetools' MergeWithExistingCustomerCart; new products are appended), the anonymous cart
+//    is marked `merged`.
+// 3. Otherwise the anonymous cart (what the customer just shopped) becomes the user's active cart and
+//    the older user cart is marked `merged`.
+import type { CartItemRecord, CartRecord } from './shop-store.js';
+
+export type MergePlan =
+  | { readonly kind: 'assign' }
+  | { readonly kind: 'mergeInto'; readonly lines: readonly CartItemRecord[]; readonly catalogId: string | null; readonly currency: string | null }
+  | { readonly kind: 'replace' };
+
+export function planMerge(anonymous: CartRecord, user: CartRecord | undefined, maxQuantity: number): MergePlan {
+  if (user === undefined) return { kind: 'assign' };
+  const compatible = user.catalogId === null || anonymous.catalogId === null
+    || (user.catalogId === anonymous.catalogId && user.currency === anonymous.currency);
+  if (!compatible) return { kind: 'replace' };
+  const lines = new Map(user.items.map((i) => [i.productId, i.quantity]));
+  for (const i of anonymous.items) {
+    lines.set(i.productId, Math.min(maxQuantity, Math.max(lines.get(i.productId) ?? 0, i.quantity)));
+  }
+  return {
+    kind: 'mergeInto',
+    lines: [...lines].map(([productId, quantity]) => ({ productId, quantity })),
+    catalogId: user.catalogId ?? anonymous.catalogId,
+    currency: user.catalogId !== null ? user.currency : anonymous.currency,
+  };
+}
+
+/** Whether the cart can be used by `owner` at `now`. */
+export function usableBy(cart: { userId: string | null; expiresAt: number }, owner: string | null, now: number): boolean {
+  return cart.userId === owner && cart.expiresAt > now;
+}

@@ -1,0 +1,128 @@
+// HTTP layer of the shop: the deprecated /shop/v1 API as Fastify routes under `<contextPath>/shop/v1`.
+// Handlers only translate HTTP (cookies, status codes, headers) to ShopService calls; every rule lives
+// in the services. Every response under the prefix, errors included, carries `Deprecation: true`.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {} from '@fastify/cookie';
+import { sendError } from '../http/error-handler.js';
+import { isSameOrAllowedOrigin } from '../security/csrf.js';
+import { SESSION_COOKIE } from '../security/security-service.js';
+import { SHOP_TTL_MS, type ShopContext } from './cart-service.js';
+import type { RawPageParams } from './product-list.js';
+import type { ShopService } from './shop-api.js';
+
+export const SHOP_PREFIX = '/shop/v1';
+export const CART_COOKIE = 'petal_cart';
+export const WISHLIST_COOKIE = 'petal_wishlist';
+
+type Params = { id: string };
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function pageParams(request: FastifyRequest): RawPageParams {
+  const q = request.query as Record<string, string | undefined>;
+  return { limit: q.limit, offset: q.offset, sort: q.sort };
+}
+
+export function registerShopRoutes(app: FastifyInstance, shop: ShopService, o: { contextPath: string; corsOrigins: readonly string[] }): void {
+  const base = `${o.contextPath}${SHOP_PREFIX}`;
+  const cookieOptions = (request: FastifyRequest) => ({
+    path: base, httpOnly: true, sameSite: 'lax' as const, secure: request.protocol === 'https', maxAge: SHOP_TTL_MS / 1000,
+  });
+  const inShop = (request: FastifyRequest): boolean =>
+    request.canonicalPath === SHOP_PREFIX || request.canonicalPath.startsWith(`${SHOP_PREFIX}/`);
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (inShop(request)) reply.header('deprecation', 'true');
+    return payload;
+  });
+
+  const ctx = (request: FastifyRequest): ShopContext => shop.context(request.caller, {
+    cartId: request.cookies[CART_COOKIE], wishlistId: request.cookies[WISHLIST_COOKIE],
+  });
+  /** Keeps the cookie pointing at the cart actually used (a login merge may change it). */
+  const follow = (request: FastifyRequest, reply: FastifyReply, cookie: string, id: string): void => {
+    if (request.cookies[cookie] !== id) reply.setCookie(cookie, id, cookieOptions(request));
+  };
+  const json = (reply: FastifyReply, status: number, body: unknown, cache = 'no-store'): FastifyReply =>
+    reply.code(status).header('cache-control', cache).send(body);
+
+  // The cart and wishlist cookies authenticate writes as much as a session does: same CSRF rule.
+  const csrf = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    if (SAFE_METHODS.has(request.method)) return undefined;
+    const c = request.cookies;
+    const cookieBound = c[CART_COOKIE] !== undefined || c[WISHLIST_COOKIE] !== undefined || c[SESSION_COOKIE] !== undefined;
+    if (cookieBound && !isSameOrAllowedOrigin(request.headers, o.corsOrigins)) {
+      return sendError(reply, 'accessDenied', 'Cross-site request refused (check Origin)');
+    }
+    return undefined;
+  };
+
+  app.register(async (shopApp) => {
+    shopApp.addHook('preHandler', csrf);
+
+    // ---- catalog reads (templating functions) ----
+    shopApp.get<{ Params: Params }>('/catalog/:id', async (req, reply) =>
+      json(reply, 200, await shop.reads.catalog(ctx(req).reader, req.params.id), 'no-cache'));
+    shopApp.get<{ Params: Params }>('/catalog/:id/products', async (req, reply) =>
+      json(reply, 200, await shop.reads.catalogProducts(ctx(req).reader, req.params.id, pageParams(req)), 'no-cache'));
+    shopApp.get<{ Params: Params }>('/category/:id', async (req, reply) =>
+      json(reply, 200, await shop.reads.category(ctx(req).reader, req.params.id), 'no-cache'));
+    shopApp.get<{ Params: Params }>('/category/:id/products', async (req, reply) =>
+      json(reply, 200, await shop.reads.categoryProducts(ctx(req).reader, req.params.id, pageParams(req)), 'no-cache'));
+    shopApp.get<{ Params: Params }>('/shipping/methods/:id', async (req, reply) =>
+      json(reply, 200, await shop.reads.shippingMethod(ctx(req).reader, req.params.id), 'no-cache'));
+
+    // ---- cart ----
+    shopApp.post('/cart', async (req, reply) => {
+      const r = await shop.carts.createCart(ctx(req), req.body);
+      reply.setCookie(CART_COOKIE, r.cart.id, cookieOptions(req)); // refreshes Max-Age too
+      return json(reply, r.created ? 201 : 200, r.cart);
+    });
+    shopApp.get('/cart', async (req, reply) => {
+      const cart = await shop.carts.getCart(ctx(req));
+      follow(req, reply, CART_COOKIE, cart.id);
+      return json(reply, 200, cart);
+    });
+    shopApp.delete('/cart', async (req, reply) => {
+      await shop.carts.deleteCart(ctx(req));
+      reply.clearCookie(CART_COOKIE, { path: base });
+      return reply.code(204).header('cache-control', 'no-store').send();
+    });
+    shopApp.post('/cart/item', async (req, reply) => {
+      const cart = await shop.carts.changeItem(ctx(req), req.body, 'add');
+      reply.setCookie(CART_COOKIE, cart.id, cookieOptions(req));
+      return json(reply, 200, cart);
+    });
+    shopApp.put('/cart/item', async (req, reply) => {
+      const cart = await shop.carts.changeItem(ctx(req), req.body, 'set');
+      reply.setCookie(CART_COOKIE, cart.id, cookieOptions(req));
+      return json(reply, 200, cart);
+    });
+
+    // ---- wishlist ----
+    shopApp.post('/wishlist', async (req, reply) => {
+      const r = await shop.carts.createWishlist(ctx(req), req.body);
+      reply.setCookie(WISHLIST_COOKIE, r.wishlist.id, cookieOptions(req));
+      return json(reply, r.created ? 201 : 200, r.wishlist);
+    });
+    shopApp.get('/wishlist', async (req, reply) => {
+      const w = await shop.carts.getWishlist(ctx(req));
+      follow(req, reply, WISHLIST_COOKIE, w.id);
+      return json(reply, 200, w);
+    });
+    shopApp.delete('/wishlist', async (req, reply) => {
+      await shop.carts.deleteWishlist(ctx(req));
+      reply.clearCookie(WISHLIST_COOKIE, { path: base });
+      return reply.code(204).header('cache-control', 'no-store').send();
+    });
+
+    // ---- orders ----
+    shopApp.post('/order', async (req, reply) => {
+      const key = req.headers['idempotency-key'];
+      const r = await shop.orders.placeOrder(ctx(req), req.body, typeof key === 'string' ? key : undefined);
+      reply.clearCookie(CART_COOKIE, { path: base }); // the cart is an order now
+      if (r.replayed) reply.header('idempotent-replayed', 'true');
+      return json(reply, r.replayed ? 200 : 201, r.order);
+    });
+    shopApp.get('/orders', async (req, reply) => json(reply, 200, await shop.orders.orders(ctx(req), pageParams(req))));
+  }, { prefix: base });
+}

@@ -1,0 +1,65 @@
+// Shop layer: request bodies of the shop's writes, validated with zod; the first problem becomes a 400
+// `invalidField` whose message starts with the field's path (`shippingAddress.country: …`).
+import { z } from 'zod';
+import { PetalError } from '../errors.js';
+import type { Address } from './shop-store.js';
+
+/** The largest quantity of one cart line. */
+export const MAX_LINE_QUANTITY = 999;
+
+const id = z.string().trim().min(1, 'required').max(200, 'at most 200 characters');
+const text = (max: number) => z.string().trim().min(1, 'required').max(max, `at most ${max} characters`);
+const optionalText = (max: number) => z.string().trim().max(max, `at most ${max} characters`).optional();
+const email = z.string().trim().max(254).regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'not an e-mail address');
+
+const address = z.object({
+  firstName: text(100),
+  lastName: text(100),
+  company: optionalText(200),
+  street: text(200),
+  street2: optionalText(200),
+  postalCode: text(20),
+  city: text(100),
+  region: optionalText(100),
+  country: z.string().trim().regex(/^[A-Za-z]{2}$/, 'an ISO 3166-1 alpha-2 code such as DE').transform((c) => c.toUpperCase()),
+  email: email.optional(),
+  phone: optionalText(40),
+}).strict();
+
+export const cartItemBody = z.object({
+  productId: id,
+  quantity: z.number().int('an integer').min(1, 'at least 1').max(MAX_LINE_QUANTITY, `at most ${MAX_LINE_QUANTITY}`).default(1),
+}).strict();
+
+export const cartItemUpdateBody = z.object({
+  productId: id,
+  quantity: z.number().int('an integer').min(0, 'at least 0').max(MAX_LINE_QUANTITY, `at most ${MAX_LINE_QUANTITY}`),
+}).strict();
+
+export const newCartBody = z.object({
+  catalogId: id.optional(),
+  currency: z.string().trim().regex(/^[A-Za-z]{3}$/, 'an ISO 4217 code such as EUR').transform((c) => c.toUpperCase()).optional(),
+}).strict();
+
+export const newWishlistBody = z.object({ productId: id.optional() }).strict();
+
+export const orderBody = z.object({
+  billingAddress: address,
+  shippingAddress: address,
+  shippingMethodId: id,
+  email: email.optional(),
+}).strict();
+
+export type OrderBody = z.output<typeof orderBody> & { billingAddress: Address; shippingAddress: Address };
+
+/** Parses `body` (undefined = an empty object) or throws `invalidField` naming the first bad field. */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const r = schema.safeParse(body ?? {});
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  const path = issue.path.join('.');
+  const what = issue.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.join(', ')}`
+    : issue.code === 'invalid_type' && issue.message.endsWith('received undefined') ? 'required' : issue.message;
+  if (path === '' && issue.code === 'invalid_type') throw new PetalError('invalidField', 'body: expected a JSON object');
+  throw new PetalError('invalidField', path === '' ? what : `${path}: ${what}`);
+}

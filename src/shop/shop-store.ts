@@ -1,0 +1,214 @@
+// Shop layer (records): the transactional contract for carts, wishlists and orders. Both backends
+// (sqlite-shop-store.ts, postgres-shop-store.ts) keep these records in the content store's database
+// and pass the same suite (test/shop/shop-store.test.ts). Every method is one transaction; methods
+// that change a cart lock it first, so concurrent changes to one cart are serialized, never lost.
+import type { Money } from './money.js';
+import type { Totals } from './pricing.js';
+
+export type CartState = 'active' | 'ordered' | 'merged';
+
+export interface CartItemRecord {
+  readonly productId: string;
+  readonly quantity: number;
+}
+
+export interface CartRecord {
+  readonly id: string;
+  /** Null for an anonymous cart. */
+  readonly userId: string | null;
+  /** Set by the first item (or at creation); every item comes from this catalog. */
+  readonly catalogId: string | null;
+  readonly currency: string | null;
+  readonly state: CartState;
+  /** Increases with every change. */
+  readonly version: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  /** Epoch ms; the cart is gone for every purpose after it. */
+  readonly expiresAt: number;
+  /** In the order they were first added. */
+  readonly items: readonly CartItemRecord[];
+}
+
+export interface WishlistRecord {
+  readonly id: string;
+  readonly userId: string | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly expiresAt: number;
+  readonly productIds: readonly string[];
+}
+
+export interface Address {
+  readonly firstName: string;
+  readonly lastName: string;
+  readonly company?: string;
+  readonly street: string;
+  readonly street2?: string;
+  readonly postalCode: string;
+  readonly city: string;
+  readonly region?: string;
+  /** ISO 3166-1 alpha-2. */
+  readonly country: string;
+  readonly email?: string;
+  readonly phone?: string;
+}
+
+export interface OrderLine {
+  readonly productId: string;
+  readonly sku: string | null;
+  readonly title: string;
+  readonly quantity: number;
+  readonly unitPrice: Money;
+  readonly taxRate: string;
+  readonly net: Money;
+  readonly tax: Money;
+  readonly total: Money;
+}
+
+/** What an order freezes: everything a customer was shown when they ordered. */
+export interface OrderDocument {
+  readonly catalogId: string;
+  readonly currency: string;
+  readonly email: string | null;
+  readonly items: readonly OrderLine[];
+  readonly billingAddress: Address;
+  readonly shippingAddress: Address;
+  readonly shipping: {
+    readonly methodId: string;
+    readonly title: string;
+    readonly rateId: string;
+    readonly price: Money;
+    readonly tax: Money;
+  };
+  readonly totals: Totals;
+}
+
+export interface OrderRecord {
+  readonly id: string;
+  /** Unique, human-friendly, from a sequence: `ORD-00000042`. */
+  readonly number: string;
+  readonly cartId: string;
+  readonly userId: string | null;
+  readonly createdAt: number;
+  readonly document: OrderDocument;
+}
+
+export interface StockNeed {
+  readonly productId: string;
+  readonly quantity: number;
+  /** The product's `stock` in content: units on hand as last imported. */
+  readonly onHand: number;
+}
+
+export interface PlaceOrderInput {
+  readonly cartId: string;
+  /** The caller's user id (null = anonymous): the cart must still belong to them. */
+  readonly owner: string | null;
+  /** The version the order was priced from; another version = the cart changed meanwhile. */
+  readonly expectedVersion: number;
+  readonly now: number;
+  readonly orderId: string;
+  readonly document: OrderDocument;
+  readonly stock: readonly StockNeed[];
+  readonly idempotency?: { readonly key: string; readonly requestHash: string };
+}
+
+export type PlaceOrderResult =
+  | { readonly kind: 'created'; readonly order: OrderRecord }
+  | { readonly kind: 'replayed'; readonly order: OrderRecord }
+  | { readonly kind: 'keyReused' }
+  | { readonly kind: 'cartNotFound' }
+  | { readonly kind: 'alreadyOrdered' }
+  | { readonly kind: 'stale' }
+  | { readonly kind: 'insufficientStock'; readonly productId: string; readonly available: number };
+
+export interface ChangeItemInput {
+  readonly cartId: string;
+  readonly owner: string | null;
+  readonly productId: string;
+  /** `add` adds to the line (creating it); `set` sets it (0 removes it). */
+  readonly mode: 'add' | 'set';
+  readonly quantity: number;
+  readonly maxQuantity: number;
+  /** The product's catalog and the currency to fix when the cart has none yet. */
+  readonly catalogId: string;
+  readonly currency: string;
+  readonly now: number;
+  readonly ttlMs: number;
+}
+
+export type ChangeItemResult =
+  | { readonly kind: 'ok'; readonly cart: CartRecord }
+  | { readonly kind: 'cartNotFound' }
+  | { readonly kind: 'itemNotFound' }
+  | { readonly kind: 'catalogMismatch' }
+  | { readonly kind: 'limit' };
+
+export interface NewCart {
+  readonly id: string;
+  readonly userId: string | null;
+  readonly catalogId: string | null;
+  readonly currency: string | null;
+  readonly now: number;
+  readonly ttlMs: number;
+}
+
+/** How units sold are counted against content stock: see README "Shop API (deprecated)". */
+export interface StockLevel {
+  readonly productId: string;
+  readonly onHand: number;
+}
+
+/** Test hooks; never set in production. `beforeOrderCommit` runs inside POST /order's transaction. */
+export interface ShopStoreHooks {
+  readonly beforeOrderCommit?: () => void | Promise<void>;
+}
+
+export interface ShopStore {
+  readonly name: 'sqlite' | 'postgres';
+  open(): Promise<void>;
+  close(): Promise<void>;
+
+  /** Creates a cart; a user who already has an active cart gets that one (`created: false`). */
+  createCart(c: NewCart): Promise<{ cart: CartRecord; created: boolean }>;
+  getCart(id: string): Promise<CartRecord | undefined>;
+  /** The user's active, unexpired cart. */
+  activeCartOf(userId: string, now: number): Promise<CartRecord | undefined>;
+  /** Deletes an active cart of `owner`; false when there is none. */
+  deleteCart(id: string, owner: string | null, now: number): Promise<boolean>;
+  changeItem(c: ChangeItemInput): Promise<ChangeItemResult>;
+  /**
+   * Login merge (README): the anonymous cart becomes the user's, or its lines are merged into the
+   * user's active cart (same product: the larger quantity) and it is marked `merged`.
+   * Undefined when the anonymous cart is not active, anonymous and unexpired.
+   */
+  mergeCart(anonymousId: string, userId: string, now: number, ttlMs: number, maxQuantity: number): Promise<CartRecord | undefined>;
+
+  placeOrder(o: PlaceOrderInput): Promise<PlaceOrderResult>;
+  /** The order an Idempotency-Key produced, with the hash of the request that produced it. */
+  findIdempotent(key: string): Promise<{ requestHash: string; order: OrderRecord } | undefined>;
+  ordersOf(userId: string, limit: number, offset: number): Promise<{ orders: OrderRecord[]; total: number }>;
+  /** Units left per tracked product: `onHand` minus units ordered since that count was imported. */
+  available(levels: readonly StockLevel[]): Promise<Map<string, number>>;
+
+  createWishlist(id: string, userId: string | null, now: number, ttlMs: number): Promise<{ wishlist: WishlistRecord; created: boolean }>;
+  getWishlist(id: string): Promise<WishlistRecord | undefined>;
+  activeWishlistOf(userId: string, now: number): Promise<WishlistRecord | undefined>;
+  /** Adds a product (once); undefined when the wishlist is not `owner`'s or expired. */
+  addToWishlist(id: string, owner: string | null, productId: string, now: number, ttlMs: number): Promise<WishlistRecord | undefined>;
+  deleteWishlist(id: string, owner: string | null, now: number): Promise<boolean>;
+  /** Login merge for wishlists: assigned to the user, or its products added to the user's. */
+  mergeWishlist(anonymousId: string, userId: string, now: number, ttlMs: number): Promise<WishlistRecord | undefined>;
+}
+
+/** Order numbers come from a per-database sequence, so they are unique and never reused. */
+export function formatOrderNumber(seq: number): string {
+  return `ORD-${String(seq).padStart(8, '0')}`;
+}
+
+/** Units left of a tracked product, given the recorded count (if any) and the imported `onHand`. */
+export function unitsLeft(row: { onHand: number; sold: number } | undefined, onHand: number): number {
+  // A different imported count is a new count (a restock or stocktake): units sold before it no longer apply.
+  return row === undefined || row.onHand !== onHand ? onHand : Math.max(0, onHand - row.sold);
+}

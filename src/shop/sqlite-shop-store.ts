@@ -1,0 +1,298 @@
+// Shop layer (records, SQLite): carts, wishlists and orders in the content store's database file,
+// through a connection of their own. Orders commit with synchronous = FULL (an acknowledged order
+// survives a power loss; the fsync also covers every earlier commit); cart and wishlist changes with
+// NORMAL (WAL: they survive a process crash, a power loss may take the last ones). BEGIN IMMEDIATE
+// transactions (the write lock is taken before the first read, so two
+// processes can never both read a cart as active and both order it). better-sqlite3 is synchronous:
+// each transaction runs to its end without yielding to other requests of this process.
+import Database from 'better-sqlite3';
+import { migrateShop } from './sqlite-shop-migrations.js';
+import { planMerge, usableBy } from './merge-rule.js';
+import {
+  formatOrderNumber, unitsLeft,
+  type CartRecord, type ChangeItemInput, type ChangeItemResult, type NewCart, type OrderDocument, type OrderRecord,
+  type PlaceOrderInput, type PlaceOrderResult, type ShopStore, type ShopStoreHooks, type StockLevel, type WishlistRecord,
+} from './shop-store.js';
+
+interface CartRow {
+  id: string; user_id: string | null; catalog_id: string | null; currency: string | null; state: CartRecord['state'];
+  version: number; created_at: number; updated_at: number; expires_at: number;
+}
+interface OrderRow { id: string; number: string; cart_id: string; user_id: string | null; created_at: number; document: string }
+interface WishlistRow { id: string; user_id: string | null; created_at: number; updated_at: number; expires_at: number }
+
+export class SqliteShopStore implements ShopStore {
+  readonly name = 'sqlite' as const;
+  readonly #file: string;
+  readonly #hooks: ShopStoreHooks;
+  #db: Database.Database | undefined;
+  #synchronous: 'FULL' | 'NORMAL' = 'FULL';
+
+  constructor(options: { file: string; hooks?: ShopStoreHooks }) {
+    this.#file = options.file;
+    this.#hooks = options.hooks ?? {};
+  }
+
+  async open(): Promise<void> {
+    if (this.#db) return;
+    const db = new Database(this.#file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('busy_timeout = 10000');
+    migrateShop(db);
+    this.#db = db;
+  }
+
+  async close(): Promise<void> {
+    this.#db?.close();
+    this.#db = undefined;
+  }
+
+  get #d(): Database.Database {
+    if (!this.#db) throw new Error('SqliteShopStore is not open');
+    return this.#db;
+  }
+
+  /** Runs `fn` in a BEGIN IMMEDIATE transaction; `FULL`: fsync on commit (orders). */
+  #tx<T>(fn: (db: Database.Database) => T, synchronous: 'FULL' | 'NORMAL' = 'NORMAL'): T {
+    const db = this.#d;
+    if (this.#synchronous !== synchronous) {
+      db.pragma(`synchronous = ${synchronous}`); // only outside a transaction; better-sqlite3 calls never interleave
+      this.#synchronous = synchronous;
+    }
+    return db.transaction(() => fn(db)).immediate();
+  }
+
+  #cart(db: Database.Database, id: string): CartRecord | undefined {
+    const row = db.prepare('SELECT * FROM shop_carts WHERE id = ?').get(id) as CartRow | undefined;
+    if (!row) return undefined;
+    const items = db.prepare('SELECT product_id, quantity FROM shop_cart_items WHERE cart_id = ? ORDER BY seq').all(id) as { product_id: string; quantity: number }[];
+    return {
+      id: row.id, userId: row.user_id, catalogId: row.catalog_id, currency: row.currency, state: row.state,
+      version: row.version, createdAt: row.created_at, updatedAt: row.updated_at, expiresAt: row.expires_at,
+      items: items.map((i) => ({ productId: i.product_id, quantity: i.quantity })),
+    };
+  }
+
+  #touch(db: Database.Database, id: string, now: number, ttlMs: number): void {
+    db.prepare('UPDATE shop_carts SET version = version + 1, updated_at = ?, expires_at = ? WHERE id = ?').run(now, now + ttlMs, id);
+  }
+
+  async createCart(c: NewCart): Promise<{ cart: CartRecord; created: boolean }> {
+    return this.#tx((db) => {
+      if (c.userId !== null) {
+        const existing = this.#activeCart(db, c.userId, c.now);
+        if (existing) return { cart: existing, created: false };
+      }
+      db.prepare(`INSERT INTO shop_carts (id, user_id, catalog_id, currency, state, version, created_at, updated_at, expires_at)
+        VALUES (?, ?, ?, ?, 'active', 1, ?, ?, ?)`).run(c.id, c.userId, c.catalogId, c.currency, c.now, c.now, c.now + c.ttlMs);
+      return { cart: this.#cart(db, c.id)!, created: true };
+    });
+  }
+
+  async getCart(id: string): Promise<CartRecord | undefined> {
+    return this.#cart(this.#d, id);
+  }
+
+  #activeCart(db: Database.Database, userId: string, now: number): CartRecord | undefined {
+    const row = db.prepare("SELECT id, expires_at FROM shop_carts WHERE user_id = ? AND state = 'active'").get(userId) as { id: string; expires_at: number } | undefined;
+    if (!row) return undefined;
+    if (row.expires_at <= now) {
+      // An expired cart frees the user's single active slot.
+      db.prepare("UPDATE shop_carts SET state = 'merged' WHERE id = ?").run(row.id);
+      return undefined;
+    }
+    return this.#cart(db, row.id);
+  }
+
+  async activeCartOf(userId: string, now: number): Promise<CartRecord | undefined> {
+    return this.#tx((db) => this.#activeCart(db, userId, now));
+  }
+
+  async deleteCart(id: string, owner: string | null, now: number): Promise<boolean> {
+    return this.#tx((db) => {
+      const cart = this.#cart(db, id);
+      if (!cart || cart.state !== 'active' || !usableBy(cart, owner, now)) return false;
+      db.prepare('DELETE FROM shop_cart_items WHERE cart_id = ?').run(id);
+      db.prepare('DELETE FROM shop_carts WHERE id = ?').run(id);
+      return true;
+    });
+  }
+
+  async changeItem(c: ChangeItemInput): Promise<ChangeItemResult> {
+    return this.#tx((db): ChangeItemResult => {
+      const cart = this.#cart(db, c.cartId);
+      if (!cart || cart.state !== 'active' || !usableBy(cart, c.owner, c.now)) return { kind: 'cartNotFound' };
+      if (cart.catalogId !== null && cart.catalogId !== c.catalogId) return { kind: 'catalogMismatch' };
+      const line = cart.items.find((i) => i.productId === c.productId);
+      const quantity = c.mode === 'add' ? (line?.quantity ?? 0) + c.quantity : c.quantity;
+      if (c.mode === 'set' && !line) return { kind: 'itemNotFound' };
+      if (quantity > c.maxQuantity) return { kind: 'limit' };
+      if (quantity === 0) db.prepare('DELETE FROM shop_cart_items WHERE cart_id = ? AND product_id = ?').run(c.cartId, c.productId);
+      else if (line) db.prepare('UPDATE shop_cart_items SET quantity = ? WHERE cart_id = ? AND product_id = ?').run(quantity, c.cartId, c.productId);
+      else db.prepare('INSERT INTO shop_cart_items (cart_id, product_id, quantity) VALUES (?, ?, ?)').run(c.cartId, c.productId, quantity);
+      if (cart.catalogId === null) {
+        db.prepare('UPDATE shop_carts SET catalog_id = ?, currency = COALESCE(currency, ?) WHERE id = ?').run(c.catalogId, c.currency, c.cartId);
+      }
+      this.#touch(db, c.cartId, c.now, c.ttlMs);
+      return { kind: 'ok', cart: this.#cart(db, c.cartId)! };
+    });
+  }
+
+  async mergeCart(anonymousId: string, userId: string, now: number, ttlMs: number, maxQuantity: number): Promise<CartRecord | undefined> {
+    return this.#tx((db) => {
+      const anon = this.#cart(db, anonymousId);
+      if (!anon || anon.state !== 'active' || !usableBy(anon, null, now)) return undefined;
+      const mine = this.#activeCart(db, userId, now);
+      const plan = planMerge(anon, mine, maxQuantity);
+      if (plan.kind === 'mergeInto' && mine) {
+        db.prepare("UPDATE shop_carts SET state = 'merged', version = version + 1 WHERE id = ?").run(anon.id);
+        const upsert = db.prepare(`INSERT INTO shop_cart_items (cart_id, product_id, quantity) VALUES (?, ?, ?)
+          ON CONFLICT (cart_id, product_id) DO UPDATE SET quantity = excluded.quantity`);
+        for (const l of plan.lines) upsert.run(mine.id, l.productId, l.quantity);
+        db.prepare('UPDATE shop_carts SET catalog_id = ?, currency = ? WHERE id = ?').run(plan.catalogId, plan.currency, mine.id);
+        this.#touch(db, mine.id, now, ttlMs);
+        return this.#cart(db, mine.id);
+      }
+      if (plan.kind === 'replace' && mine) db.prepare("UPDATE shop_carts SET state = 'merged', version = version + 1 WHERE id = ?").run(mine.id);
+      db.prepare('UPDATE shop_carts SET user_id = ? WHERE id = ?').run(userId, anon.id);
+      this.#touch(db, anon.id, now, ttlMs);
+      return this.#cart(db, anon.id);
+    });
+  }
+
+  #order(row: OrderRow): OrderRecord {
+    return { id: row.id, number: row.number, cartId: row.cart_id, userId: row.user_id, createdAt: row.created_at, document: JSON.parse(row.document) as OrderDocument };
+  }
+
+  async placeOrder(o: PlaceOrderInput): Promise<PlaceOrderResult> {
+    return this.#tx((db): PlaceOrderResult => {
+      if (o.idempotency) {
+        const k = db.prepare('SELECT request_hash, order_id FROM shop_idempotency_keys WHERE key = ?').get(o.idempotency.key) as { request_hash: string; order_id: string } | undefined;
+        if (k) {
+          if (k.request_hash !== o.idempotency.requestHash) return { kind: 'keyReused' };
+          return { kind: 'replayed', order: this.#order(db.prepare('SELECT * FROM shop_orders WHERE id = ?').get(k.order_id) as OrderRow) };
+        }
+      }
+      const cart = this.#cart(db, o.cartId);
+      if (!cart || cart.userId !== o.owner) return { kind: 'cartNotFound' };
+      if (cart.state === 'ordered') return { kind: 'alreadyOrdered' };
+      if (cart.state !== 'active' || cart.expiresAt <= o.now) return { kind: 'cartNotFound' };
+      if (cart.version !== o.expectedVersion) return { kind: 'stale' };
+      const getStock = db.prepare('SELECT on_hand AS onHand, sold FROM shop_stock WHERE product_id = ?');
+      const putStock = db.prepare(`INSERT INTO shop_stock (product_id, on_hand, sold) VALUES (?, ?, ?)
+        ON CONFLICT (product_id) DO UPDATE SET on_hand = excluded.on_hand, sold = excluded.sold`);
+      for (const s of o.stock) {
+        const row = getStock.get(s.productId) as { onHand: number; sold: number } | undefined;
+        const left = unitsLeft(row, s.onHand);
+        if (s.quantity > left) return { kind: 'insufficientStock', productId: s.productId, available: left };
+        putStock.run(s.productId, s.onHand, s.onHand - left + s.quantity);
+      }
+      const seq = Number(db.prepare('INSERT INTO shop_orders (id, cart_id, user_id, created_at, document) VALUES (?, ?, ?, ?, ?)')
+        .run(o.orderId, o.cartId, o.owner, o.now, JSON.stringify(o.document)).lastInsertRowid);
+      db.prepare('UPDATE shop_orders SET number = ? WHERE seq = ?').run(formatOrderNumber(seq), seq);
+      if (o.idempotency) {
+        db.prepare('INSERT INTO shop_idempotency_keys (key, request_hash, order_id, created_at) VALUES (?, ?, ?, ?)')
+          .run(o.idempotency.key, o.idempotency.requestHash, o.orderId, o.now);
+      }
+      db.prepare("UPDATE shop_carts SET state = 'ordered', version = version + 1, updated_at = ? WHERE id = ?").run(o.now, o.cartId);
+      void this.#hooks.beforeOrderCommit?.(); // test hook (crash test): must be synchronous here
+      return { kind: 'created', order: this.#order(db.prepare('SELECT * FROM shop_orders WHERE seq = ?').get(seq) as OrderRow) };
+    }, 'FULL');
+  }
+
+  async findIdempotent(key: string): Promise<{ requestHash: string; order: OrderRecord } | undefined> {
+    const row = this.#d.prepare(`SELECT k.request_hash, o.* FROM shop_idempotency_keys k JOIN shop_orders o ON o.id = k.order_id
+      WHERE k.key = ?`).get(key) as (OrderRow & { request_hash: string }) | undefined;
+    return row && { requestHash: row.request_hash, order: this.#order(row) };
+  }
+
+  async ordersOf(userId: string, limit: number, offset: number): Promise<{ orders: OrderRecord[]; total: number }> {
+    const db = this.#d;
+    const rows = db.prepare('SELECT * FROM shop_orders WHERE user_id = ? ORDER BY seq DESC LIMIT ? OFFSET ?').all(userId, limit, offset) as OrderRow[];
+    const { n } = db.prepare('SELECT count(*) AS n FROM shop_orders WHERE user_id = ?').get(userId) as { n: number };
+    return { orders: rows.map((r) => this.#order(r)), total: n };
+  }
+
+  async available(levels: readonly StockLevel[]): Promise<Map<string, number>> {
+    const get = this.#d.prepare('SELECT on_hand AS onHand, sold FROM shop_stock WHERE product_id = ?');
+    return new Map(levels.map((l) => [l.productId, unitsLeft(get.get(l.productId) as { onHand: number; sold: number } | undefined, l.onHand)]));
+  }
+
+  #wishlist(db: Database.Database, id: string): WishlistRecord | undefined {
+    const row = db.prepare('SELECT * FROM shop_wishlists WHERE id = ?').get(id) as WishlistRow | undefined;
+    if (!row) return undefined;
+    const items = db.prepare('SELECT product_id FROM shop_wishlist_items WHERE wishlist_id = ? ORDER BY seq').all(id) as { product_id: string }[];
+    return { id: row.id, userId: row.user_id, createdAt: row.created_at, updatedAt: row.updated_at, expiresAt: row.expires_at, productIds: items.map((i) => i.product_id) };
+  }
+
+  #activeWishlist(db: Database.Database, userId: string, now: number): WishlistRecord | undefined {
+    const row = db.prepare('SELECT id, expires_at FROM shop_wishlists WHERE user_id = ?').get(userId) as { id: string; expires_at: number } | undefined;
+    if (!row) return undefined;
+    if (row.expires_at <= now) {
+      this.#dropWishlist(db, row.id);
+      return undefined;
+    }
+    return this.#wishlist(db, row.id);
+  }
+
+  #dropWishlist(db: Database.Database, id: string): void {
+    db.prepare('DELETE FROM shop_wishlist_items WHERE wishlist_id = ?').run(id);
+    db.prepare('DELETE FROM shop_wishlists WHERE id = ?').run(id);
+  }
+
+  async createWishlist(id: string, userId: string | null, now: number, ttlMs: number): Promise<{ wishlist: WishlistRecord; created: boolean }> {
+    return this.#tx((db) => {
+      if (userId !== null) {
+        const existing = this.#activeWishlist(db, userId, now);
+        if (existing) return { wishlist: existing, created: false };
+      }
+      db.prepare('INSERT INTO shop_wishlists (id, user_id, created_at, updated_at, expires_at) VALUES (?, ?, ?, ?, ?)').run(id, userId, now, now, now + ttlMs);
+      return { wishlist: this.#wishlist(db, id)!, created: true };
+    });
+  }
+
+  async getWishlist(id: string): Promise<WishlistRecord | undefined> {
+    return this.#wishlist(this.#d, id);
+  }
+
+  async activeWishlistOf(userId: string, now: number): Promise<WishlistRecord | undefined> {
+    return this.#tx((db) => this.#activeWishlist(db, userId, now));
+  }
+
+  async addToWishlist(id: string, owner: string | null, productId: string, now: number, ttlMs: number): Promise<WishlistRecord | undefined> {
+    return this.#tx((db) => {
+      const w = this.#wishlist(db, id);
+      if (!w || !usableBy(w, owner, now)) return undefined;
+      db.prepare('INSERT INTO shop_wishlist_items (wishlist_id, product_id) VALUES (?, ?) ON CONFLICT DO NOTHING').run(id, productId);
+      db.prepare('UPDATE shop_wishlists SET updated_at = ?, expires_at = ? WHERE id = ?').run(now, now + ttlMs, id);
+      return this.#wishlist(db, id);
+    });
+  }
+
+  async deleteWishlist(id: string, owner: string | null, now: number): Promise<boolean> {
+    return this.#tx((db) => {
+      const w = this.#wishlist(db, id);
+      if (!w || !usableBy(w, owner, now)) return false;
+      this.#dropWishlist(db, id);
+      return true;
+    });
+  }
+
+  async mergeWishlist(anonymousId: string, userId: string, now: number, ttlMs: number): Promise<WishlistRecord | undefined> {
+    return this.#tx((db) => {
+      const anon = this.#wishlist(db, anonymousId);
+      if (!anon || !usableBy(anon, null, now)) return undefined;
+      const mine = this.#activeWishlist(db, userId, now);
+      if (!mine) {
+        db.prepare('UPDATE shop_wishlists SET user_id = ?, updated_at = ?, expires_at = ? WHERE id = ?').run(userId, now, now + ttlMs, anon.id);
+        return this.#wishlist(db, anon.id);
+      }
+      const add = db.prepare('INSERT INTO shop_wishlist_items (wishlist_id, product_id) VALUES (?, ?) ON CONFLICT DO NOTHING');
+      for (const p of anon.productIds) add.run(mine.id, p);
+      this.#dropWishlist(db, anon.id);
+      db.prepare('UPDATE shop_wishlists SET updated_at = ?, expires_at = ? WHERE id = ?').run(now, now + ttlMs, mine.id);
+      return this.#wishlist(db, mine.id);
+    });
+  }
+}
