@@ -30,9 +30,10 @@ export function registerShopRoutes(app: FastifyInstance, shop: ShopService, o: {
   const inShop = (request: FastifyRequest): boolean =>
     request.canonicalPath === SHOP_PREFIX || request.canonicalPath.startsWith(`${SHOP_PREFIX}/`);
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  // Global (errors and unknown shop routes too), so it is a callback hook: no promise per request.
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (inShop(request)) reply.header('deprecation', 'true');
-    return payload;
+    done(null, payload);
   });
 
   const ctx = (request: FastifyRequest): ShopContext => shop.context(request.caller, {
