@@ -16,6 +16,7 @@ import { orderKeysOf, sortedByKey, type OrderKeys } from './order-keys.js';
 import { readableBy } from '../../query/glob.js';
 
 const FILTER_CACHE_ENTRIES = 64;
+const CONJUNCTION_CACHE_ENTRIES = 32;
 
 interface Workspace {
   readonly table: NodeTable;
@@ -33,6 +34,8 @@ interface Workspace {
   ids?: Promise<string[]>;
   /** Result nodes already read, by nid: pages of popular queries cost no store read (this generation). */
   readonly records: Map<number, NodeRecord>;
+  /** Matches (never modified once stored) and their count, by scope, conditions and full-text match. */
+  readonly conjunctions: Map<string, { readonly matches: Bitmap; readonly total: number }>;
 }
 
 const RECORD_CACHE_ENTRIES = 20_000;
@@ -57,21 +60,32 @@ export class QueryIndex {
     }
     const ws = await this.#workspace(q.workspace);
     const size = ws.table.nids.length;
-    const matches = this.#scope(ws, q);
-    for (const c of q.conditions) {
-      matches.and(await this.#cachedCondition(ws, q.workspace, c, size));
-    }
-    if (q.fullText.length > 0) {
-      const key = `fullText\u0000${ftsMatch}`;
-      let b = ws.filters.get(key);
-      if (!b) {
-        b = this.#fromNids(ws, await this.source.fullText(ftsMatch), size);
-        ws.filters.set(key, b);
-        if (ws.filters.size > FILTER_CACHE_ENTRIES) ws.filters.delete(ws.filters.keys().next().value!);
+    // The whole conjunction is kept too: pages and orders of one list repeat it, and intersecting and
+    // counting a million-bit set on every request would be most of the query's cost.
+    const conjunction = `${q.rootPath}\u0000${q.types === null ? '*' : q.types.join('\u0000')}\u0000${JSON.stringify(q.conditions)}\u0000${ftsMatch}`;
+    let hit = ws.conjunctions.get(conjunction);
+    if (hit === undefined) {
+      const matches = this.#scope(ws, q);
+      for (const c of q.conditions) {
+        matches.and(await this.#cachedCondition(ws, q.workspace, c, size));
       }
-      matches.and(b);
+      if (q.fullText.length > 0) {
+        const key = `fullText\u0000${ftsMatch}`;
+        let b = ws.filters.get(key);
+        if (!b) {
+          b = this.#fromNids(ws, await this.source.fullText(ftsMatch), size);
+          ws.filters.set(key, b);
+          if (ws.filters.size > FILTER_CACHE_ENTRIES) ws.filters.delete(ws.filters.keys().next().value!);
+        }
+        matches.and(b);
+      }
+      hit = { matches, total: matches.count() };
+      if (ws.conjunctions.size >= CONJUNCTION_CACHE_ENTRIES) ws.conjunctions.delete(ws.conjunctions.keys().next().value!);
+    } else {
+      ws.conjunctions.delete(conjunction); // most recently used last
     }
-    const total = matches.count();
+    ws.conjunctions.set(conjunction, hit);
+    const { matches, total } = hit;
     if (total === 0 || q.offset >= total) return { total, nodes: [] };
     const ordinals = q.orderBy.length === 0
       ? matches.first(q.limit, q.offset)
@@ -127,7 +141,7 @@ export class QueryIndex {
         for (let i = 0; i < table.nids.length; i++) if (table.nids[i]! > max) max = table.nids[i]!;
         const ordinalOfNid = new Int32Array(max + 1);
         for (let i = 0; i < table.nids.length; i++) ordinalOfNid[table.nids[i]!] = i + 1;
-        return { table, ordinalOfNid, columns: new Map(), orderKeys: new Map(), scopes: new Map(), filters: new Map(), records: new Map() };
+        return { table, ordinalOfNid, columns: new Map(), orderKeys: new Map(), scopes: new Map(), filters: new Map(), records: new Map(), conjunctions: new Map() };
       });
       this.#workspaces.set(name, w);
     }
