@@ -43,8 +43,11 @@ export function restPathOf(canonical: string): string {
   return rest === '' ? '/' : rest;
 }
 
+/** An answer as sent: cached answers hold bytes; one rendered without a cache may stay a string. */
+type Answer = Omit<CachedResponse, 'body'> & { readonly body: Buffer | string };
+
 /** Writes an answer (fresh or cached): ETag and caching headers, then the body or a 304. */
-function sendAnswer(request: FastifyRequest, reply: FastifyReply, a: CachedResponse): FastifyReply {
+function sendAnswer(request: FastifyRequest, reply: FastifyReply, a: Answer): FastifyReply {
   reply.headers(a.cacheControl === undefined
     ? { etag: a.etag, 'content-language': a.contentLanguage, vary: a.vary }
     : { etag: a.etag, 'content-language': a.contentLanguage, vary: a.vary, 'cache-control': a.cacheControl });
@@ -128,9 +131,10 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
         result = await queryNodes({ endpoint, path: '/', query, acceptLanguage }, env);
         break;
     }
-    const body = Buffer.from(result.body, 'utf8');
+    // Encoded once for the cache (its budget counts bytes); otherwise the socket write encodes it.
+    const body = cache !== null ? Buffer.from(result.body, 'utf8') : result.body;
     const ttl = definition.timeToLive;
-    const answer: CachedResponse = {
+    const answer: Answer = {
       body,
       etag: etagOf(body),
       contentLanguage: result.contentLanguage.replace('_', '-'),
@@ -139,7 +143,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       vary: varyOf(anonymous, traits !== undefined ? pages!.varyHeaders : ''),
       owner: definition,
     };
-    if (cache !== null) cache.set(key, answer, epoch);
+    if (cache !== null) cache.set(key, answer as CachedResponse, epoch);
     return sendAnswer(request, reply, answer);
   };
 
