@@ -55,3 +55,19 @@ await store.close(); // first store
   });
   await store2.close();
 }
+
+// Where the bytes-and-ETag time goes (experiment)
+{
+  const { readNode } = await import('../src/delivery/deliver.js');
+  const { hash } = await import('node:crypto');
+  const store3 = new SqliteStore({ file: file! });
+  await store3.open();
+  const session3 = new Repository(store3, types).systemSession();
+  const env = { session: session3, site: { name: 'fallback', locales: ['en'], defaultLocale: 'en' }, outName: outputNameFor('cms') };
+  await time('readNode + Buffer.from', async () => Buffer.from((await readNode({ endpoint, path, query: {} }, env)).body, 'utf8'));
+  await time('readNode + flatten (charCodeAt)', async () => (await readNode({ endpoint, path, query: {} }, env)).body.charCodeAt(5000));
+  const flat = Buffer.from((await readNode({ endpoint, path, query: {} }, env)).body);
+  await time('sha1 of the bytes', () => hash('sha1', flat, 'base64url'));
+  await time('sha256 of the bytes', () => hash('sha256', flat, 'base64url'));
+  await store3.close();
+}

@@ -94,7 +94,11 @@ export function localizeSiblings(nodes: readonly NodeRecord[], locale: LocaleCho
 
 /** Renders `node` (already chosen and permitted) with its children down to `options.depth`. */
 export function renderNode(node: NodeRecord, children: ChildIndex, options: RenderOptions): string {
-  return writeNode(node, children, options, 0);
+  // Parts joined once: a string grown by `+=` is a rope of hundreds of pieces, and flattening it
+  // (for the ETag and the socket) cost more than rendering the whole page.
+  const parts: string[] = [];
+  writeNode(node, children, options, 0, parts);
+  return parts.join('');
 }
 
 // The `@` keys of a record for one output namespace (records are immutable; see propertiesMemo).
@@ -107,7 +111,7 @@ function head(node: RenderRecord, o: RenderOptions): string {
     + ',"@path":' + JSON.stringify(node.path)
     + ',"@id":' + JSON.stringify(node.id)
     + ',"@nodeType":' + JSON.stringify(o.outName(node.type));
-  headMemo.set(node, { outName: o.outName, text });
+  headMemo.set(node, { outName: o.outName, text: flat(text) });
   return text;
 }
 
@@ -125,25 +129,68 @@ function quotedName(outName: (name: string) => string, name: string): string {
   return q;
 }
 
-function writeNode(node: RenderRecord, children: ChildIndex, o: RenderOptions, level: number): string {
-  let out = head(node, o);
-  if (node.annotations !== undefined) out += node.annotations;
-  out += o.refs ? writeProperties(node, o) : memoProperties(node, o);
-
-  let names = '';
+function writeNode(node: RenderRecord, children: ChildIndex, o: RenderOptions, level: number, out: string[]): void {
+  let allowed: readonly NodeRecord[] = NO_CHILDREN;
   if (level < o.depth) {
     const kids = children.get(node.childrenOf ?? node.path);
-    if (kids !== undefined) {
-      const allowed = o.childType === null ? kids : kids.filter((k) => o.childType!(k.type));
-      for (const { key, node: child } of localizeSiblings(allowed, o.locale)) {
-        const k = quotedName(o.outName, key);
-        out += ',' + k + ':' + writeNode(child, children, o, level + 1);
-        names += names === '' ? k : ',' + k;
-      }
-    }
+    if (kids !== undefined) allowed = o.childType === null ? kids : kids.filter((k) => o.childType!(k.type));
   }
-  if (level === 0 && o.link !== undefined) out += ',"@link":' + JSON.stringify(o.link);
-  return out + ',"@nodes":[' + names + ']}';
+  const link = level === 0 ? o.link : undefined;
+  if (allowed.length === 0 && link === undefined && node.annotations === undefined && !o.refs) {
+    out.push(leafText(node, o)); // most nodes of a page: one memoized piece each
+    return;
+  }
+  out.push(head(node, o));
+  if (node.annotations !== undefined) out.push(node.annotations);
+  out.push(o.refs ? writeProperties(node, o) : memoProperties(node, o));
+  let names = '';
+  for (const { key, node: child } of localizeSiblings(allowed, o.locale)) {
+    const k = quotedName(o.outName, key);
+    out.push(quotedMember(o.outName, key));
+    writeNode(child, children, o, level + 1, out);
+    names += names === '' ? k : ',' + k;
+  }
+  if (link !== undefined) out.push(',"@link":', JSON.stringify(link));
+  out.push(',"@nodes":[', names, ']}');
+}
+
+const NO_CHILDREN: readonly NodeRecord[] = [];
+
+/**
+ * A memoized text built by `+` is a rope; reading it (joining an answer) walks every piece again on
+ * every request. Reading one character makes V8 flatten it once, in place.
+ */
+function flat(text: string): string {
+  if (text.length > 0) text.charCodeAt(0);
+  return text;
+}
+
+// A node rendered without children, whole, per record and endpoint setting (as propertiesMemo).
+const leafMemo = new WeakMap<NodeRecord, PropertiesMemo>();
+
+function leafText(node: NodeRecord, o: RenderOptions): string {
+  const m = leafMemo.get(node);
+  const l = o.locale;
+  if (m !== undefined && m.visible === o.visible && m.outName === o.outName && m.locale === l.locale && m.all === l.all && m.suffixes === l.variantSuffixes) {
+    return m.text;
+  }
+  const text = flat(head(node, o) + memoProperties(node, o) + ',"@nodes":[]}');
+  leafMemo.set(node, { visible: o.visible, outName: o.outName, locale: l.locale, all: l.all, suffixes: l.variantSuffixes, text });
+  return text;
+}
+
+// `,"key":` per output namespace, for embedded children.
+const quotedMembers = new WeakMap<(name: string) => string, Map<string, string>>();
+
+function quotedMember(outName: (name: string) => string, name: string): string {
+  let members = quotedMembers.get(outName);
+  if (members === undefined) quotedMembers.set(outName, members = new Map());
+  let q = members.get(name);
+  if (q === undefined) {
+    if (members.size >= 10_000) members.clear();
+    members.set(name, q = `,${quotedName(outName, name)}:`);
+  }
+  return q;
 }
 
 interface PropertiesMemo {
@@ -166,7 +213,7 @@ function memoProperties(node: NodeRecord, o: RenderOptions): string {
   if (m !== undefined && m.visible === o.visible && m.outName === o.outName && m.locale === l.locale && m.all === l.all && m.suffixes === l.variantSuffixes) {
     return m.text;
   }
-  const text = writeProperties(node, o);
+  const text = flat(writeProperties(node, o));
   propertiesMemo.set(node, { visible: o.visible, outName: o.outName, locale: l.locale, all: l.all, suffixes: l.variantSuffixes, text });
   return text;
 }
