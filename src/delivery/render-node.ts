@@ -115,46 +115,86 @@ function head(node: RenderRecord, o: RenderOptions): string {
   return text;
 }
 
-// Child keys as JSON text, per output namespace; names repeat across nodes and requests.
-const quotedNames = new WeakMap<(name: string) => string, Map<string, string>>();
+/** A child's name as JSON text: quoted for `@nodes`, and as the member key `,"name":`. */
+interface ChildKey {
+  readonly quoted: string;
+  readonly member: string;
+}
 
-function quotedName(outName: (name: string) => string, name: string): string {
-  let names = quotedNames.get(outName);
-  if (names === undefined) quotedNames.set(outName, names = new Map());
-  let q = names.get(name);
-  if (q === undefined) {
-    if (names.size >= 10_000) names.clear();
-    names.set(name, q = JSON.stringify(outName(name)));
+// Child keys per output namespace; names repeat across nodes and requests.
+const childKeys = new WeakMap<(name: string) => string, Map<string, ChildKey>>();
+
+function childKeysFor(outName: (name: string) => string): Map<string, ChildKey> {
+  let keys = childKeys.get(outName);
+  if (keys === undefined) childKeys.set(outName, keys = new Map());
+  return keys;
+}
+
+function childKey(keys: Map<string, ChildKey>, outName: (name: string) => string, name: string): ChildKey {
+  let k = keys.get(name);
+  if (k === undefined) {
+    if (keys.size >= 10_000) keys.clear();
+    const quoted = JSON.stringify(outName(name));
+    keys.set(name, k = { quoted, member: `,${quoted}:` });
   }
-  return q;
+  return k;
 }
 
 function writeNode(node: RenderRecord, children: ChildIndex, o: RenderOptions, level: number, out: string[]): void {
-  let allowed: readonly NodeRecord[] = NO_CHILDREN;
-  if (level < o.depth) {
-    const kids = children.get(node.childrenOf ?? node.path);
-    if (kids !== undefined) allowed = o.childType === null ? kids : kids.filter((k) => o.childType!(k.type));
-  }
+  const kids = level < o.depth ? children.get(node.childrenOf ?? node.path) : undefined;
   const link = level === 0 ? o.link : undefined;
-  if (allowed.length === 0 && link === undefined && node.annotations === undefined && !o.refs) {
+  if (link === undefined && node.annotations === undefined && !o.refs && !someAllowed(kids, o.childType)) {
     out.push(leafText(node, o)); // most nodes of a page: one memoized piece each
     return;
   }
   out.push(head(node, o));
   if (node.annotations !== undefined) out.push(node.annotations);
   out.push(o.refs ? writeProperties(node, o) : memoProperties(node, o));
-  let names = '';
-  for (const { key, node: child } of localizeSiblings(allowed, o.locale)) {
-    const k = quotedName(o.outName, key);
-    out.push(quotedMember(o.outName, key));
-    writeNode(child, children, o, level + 1, out);
-    names += names === '' ? k : ',' + k;
-  }
+  const names = kids === undefined ? '' : writeChildren(kids, children, o, level + 1, out);
   if (link !== undefined) out.push(',"@link":', JSON.stringify(link));
   out.push(',"@nodes":[', names, ']}');
 }
 
-const NO_CHILDREN: readonly NodeRecord[] = [];
+function someAllowed(kids: readonly NodeRecord[] | undefined, childType: TypePredicate): boolean {
+  if (kids === undefined) return false;
+  if (childType === null) return kids.length > 0;
+  for (const k of kids) if (childType(k.type)) return true;
+  return false;
+}
+
+/**
+ * Writes the embedded children (those `childNodeTypes` allows, localized) and answers their quoted
+ * names for `@nodes`. Without a non-default locale no sibling list is built: the common case
+ * allocates nothing per child.
+ */
+function writeChildren(kids: readonly NodeRecord[], children: ChildIndex, o: RenderOptions, level: number, out: string[]): string {
+  const { locale, childType } = o;
+  const keys = childKeysFor(o.outName);
+  let names = '';
+  if (locale.all || locale.isDefault || locale.variantSuffixes.length === 0) {
+    // The default locale hides other locales' child variants (`main_de`); `lang=all` shows them.
+    const suffixes = locale.all ? NO_SUFFIXES : locale.variantSuffixes;
+    for (const child of kids) {
+      if (childType !== null && !childType(child.type)) continue;
+      if (suffixes.length > 0 && baseNameOf(child.name, suffixes) !== undefined) continue;
+      const k = childKey(keys, o.outName, child.name);
+      out.push(k.member);
+      writeNode(child, children, o, level, out);
+      names = names === '' ? k.quoted : names + ',' + k.quoted;
+    }
+    return names;
+  }
+  const allowed = childType === null ? kids : kids.filter((k) => childType(k.type));
+  for (const { key, node: child } of localizeSiblings(allowed, locale)) {
+    const k = childKey(keys, o.outName, key);
+    out.push(k.member);
+    writeNode(child, children, o, level, out);
+    names = names === '' ? k.quoted : names + ',' + k.quoted;
+  }
+  return names;
+}
+
+const NO_SUFFIXES: readonly string[] = [];
 
 /**
  * A memoized text built by `+` is a rope; reading it (joining an answer) walks every piece again on
@@ -177,20 +217,6 @@ function leafText(node: NodeRecord, o: RenderOptions): string {
   const text = flat(head(node, o) + memoProperties(node, o) + ',"@nodes":[]}');
   leafMemo.set(node, { visible: o.visible, outName: o.outName, locale: l.locale, all: l.all, suffixes: l.variantSuffixes, text });
   return text;
-}
-
-// `,"key":` per output namespace, for embedded children.
-const quotedMembers = new WeakMap<(name: string) => string, Map<string, string>>();
-
-function quotedMember(outName: (name: string) => string, name: string): string {
-  let members = quotedMembers.get(outName);
-  if (members === undefined) quotedMembers.set(outName, members = new Map());
-  let q = members.get(name);
-  if (q === undefined) {
-    if (members.size >= 10_000) members.clear();
-    members.set(name, q = `,${quotedName(outName, name)}:`);
-  }
-  return q;
 }
 
 interface PropertiesMemo {

@@ -1,12 +1,18 @@
 // HTTP layer: strong entity tags of response bodies and the If-None-Match test (RFC 9110 §8.8.3, §13.1.2).
-import { hash } from 'node:crypto';
+import xxhash from 'xxhash-wasm';
+
+// Instantiated once when the module loads (a few kB of WebAssembly, well under a millisecond).
+const { h64, h64Raw } = await xxhash();
 
 /**
- * A strong ETag of `body`: `"` + base64url of its SHA-1 + `"`. One-shot `crypto.hash` measured fastest
- * here (0.5 µs for 300 bytes, 16 µs for 30 kB; a 64-bit FNV-1a in JS is 4× slower above a few kB).
+ * A strong ETag of `body`: its byte length and 64-bit xxHash (`"2b8d-9f3c…"`). A strong tag must change
+ * whenever the bytes do; it need not resist an attacker, who could only spoil their own cache. xxHash64
+ * over the encoded bytes measured 1.4 µs for 11 kB here, SHA-1 over the string 6.7 µs (its UTF-8
+ * conversion included); with the length, two bodies of one URL collide with odds below 2^-64.
  */
 export function etagOf(body: Buffer | string): string {
-  return `"${hash('sha1', body, 'base64url')}"`;
+  if (typeof body === 'string') return `"${Buffer.byteLength(body).toString(16)}-${h64(body).toString(16)}"`;
+  return `"${body.length.toString(16)}-${h64Raw(body).toString(16)}"`;
 }
 
 /**

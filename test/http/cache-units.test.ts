@@ -12,11 +12,27 @@ function answer(bytes: number, owner: object = OWNER): CachedResponse {
 }
 
 describe('etagOf', () => {
-  it('is a quoted base64url SHA-1, the same for the same bytes whatever their type', () => {
+  it('is the quoted byte length and 64-bit xxHash of the UTF-8 bytes, the same whatever their type', () => {
     const e = etagOf(Buffer.from('{"a":1}'));
-    expect(e).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+    expect(e).toMatch(/^"7-[0-9a-f]{1,16}"$/);
     expect(etagOf('{"a":1}')).toBe(e);
     expect(etagOf('{"a":2}')).not.toBe(e);
+    // Non-ASCII text: the string form hashes exactly the bytes the socket sends.
+    const text = '{"title":"Grüße aus Zürich – 東京 🌸"}';
+    expect(etagOf(text)).toBe(etagOf(Buffer.from(text, 'utf8')));
+    expect(etagOf(text)).toMatch(new RegExp(`^"${Buffer.byteLength(text).toString(16)}-`));
+  });
+
+  it('changes with any single byte of a large body', () => {
+    const body = Buffer.alloc(20_000, 0x61);
+    const before = etagOf(body);
+    const seen = new Set([before]);
+    for (const at of [0, 9_999, 19_999]) {
+      const changed = Buffer.from(body);
+      changed[at] = 0x62;
+      seen.add(etagOf(changed));
+    }
+    expect(seen.size).toBe(4);
   });
 });
 
