@@ -71,6 +71,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     ...(o.logger ? { loggerInstance: o.logger as FastifyBaseLogger } : { logger: false }),
     // One log line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
+    // No child logger per request (1.8 % of a cached answer): every line we log names reqId itself.
+    childLoggerFactory: (logger) => logger,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       // A process-unique prefix and a counter: unique across instances, no random bytes per request.

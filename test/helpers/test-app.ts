@@ -18,6 +18,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { ContentStore } from '../../src/store/content-store.js';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { createShopStore } from '../../src/main.js';
 import { ShopService } from '../../src/shop/shop-api.js';
 import type { ShopStore } from '../../src/shop/shop-store.js';
@@ -62,6 +63,8 @@ export interface TestAppOptions {
   readonly store?: ContentStore;
   /** Serve the deprecated /shop/v1 API, its records in the same database as the content. */
   readonly shop?: boolean;
+  /** The process logger (default: no logs). */
+  readonly logger?: Logger;
 }
 
 export const OPEN_SECURITY = {
@@ -131,7 +134,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   }
   const app = await buildApp({
     ...(shopStore ? { shop: new ShopService(repository, security, shopStore) } : {}),
-    registry, repository, security, site: () => site, outName: outputNameFor(o.namespace ?? 'cms'), logger: false,
+    registry, repository, security, site: () => site, outName: outputNameFor(o.namespace ?? 'cms'), logger: o.logger ?? false,
     themes, renditions, theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: o.pagesOnAllEndpoints ?? false,
     ...(o.cache !== undefined ? { cache: o.cache } : {}),
     ...(o.links !== undefined ? { links: o.links } : {}),
