@@ -4,6 +4,8 @@
 // where each STORE is a SQLite file (bench/data/tours-100000.db) or a postgres:// URL of a database
 // bench/generate.ts filled. `--cache on` keeps the response cache (off by default: every request is
 // rendered, which is what the store scenarios measure). Each store gets bench/content imported first.
+// The ceiling runs in the same rounds: a bare node:http server sending, for each scenario, the bytes
+// the first store answered.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,12 +17,15 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 export const SCENARIOS: Record<string, string> = {
   'read node, depth 2 (31-node page)': '/.rest/delivery/landing/landing',
+  'get children, depth 1 (12 pages of 4, 60 nodes)': '/.rest/delivery/nav/nav@nodes',
   'selective query (2 filters, ~1 %, orderBy, total)': '/.rest/delivery/tours?category=c07&price%5Bgt%5D=900&orderBy=price%20desc',
   'broad query (~50 %, orderBy, total)': '/.rest/delivery/tours?featured=true&orderBy=price',
   'full-text query (word in 1 %)': '/.rest/delivery/tours?q=rare37',
 };
 
 interface Figures { rps: number; p50: number; p99: number; errors: number }
+
+const CEILING = 'bare node:http, same bytes';
 
 /** The `--store` value for a STORE argument. */
 function storeUrl(store: string): string {
@@ -43,6 +48,32 @@ async function startServer(store: string, port: number): Promise<ChildProcess> {
   }
   child.kill();
   throw new Error(`server for ${store} did not start`);
+}
+
+/** The ceiling: node:http alone, answering each scenario path with the given bytes. */
+async function startCeiling(bodies: ReadonlyMap<string, Buffer>, port: number): Promise<ChildProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'petal-ceiling-'));
+  const files: Record<string, string> = {};
+  for (const [i, [path, body]] of [...bodies].entries()) {
+    files[path] = join(dir, `${i}.json`);
+    writeFileSync(files[path]!, body);
+  }
+  writeFileSync(join(dir, 'bare.mjs'), `import http from 'node:http'; import { readFileSync } from 'node:fs';
+const bodies = new Map(Object.entries(${JSON.stringify(files)}).map(([p, f]) => [p, readFileSync(f)]));
+http.createServer((req, res) => {
+  const body = bodies.get(req.url);
+  if (body === undefined) { res.writeHead(req.url === '/.health' ? 200 : 404); res.end(); return; }
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length }); res.end(body);
+}).listen(${port}, '127.0.0.1');`);
+  const child = spawn(process.execPath, [join(dir, 'bare.mjs')], { stdio: 'ignore' });
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/.health`)).ok) return child;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new Error('the ceiling server did not start');
 }
 
 function rssOf(child: ChildProcess): number {
@@ -79,10 +110,11 @@ async function main(): Promise<void> {
   }
   console.error(`response cache ${cache ? 'on' : 'off'}`);
   const results = new Map<string, Figures[]>();
+  const bodies = new Map<string, Buffer>(); // scenario path → the first store's answer, for the ceiling
   for (let round = 0; round < rounds; round++) {
-    for (const [s, store] of stores.entries()) {
+    for (const [s, store] of [...stores, CEILING].entries()) {
       const port = 18_100 + s;
-      const server = await startServer(store, port);
+      const server = store === CEILING ? await startCeiling(bodies, port) : await startServer(store, port);
       if (round === 0) console.error(`${store}: server RSS after start ${rssOf(server)} MB`);
       try {
         for (const path of Object.values(SCENARIOS)) {
@@ -90,7 +122,9 @@ async function main(): Promise<void> {
           const started = performance.now();
           const res = await fetch(`http://127.0.0.1:${port}${path}`);
           if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-          if (round === 0) console.error(`${store} first ${path}: ${(performance.now() - started).toFixed(0)} ms`);
+          const body = Buffer.from(await res.arrayBuffer());
+          if (!bodies.has(path)) bodies.set(path, body);
+          if (round === 0) console.error(`${store} first ${path}: ${(performance.now() - started).toFixed(0)} ms, ${body.length} bytes`);
         }
         for (const [name, path] of Object.entries(SCENARIOS)) {
           await load(`http://127.0.0.1:${port}${path}`, 2); // warm-up
