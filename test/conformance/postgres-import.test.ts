@@ -7,19 +7,11 @@ import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { NEW, REPLACE, document, draft, uuid } from './drafts.js';
+import { pgRows as sql } from './pg-sql.js';
 
 const url = process.env.PETAL_TEST_PG ?? '';
 if (url === '') console.warn('PostgreSQL import tests skipped: set PETAL_TEST_PG=postgres://user@host:5432/database to run them');
 
-async function sql<R extends pg.QueryResultRow>(text: string): Promise<R[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 describe.skipIf(url === '')('postgres batched import', () => {
   let schema = '';

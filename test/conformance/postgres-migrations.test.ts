@@ -1,24 +1,15 @@
 // PostgreSQL store: the schema is created and migrated by Petal on open, safely when several instances
 // start together on one empty database (in the database named by PETAL_TEST_PG; skipped without it).
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { NEW, document, draft } from './drafts.js';
+import { pgRows as sql } from './pg-sql.js';
 
 const url = process.env.PETAL_TEST_PG ?? '';
 if (url === '') console.warn('PostgreSQL migration tests skipped: set PETAL_TEST_PG=postgres://user@host:5432/database to run them');
 
-async function sql(text: string, values: unknown[] = []): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await client.query(text, values);
-  } finally {
-    await client.end();
-  }
-}
 
 describe.skipIf(url === '')('postgres migrations', () => {
   const opened: PostgresStore[] = [];
@@ -35,7 +26,7 @@ describe.skipIf(url === '')('postgres migrations', () => {
     await Promise.all(stores.map((s) => s.open()));
 
     const applied = await sql(`SELECT version, name FROM ${schema}.schema_migrations ORDER BY version`);
-    expect(applied.rows).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
+    expect(applied).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
 
     // Every instance works on the migrated schema: a write through one is read through the others.
     await stores[0]!.importDocuments([document('website', '/', [draft('home')])], NEW);
@@ -54,7 +45,7 @@ describe.skipIf(url === '')('postgres migrations', () => {
     opened.push(again);
     await again.open();
     const after = await sql(`SELECT version, applied_at FROM ${schema}.schema_migrations ORDER BY version`);
-    expect(after.rows).toEqual(before.rows);
+    expect(after).toEqual(before);
     expect((await again.getNode('website', '/kept'))?.name).toBe('kept');
   });
 });

@@ -1,11 +1,11 @@
 // PostgreSQL store: instances learn of each other's writes through LISTEN/NOTIFY. Two stores on one
 // schema of the database named by PETAL_TEST_PG (skipped without it, as postgres.test.ts).
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { StoreQuery } from '../../src/query/ast.js';
 import { NEW, document, draft } from './drafts.js';
+import { pgRows as sql } from './pg-sql.js';
 
 const url = process.env.PETAL_TEST_PG ?? '';
 if (url === '') console.warn('PostgreSQL LISTEN/NOTIFY tests skipped: set PETAL_TEST_PG=postgres://user@host:5432/database to run them');
@@ -14,15 +14,6 @@ const all = (workspace: string): StoreQuery => ({
   workspace, rootPath: '/', types: null, conditions: [], fullText: [], orderBy: [], offset: 0, limit: 100,
 });
 
-async function sql(text: string, values: unknown[] = []): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await client.query(text, values);
-  } finally {
-    await client.end();
-  }
-}
 
 describe.skipIf(url === '')('postgres LISTEN/NOTIFY', () => {
   const opened: PostgresStore[] = [];
@@ -93,7 +84,7 @@ describe.skipIf(url === '')('postgres LISTEN/NOTIFY', () => {
        WHERE datname = current_database() AND application_name = $1`,
       [`petal-listen petal_changes_${schema}`],
     );
-    expect(killed.rowCount).toBe(2); // the listeners of both stores
+    expect(killed).toHaveLength(2); // the listeners of both stores
     await vi.waitFor(() => expect(b.generationHint()).toBeUndefined(), { timeout: 1_000, interval: 5 });
     // Meanwhile an import commits; without the listener it is not announced to b.
     await a.importDocuments([document('website', '/', [draft('while-away')])], NEW);

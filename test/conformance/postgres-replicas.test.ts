@@ -9,6 +9,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { StoreQuery } from '../../src/query/ast.js';
 import type { StoredProperty } from '../../src/repository/property-type.js';
 import { NEW, document, draft } from './drafts.js';
+import { pgRows as sql } from './pg-sql.js';
 
 const url = process.env.PETAL_TEST_PG ?? '';
 if (url === '') console.warn('PostgreSQL replica tests skipped: set PETAL_TEST_PG=postgres://user@host:5432/database to run them');
@@ -24,15 +25,6 @@ function withParams(params: Record<string, string>): string {
   return u.toString();
 }
 
-async function sql(text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Statement names (or texts) run per connection, by application_name ('' = the primary pool). */
 let ran: Map<string, string[]>;
