@@ -30,7 +30,8 @@ export interface ShopContext {
 }
 
 const ownerOf = (ctx: ShopContext): string | null => ctx.caller.user ?? null;
-const cookieId = (v: string | undefined): string | undefined => (v !== undefined && ID_FORMAT.test(v) ? v : undefined);
+/** The id a cookie holds if it has the shape of one; anything else is never looked up. */
+export const cookieId = (v: string | undefined): string | undefined => (v !== undefined && ID_FORMAT.test(v) ? v : undefined);
 
 export class CartService {
   constructor(readonly catalogs: CatalogService, readonly store: ShopStore) {}

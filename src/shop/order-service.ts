@@ -4,7 +4,7 @@
 // A cart that changed in between is priced again (a few times, then 409 cartConflict).
 import { createHash, randomUUID } from 'node:crypto';
 import { PetalError } from '../errors.js';
-import type { CartService, ShopContext } from './cart-service.js';
+import { cookieId, type CartService, type ShopContext } from './cart-service.js';
 import { priceCart, selectRate, shippingCharge } from './pricing.js';
 import { parseBody, orderBody, type OrderBody } from './shop-input.js';
 import type { CartRecord, OrderDocument, OrderLine, OrderRecord, StockNeed } from './shop-store.js';
@@ -41,8 +41,11 @@ export class OrderService {
     if (idempotencyKey !== undefined) {
       if (!IDEMPOTENCY_KEY.test(idempotencyKey)) throw new PetalError('badRequest', 'Idempotency-Key: 1-255 visible ASCII characters');
       const requestHash = createHash('sha256').update(canonical({ owner, body: rawBody })).digest('hex');
-      idempotency = { key: idempotencyKey, requestHash };
-      const earlier = await this.carts.store.findIdempotent(idempotencyKey);
+      // Keys belong to one customer (a user, or whoever holds the anonymous cart's cookie): a key
+      // alone, even with the body, must never replay someone else's order (their addresses).
+      const scope = owner !== null ? `user:${owner}` : `cart:${cookieId(ctx.cartId) ?? ''}`;
+      idempotency = { key: `${scope}\n${idempotencyKey}`, requestHash };
+      const earlier = await this.carts.store.findIdempotent(idempotency.key);
       if (earlier) return this.#replay(earlier.requestHash, requestHash, earlier.order);
     }
     try {
