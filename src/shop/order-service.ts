@@ -5,6 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { PetalError } from '../errors.js';
 import { cookieId, type CartService, type ShopContext } from './cart-service.js';
+import { MAX_CART_AMOUNT } from './money.js';
 import { priceCart, selectRate, shippingCharge } from './pricing.js';
 import { parseBody, orderBody, type OrderBody } from './shop-input.js';
 import type { CartRecord, OrderDocument, OrderLine, OrderRecord, StockNeed } from './shop-store.js';
@@ -115,6 +116,7 @@ export class OrderService {
     if (!rate) throw new PetalError('shippingNotAvailable', `shippingMethodId: ${method.name} has no rate for ${currency}, this subtotal and ${body.shippingAddress.country}`);
     const ship = shippingCharge(method, rate, snapshot.catalog.pricesIncludeTax);
     const totals = priceCart(snapshot, cart.items, currency, now, ship).totals;
+    if (totals.total.amount > MAX_CART_AMOUNT) throw new PetalError('amountLimitExceeded', `items: an order totals at most ${MAX_CART_AMOUNT} minor units`);
     const lines: OrderLine[] = items.lines.map((l) => ({
       productId: l.productId, sku: l.sku, title: l.title ?? l.productId, quantity: l.quantity,
       unitPrice: l.unitPrice!, taxRate: l.taxRate!, net: l.net!, tax: l.tax!, total: l.total!,
