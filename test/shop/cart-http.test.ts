@@ -3,7 +3,10 @@
 // the merge of an anonymous cart on login.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/test-app.js';
+import { basic } from '../security-http/helpers.js';
 import { createShopApp, IDS, PASSWORD, ShopClient } from './helpers.js';
+
+const basicOf = (user: string): string => basic(user, PASSWORD);
 
 let t: TestApp;
 beforeAll(async () => { t = await createShopApp(); });
@@ -196,6 +199,35 @@ describe('CSRF', () => {
     const ok = await c.post('/cart/item', { productId: IDS.lavender }, { origin: 'http://shop.example', host: 'shop.example' });
     expect(ok.status).toBe(200);
     expect((await c.get('/cart')).body.items).toHaveLength(1);
+  });
+});
+
+describe('CSRF with ambient credentials other than cookies', () => {
+  it('refuses a cross-site form post authenticated by cached Basic credentials; the shop takes JSON only', async () => {
+    const alice = new ShopClient(t, 'alice');
+    const before = (await alice.post('/cart')).body;
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const cross = await alice.t.app.inject({
+      method: 'POST', url: '/shop/v1/cart/item', payload: `productId=${IDS.shears}`,
+      headers: { ...form, authorization: basicOf('alice'), origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    });
+    expect(cross.statusCode).toBe(415); // forms are refused before anything else
+    expect(cross.headers.deprecation).toBe('true');
+    // And a cross-origin write carried by Basic credentials alone is refused like a cookie-bound one.
+    const json = await alice.t.app.inject({
+      method: 'POST', url: '/shop/v1/cart/item', payload: JSON.stringify({ productId: IDS.shears }),
+      headers: { 'content-type': 'application/json', authorization: basicOf('alice'), origin: 'https://evil.example' },
+    });
+    expect([json.statusCode, JSON.parse(json.body).error.code]).toEqual([403, 'accessDenied']);
+    const sameOrigin = await alice.t.app.inject({
+      method: 'POST', url: '/shop/v1/cart/item', payload: `productId=${IDS.shears}`, headers: { ...form, authorization: basicOf('alice') },
+    });
+    expect([sameOrigin.statusCode, JSON.parse(sameOrigin.body).error.code]).toEqual([415, 'unsupportedMediaType']);
+    const text = await alice.t.app.inject({
+      method: 'POST', url: '/shop/v1/cart/item', payload: JSON.stringify({ productId: IDS.shears }), headers: { 'content-type': 'text/plain', authorization: basicOf('alice') },
+    });
+    expect(text.statusCode).toBe(415);
+    expect((await alice.get('/cart')).body.items).toEqual(before.items);
   });
 });
 
