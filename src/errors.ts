@@ -36,6 +36,7 @@ export const ERRORS = {
   priceNotAvailable: { status: 422, message: 'The product has no valid price in the cart currency' },
   productNotInCatalog: { status: 422, message: 'The product belongs to another catalog than the cart' },
   quantityLimitExceeded: { status: 422, message: 'The quantity of a cart line is too large' },
+  amountLimitExceeded: { status: 422, message: 'The cart would total more than the largest amount allowed' },
   cartEmpty: { status: 422, message: 'The cart has no items' },
   shippingNotAvailable: { status: 422, message: 'The shipping method has no rate for this cart and address' },
   idempotencyKeyReused: { status: 422, message: 'This Idempotency-Key was used with another request' },

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { PetalError } from '../errors.js';
 import type { Caller } from '../security/security-service.js';
 import type { CatalogReader, CatalogService } from './catalog.js';
+import { MAX_CART_AMOUNT } from './money.js';
 import { priceCart, selectPrice } from './pricing.js';
 import { cartItemBody, cartItemUpdateBody, MAX_LINE_QUANTITY, newCartBody, newWishlistBody, parseBody } from './shop-input.js';
 import type { CartRecord, ShopStore, WishlistRecord } from './shop-store.js';
@@ -30,7 +31,8 @@ export interface ShopContext {
 }
 
 const ownerOf = (ctx: ShopContext): string | null => ctx.caller.user ?? null;
-const cookieId = (v: string | undefined): string | undefined => (v !== undefined && ID_FORMAT.test(v) ? v : undefined);
+/** The id a cookie holds if it has the shape of one; anything else is never looked up. */
+export const cookieId = (v: string | undefined): string | undefined => (v !== undefined && ID_FORMAT.test(v) ? v : undefined);
 
 export class CartService {
   constructor(readonly catalogs: CatalogService, readonly store: ShopStore) {}
@@ -116,6 +118,12 @@ export class CartService {
       if (quantity > MAX_LINE_QUANTITY) throw new PetalError('quantityLimitExceeded', `quantity: a line holds at most ${MAX_LINE_QUANTITY} units`);
       if (quantity > 0 && !selectPrice(product, currency, quantity, Date.now())) {
         throw new PetalError('priceNotAvailable', `productId: product ${product.id} has no valid price in ${currency}`);
+      }
+      if (quantity > (line?.quantity ?? 0)) {
+        const items = line ? cart.items.map((i) => (i === line ? { productId: i.productId, quantity } : i)) : [...cart.items, { productId: product.id, quantity }];
+        if (priceCart(snapshot, items, currency, Date.now()).totals.subtotal.amount > MAX_CART_AMOUNT) {
+          throw new PetalError('amountLimitExceeded', `quantity: a cart totals at most ${MAX_CART_AMOUNT} minor units`);
+        }
       }
       if (product.stock !== null && quantity > (line?.quantity ?? 0)) {
         const left = (await this.store.available([{ productId: product.id, onHand: product.stock }])).get(product.id) ?? 0;

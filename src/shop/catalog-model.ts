@@ -9,7 +9,7 @@
 //   shopShippingMethods:/<method>                   shop:shippingMethod, children shop:shippingRate
 import type { NodeRecord } from '../store/rows.js';
 import type { ScalarValue } from '../repository/property-type.js';
-import { CURRENCY_CODE, parseTaxRate } from './money.js';
+import { CURRENCY_CODE, MAX_UNIT_AMOUNT, parseTaxRate } from './money.js';
 
 export const WS = {
   catalogs: 'shopCatalogs',
@@ -163,11 +163,17 @@ export function toCurrency(n: NodeRecord): Currency | undefined {
   return { code, title: str(p, 'title'), symbol: str(p, 'symbol'), fractionDigits: digits !== null && digits >= 0 && digits <= 4 ? digits : 2 };
 }
 
+/** A price or rate amount: a whole number of minor units in [0, MAX_UNIT_AMOUNT]. */
+function amountOf(p: Props): number | null {
+  const amount = int(p, 'amount');
+  return amount !== null && amount >= 0 && amount <= MAX_UNIT_AMOUNT ? amount : null;
+}
+
 function toPrice(n: NodeRecord): Price | undefined {
   const p = propsOf(n);
   const currency = str(p, 'currency')?.toUpperCase();
-  const amount = int(p, 'amount');
-  if (currency === undefined || !CURRENCY_CODE.test(currency) || amount === null || amount < 0) return undefined;
+  const amount = amountOf(p);
+  if (currency === undefined || !CURRENCY_CODE.test(currency) || amount === null) return undefined;
   return {
     currency, amount,
     minQuantity: Math.max(1, int(p, 'minQuantity') ?? 1),
@@ -237,8 +243,8 @@ export function toShippingMethods(rows: readonly NodeRecord[]): ShippingMethod[]
       if (c.type !== TYPES.shippingRate) continue;
       const rp = propsOf(c);
       const currency = str(rp, 'currency')?.toUpperCase();
-      const amount = int(rp, 'amount');
-      if (currency === undefined || !CURRENCY_CODE.test(currency) || amount === null || amount < 0) continue;
+      const amount = amountOf(rp);
+      if (currency === undefined || !CURRENCY_CODE.test(currency) || amount === null) continue;
       rates.push({
         id: c.id, name: c.name, currency, amount,
         minSubtotal: int(rp, 'minSubtotal'), maxSubtotal: int(rp, 'maxSubtotal'),

@@ -9,17 +9,34 @@ export interface Money {
 
 export const CURRENCY_CODE = /^[A-Z]{3}$/;
 
+/** The largest price or shipping rate in content (minor units); a larger amount is not a price. */
+export const MAX_UNIT_AMOUNT = 1e12;
+/**
+ * The largest total of a cart or an order (minor units). With MAX_UNIT_AMOUNT and 999 units a line,
+ * every line, sum and tax stays far below 2^53, so amounts are always exact integers.
+ */
+export const MAX_CART_AMOUNT = 1e15;
+
 export function money(amount: number, currency: string): Money {
   return { amount, currency };
 }
 
-/** `a * num / den` rounded half away from zero, exact for amounts below 2^53 / 10^4. */
+/** `a * num / den` (den > 0) rounded half away from zero, exact for all safe integers. */
 export function mulDivRound(a: number, num: number, den: number): number {
   const product = a * num;
+  if (!Number.isSafeInteger(product)) return exactMulDivRound(a, num, den);
   const q = Math.trunc(product / den);
   const r = product - q * den;
   if (Math.abs(r) * 2 >= den) return q + Math.sign(product);
   return q;
+}
+
+function exactMulDivRound(a: number, num: number, den: number): number {
+  const product = BigInt(a) * BigInt(num);
+  const d = BigInt(den);
+  const q = product / d; // truncates toward zero
+  const r = product - q * d;
+  return Number((r < 0n ? -r : r) * 2n >= d ? q + (product < 0n ? -1n : 1n) : q);
 }
 
 /**

@@ -4,7 +4,8 @@
 // A cart that changed in between is priced again (a few times, then 409 cartConflict).
 import { createHash, randomUUID } from 'node:crypto';
 import { PetalError } from '../errors.js';
-import type { CartService, ShopContext } from './cart-service.js';
+import { cookieId, type CartService, type ShopContext } from './cart-service.js';
+import { MAX_CART_AMOUNT } from './money.js';
 import { priceCart, selectRate, shippingCharge } from './pricing.js';
 import { parseBody, orderBody, type OrderBody } from './shop-input.js';
 import type { CartRecord, OrderDocument, OrderLine, OrderRecord, StockNeed } from './shop-store.js';
@@ -41,8 +42,11 @@ export class OrderService {
     if (idempotencyKey !== undefined) {
       if (!IDEMPOTENCY_KEY.test(idempotencyKey)) throw new PetalError('badRequest', 'Idempotency-Key: 1-255 visible ASCII characters');
       const requestHash = createHash('sha256').update(canonical({ owner, body: rawBody })).digest('hex');
-      idempotency = { key: idempotencyKey, requestHash };
-      const earlier = await this.carts.store.findIdempotent(idempotencyKey);
+      // Keys belong to one customer (a user, or whoever holds the anonymous cart's cookie): a key
+      // alone, even with the body, must never replay someone else's order (their addresses).
+      const scope = owner !== null ? `user:${owner}` : `cart:${cookieId(ctx.cartId) ?? ''}`;
+      idempotency = { key: `${scope}\n${idempotencyKey}`, requestHash };
+      const earlier = await this.carts.store.findIdempotent(idempotency.key);
       if (earlier) return this.#replay(earlier.requestHash, requestHash, earlier.order);
     }
     try {
@@ -112,6 +116,7 @@ export class OrderService {
     if (!rate) throw new PetalError('shippingNotAvailable', `shippingMethodId: ${method.name} has no rate for ${currency}, this subtotal and ${body.shippingAddress.country}`);
     const ship = shippingCharge(method, rate, snapshot.catalog.pricesIncludeTax);
     const totals = priceCart(snapshot, cart.items, currency, now, ship).totals;
+    if (totals.total.amount > MAX_CART_AMOUNT) throw new PetalError('amountLimitExceeded', `items: an order totals at most ${MAX_CART_AMOUNT} minor units`);
     const lines: OrderLine[] = items.lines.map((l) => ({
       productId: l.productId, sku: l.sku, title: l.title ?? l.productId, quantity: l.quantity,
       unitPrice: l.unitPrice!, taxRate: l.taxRate!, net: l.net!, tax: l.tax!, total: l.total!,

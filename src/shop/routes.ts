@@ -5,7 +5,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/cookie';
 import { sendError } from '../http/error-handler.js';
 import { isSameOrAllowedOrigin } from '../security/csrf.js';
-import { SESSION_COOKIE } from '../security/security-service.js';
 import { SHOP_TTL_MS, type ShopContext } from './cart-service.js';
 import type { RawPageParams } from './product-list.js';
 import type { ShopService } from './shop-api.js';
@@ -46,18 +45,20 @@ export function registerShopRoutes(app: FastifyInstance, shop: ShopService, o: {
   const json = (reply: FastifyReply, status: number, body: unknown, cache = 'no-store'): FastifyReply =>
     reply.code(status).header('cache-control', cache).send(body);
 
-  // The cart and wishlist cookies authenticate writes as much as a session does: same CSRF rule.
+  // The cart and wishlist cookies authenticate writes as much as a session does, and a browser also
+  // replays cached Basic credentials on its own: every browser write must come from an allowed origin
+  // (isSameOrAllowedOrigin lets clients that are not browsers through).
   const csrf = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
     if (SAFE_METHODS.has(request.method)) return undefined;
-    const c = request.cookies;
-    const cookieBound = c[CART_COOKIE] !== undefined || c[WISHLIST_COOKIE] !== undefined || c[SESSION_COOKIE] !== undefined;
-    if (cookieBound && !isSameOrAllowedOrigin(request.headers, o.corsOrigins)) {
+    if (!isSameOrAllowedOrigin(request.headers, o.corsOrigins)) {
       return sendError(reply, 'accessDenied', 'Cross-site request refused (check Origin)');
     }
     return undefined;
   };
 
   app.register(async (shopApp) => {
+    // Bodies are JSON: forms and plain text (what a page can post cross-site without CORS) are 415.
+    shopApp.removeContentTypeParser(['application/x-www-form-urlencoded', 'text/plain']);
     shopApp.addHook('preHandler', csrf);
 
     // ---- catalog reads (templating functions) ----

@@ -3,7 +3,10 @@
 // the merge of an anonymous cart on login.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/test-app.js';
+import { basic } from '../security-http/helpers.js';
 import { createShopApp, IDS, PASSWORD, ShopClient } from './helpers.js';
+
+const basicOf = (user: string): string => basic(user, PASSWORD);
 
 let t: TestApp;
 beforeAll(async () => { t = await createShopApp(); });
@@ -61,10 +64,16 @@ describe('POST /cart', () => {
 
 describe('GET and DELETE /cart', () => {
   it('answers 404 cartNotFound without a cookie, with a forged or malformed id, and for another user\'s cart', async () => {
-    expectError(await new ShopClient(t).get('/cart'), 404, 'cartNotFound');
+    const missing = await new ShopClient(t).get('/cart');
+    expectError(missing, 404, 'cartNotFound');
+    const likeMissing = (r: { status: number; body: any; headers: Record<string, unknown> }) => {
+      expectError(r, 404, 'cartNotFound');
+      expect(r.body).toEqual(missing.body);
+      expect(r.headers['set-cookie']).toBeUndefined();
+    };
     const forged = new ShopClient(t);
     forged.jar.set('petal_cart', 'AAAAAAAAAAAAAAAAAAAAAA');
-    expectError(await forged.get('/cart'), 404, 'cartNotFound');
+    likeMissing(await forged.get('/cart'));
     forged.jar.set('petal_cart', "x' OR 1=1 --");
     expectError(await forged.get('/cart'), 404, 'cartNotFound');
 
@@ -73,9 +82,10 @@ describe('GET and DELETE /cart', () => {
     await bob.post('/cart/item', { productId: IDS.hellebore });
     const thief = new ShopClient(t); // anonymous, with bob's cookie
     thief.jar.set('petal_cart', bob.jar.get('petal_cart')!);
-    expectError(await thief.get('/cart'), 404, 'cartNotFound');
-    expectError(await thief.post('/cart/item', { productId: IDS.lavender }), 404, 'cartNotFound');
-    expectError(await thief.del('/cart'), 404, 'cartNotFound');
+    likeMissing(await thief.get('/cart'));
+    likeMissing(await thief.post('/cart/item', { productId: IDS.lavender }));
+    likeMissing(await thief.put('/cart/item', { productId: IDS.hellebore, quantity: 5 }));
+    likeMissing(await thief.del('/cart'));
     const alice = new ShopClient(t, 'alice'); // signed in as someone else, with bob's cookie
     alice.jar.set('petal_cart', bob.jar.get('petal_cart')!);
     const r = await alice.get('/cart');
@@ -89,7 +99,10 @@ describe('GET and DELETE /cart', () => {
     await t.shopStore!.createCart({ id, userId: null, catalogId: null, currency: null, now: Date.now() - 31 * 24 * 3600_000, ttlMs: 30 * 24 * 3600_000 });
     const c = new ShopClient(t);
     c.jar.set('petal_cart', id);
-    expectError(await c.get('/cart'), 404, 'cartNotFound');
+    const missing = await new ShopClient(t).get('/cart');
+    const expired = await c.get('/cart');
+    expectError(expired, 404, 'cartNotFound');
+    expect(expired.body).toEqual(missing.body);
     expectError(await c.post('/cart/item', { productId: IDS.lavender }), 404, 'cartNotFound');
     const fresh = await c.post('/cart'); // a new cart replaces it
     expect(fresh.status).toBe(201);
@@ -172,6 +185,7 @@ describe('cart items', () => {
     expectError(await chf.post('/cart/item', { productId: IDS.hellebore }), 422, 'priceNotAvailable'); // EUR only
     const none = new ShopClient(t);
     expectError(await none.post('/cart/item', { productId: IDS.lavender }), 404, 'cartNotFound');
+    expectError(await none.put('/cart/item', { productId: IDS.lavender, quantity: 1 }), 404, 'cartNotFound');
   });
 
   it('loses no update when many additions to one cart run concurrently', async () => {
@@ -199,6 +213,35 @@ describe('CSRF', () => {
   });
 });
 
+describe('CSRF with ambient credentials other than cookies', () => {
+  it('refuses a cross-site form post authenticated by cached Basic credentials; the shop takes JSON only', async () => {
+    const alice = new ShopClient(t, 'alice');
+    const before = (await alice.post('/cart')).body;
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const cross = await alice.t.app.inject({
+      method: 'POST', url: '/shop/v1/cart/item', payload: `productId=${IDS.shears}`,
+      headers: { ...form, authorization: basicOf('alice'), origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    });
+    expect(cross.statusCode).toBe(415); // forms are refused before anything else
+    expect(cross.headers.deprecation).toBe('true');
+    // And a cross-origin write carried by Basic credentials alone is refused like a cookie-bound one.
+    const json = await alice.t.app.inject({
+      method: 'POST', url: '/shop/v1/cart/item', payload: JSON.stringify({ productId: IDS.shears }),
+      headers: { 'content-type': 'application/json', authorization: basicOf('alice'), origin: 'https://evil.example' },
+    });
+    expect([json.statusCode, JSON.parse(json.body).error.code]).toEqual([403, 'accessDenied']);
+    const sameOrigin = await alice.t.app.inject({
+      method: 'POST', url: '/shop/v1/cart/item', payload: `productId=${IDS.shears}`, headers: { ...form, authorization: basicOf('alice') },
+    });
+    expect([sameOrigin.statusCode, JSON.parse(sameOrigin.body).error.code]).toEqual([415, 'unsupportedMediaType']);
+    const text = await alice.t.app.inject({
+      method: 'POST', url: '/shop/v1/cart/item', payload: JSON.stringify({ productId: IDS.shears }), headers: { 'content-type': 'text/plain', authorization: basicOf('alice') },
+    });
+    expect(text.statusCode).toBe(415);
+    expect((await alice.get('/cart')).body.items).toEqual(before.items);
+  });
+});
+
 describe('wishlist', () => {
   it('creates (cookie), adds an optional product once, reads, deletes (cookie cleared)', async () => {
     const c = new ShopClient(t);
@@ -214,15 +257,21 @@ describe('wishlist', () => {
     expect((await c.get('/wishlist')).body.id).toBe(c.jar.get('petal_wishlist'));
     expectError(await c.post('/wishlist', { productId: 'nope' }), 422, 'productNotFound');
     expectError(await c.post('/wishlist', { productId: 5 }), 400, 'invalidField');
-    const other = new ShopClient(t, 'bob');
-    other.jar.set('petal_wishlist', c.jar.get('petal_wishlist')!);
-    const stolen = new ShopClient(t);
-    await stolen.post('/wishlist');
     const bobs = new ShopClient(t, 'bob');
-    await bobs.post('/wishlist');
+    await bobs.post('/wishlist', { productId: IDS.hellebore });
     const anonymousWithBobs = new ShopClient(t);
     anonymousWithBobs.jar.set('petal_wishlist', bobs.jar.get('petal_wishlist')!);
-    expectError(await anonymousWithBobs.get('/wishlist'), 404, 'wishlistNotFound');
+    const missing = await new ShopClient(t).get('/wishlist');
+    const stolen = await anonymousWithBobs.get('/wishlist');
+    expectError(stolen, 404, 'wishlistNotFound');
+    expect(stolen.body).toEqual(missing.body); // exactly like no wishlist
+    expectError(await anonymousWithBobs.del('/wishlist'), 404, 'wishlistNotFound');
+    const alice = new ShopClient(t, 'alice'); // signed in as someone else, with bob's cookie
+    alice.jar.set('petal_wishlist', bobs.jar.get('petal_wishlist')!);
+    const a = await alice.post('/wishlist');
+    expect(a.body.id).not.toBe(bobs.jar.get('petal_wishlist'));
+    expect(a.body.items.map((i: any) => i.productId)).not.toContain(IDS.hellebore);
+    expect((await bobs.get('/wishlist')).body.items.map((i: any) => i.productId)).toEqual([IDS.hellebore]);
     expect((await c.del('/wishlist')).status).toBe(204);
     expect(c.jar.has('petal_wishlist')).toBe(false);
     expectError(await c.del('/wishlist'), 404, 'wishlistNotFound');

@@ -40,6 +40,8 @@ describe('GET /catalog/<id>', () => {
     expectError(await c.get('/catalog/00000000-0000-4000-8000-000000000000'), 404, 'catalogNotFound');
     expectError(await c.get(`/catalog/${IDS.lavender}`), 404, 'catalogNotFound');
     expectError(await c.get(`/catalog/${IDS.catalog}/products?limit=0`), 400, 'invalidQuery');
+    expectError(await c.get('/catalog/00000000-0000-4000-8000-000000000000/products'), 404, 'catalogNotFound');
+    expectError(await c.get(`/catalog/${IDS.plants}/products`), 404, 'catalogNotFound');
   });
 });
 

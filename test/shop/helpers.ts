@@ -28,7 +28,7 @@ export const IDS = {
 export const PASSWORD = 'correct horse battery staple';
 const SHOP_WORKSPACES = ['shopCatalogs', 'shopCategories', 'shopProducts', 'shopCurrencies', 'shopShippingMethods'];
 
-export async function createShopApp(o: { hiddenTools?: boolean } = {}): Promise<TestApp> {
+export async function createShopApp(o: { hiddenTools?: boolean; content?: Record<string, string> } = {}): Promise<TestApp> {
   const hash = await hashOf(PASSWORD);
   const read = [{ path: '/', permission: 'read' }, { path: '/*', permission: 'read' }];
   const workspacePermissions: Record<string, unknown[]> = Object.fromEntries(SHOP_WORKSPACES.map((w) => [w, read]));
@@ -37,6 +37,7 @@ export async function createShopApp(o: { hiddenTools?: boolean } = {}): Promise<
   }
   return createTestApp({
     contentPaths: SHOP_FILES,
+    ...(o.content ? { content: o.content } : {}),
     shop: true,
     security: {
       users: { alice: { passwordHash: hash }, bob: { passwordHash: hash } },

@@ -74,11 +74,30 @@ describe('POST /order', () => {
     expect(again.status).toBe(200);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.body).toEqual(first.body);
-    c.jar.delete('petal_cart'); // and also without the cookie
-    expect((await c.post('/order', ORDER_BODY, { 'idempotency-key': 'order-1' })).body.id).toBe(first.body.id);
+    c.jar.set('petal_cart', id); // the replay cleared the cookie again
     const other = { ...ORDER_BODY, shippingMethodId: IDS.express };
     expectError(await c.post('/order', other, { 'idempotency-key': 'order-1' }), 422, 'idempotencyKeyReused');
     expectError(await c.post('/order', ORDER_BODY, { 'idempotency-key': 'bad key with spaces' }), 400, 'badRequest');
+  });
+
+  it('scopes Idempotency-Key to the customer: a signed-in user, or the anonymous cart\'s cookie', async () => {
+    const anon = await filledCart();
+    const first = await anon.post('/order', ORDER_BODY, { 'idempotency-key': 'shared-key' });
+    expect(first.status).toBe(201);
+    // A stranger with the same key and body gets neither that order (its addresses) nor a 422.
+    expectError(await new ShopClient(t).post('/order', ORDER_BODY, { 'idempotency-key': 'shared-key' }), 404, 'cartNotFound');
+    const other = await filledCart(); // another anonymous customer whose client reuses the key
+    const second = await other.post('/order', ORDER_BODY, { 'idempotency-key': 'shared-key' });
+    expect(second.status).toBe(201);
+    expect(second.body.id).not.toBe(first.body.id);
+    // Users: the key is theirs alone, and a retry from another device (no cart cookie) replays.
+    const alice = await filledCart('alice');
+    const a1 = await alice.post('/order', ORDER_BODY, { 'idempotency-key': 'shared-key' });
+    expect(a1.status).toBe(201);
+    const again = await new ShopClient(t, 'alice').post('/order', ORDER_BODY, { 'idempotency-key': 'shared-key' });
+    expect([again.status, again.body.id]).toEqual([200, a1.body.id]);
+    const bob = await filledCart('bob');
+    expect((await bob.post('/order', ORDER_BODY, { 'idempotency-key': 'shared-key' })).status).toBe(201);
   });
 
   it('creates exactly one order when two requests for one cart race (with and without a shared key)', async () => {
