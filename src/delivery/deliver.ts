@@ -18,6 +18,7 @@ import { parseQuerySpec } from './parse-query.js';
 import { rejectVersion, versionParam, versionRows } from './read-version.js';
 import type { Condition } from '../query/ast.js';
 import { applyPageFeatures, extraDepth, featuresFor, isInsideVariants, NO_FEATURES, type PagesEnv } from './pages/page-features.js';
+import { withoutVariantResults, withoutVariantRows } from './pages/query-variants.js';
 
 export interface DeliveryRequest {
   readonly endpoint: CompiledEndpoint;
@@ -137,7 +138,7 @@ export async function getChildren(req: DeliveryRequest, env: DeliveryEnv): Promi
 export async function queryNodes(req: DeliveryRequest, env: DeliveryEnv): Promise<DeliveryResponse> {
   const def = req.endpoint.definition;
   rejectVersion(req.query, 'Query nodes');
-  const spec = parseQuerySpec(req.query, req.endpoint, env.site.defaultLocale);
+  let spec = parseQuerySpec(req.query, req.endpoint, env.site.defaultLocale);
   const locale = localeOf(req, env);
   const extra: Condition[] = [];
   if (!locale.all && locale.variantSuffixes.length > 0) {
@@ -146,10 +147,17 @@ export async function queryNodes(req: DeliveryRequest, env: DeliveryEnv): Promis
       patterns: locale.variantSuffixes.map((sfx) => `%${sfx.replace(/[\\%_]/g, (c) => `\\${c}`)}`),
     });
   }
+  const hideVariants = env.pages !== undefined && def.personalized;
+  if (hideVariants) {
+    const scoped = await withoutVariantResults(env.session, spec);
+    spec = scoped.spec;
+    extra.push(...scoped.extra);
+  }
   const { total, nodes } = await env.session.query(spec, extra);
-  const rows = def.depth > 0 && nodes.length > 0
+  let rows = def.depth > 0 && nodes.length > 0
     ? await env.session.getSubtrees(def.workspace, nodes.map((n) => n.path), def.depth)
     : [];
+  if (hideVariants) rows = withoutVariantRows(rows);
   const index = indexChildren(rows);
   const options = renderOptions(req, env, locale, await references(req, env, locale, [...nodes, ...rows]));
   let body = `{"total":${total},"offset":${spec.offset},"limit":${spec.limit},"results":[`;

@@ -10,6 +10,8 @@ const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
 const PAGES = `$type: jcrPagesDeliveryEndpoint_v2\n`;
 const PLAIN_PERSONALIZED = `$type: jcrDeliveryEndpoint_v2\nworkspace: website\ndepth: 5\npersonalized: true\nchildNodeTypes: [mgnl:area, mgnl:component, mgnl:contentNode]\n`;
 const NOT_PERSONALIZED = `$type: jcrPagesDeliveryEndpoint_v2\npersonalized: false\n`;
+// Personalized, every node type embedded: nothing but personalization keeps variants out of answers.
+const OPEN_PERSONALIZED = `$type: jcrDeliveryEndpoint_v2\nworkspace: website\ndepth: 3\npersonalized: true\n`;
 const URL = '/.rest/delivery/pages/v1/p13n';
 
 let t: TestApp;
@@ -21,6 +23,7 @@ describe('personalization', () => {
         'delivery/pages_v1.yaml': PAGES,
         'delivery/plainp_v1.yaml': PLAIN_PERSONALIZED,
         'delivery/static_v1.yaml': NOT_PERSONALIZED,
+        'delivery/open_v1.yaml': OPEN_PERSONALIZED,
       },
       moduleRoots: [join(FIXTURES, 'pages-modules')],
       contentPaths: [join(FIXTURES, 'p13n')],
@@ -136,5 +139,29 @@ describe('personalization', () => {
     const { body } = await getJson(t.app, '/.rest/delivery/pages/v1?@name=age', { 'x-age': 'Senior' });
     expect(body.results).toHaveLength(1);
     expect(body.results[0].text).toBe('Enter your age');
+  });
+
+  it('Query nodes never answer a variant, whatever the filter or search (totals count none)', async () => {
+    for (const url of ['/.rest/delivery/pages/v1?q=senior', '/.rest/delivery/pages/v1?@name=variant-0',
+      '/.rest/delivery/open/v1?q=senior', '/.rest/delivery/open/v1?@name=voter0', '/.rest/delivery/open/v1?@name=variants']) {
+      const { status, body } = await getJson(t.app, url, { 'x-age': 'Senior' });
+      expect(status, url).toBe(200);
+      expect(body, url).toMatchObject({ total: 0, results: [] });
+    }
+    const { body } = await getJson(t.app, '/.rest/delivery/pages/v1?@ancestor=/p13n&limit=100');
+    expect(body.results.map((r: any) => r['@path'])).toEqual(['/p13n/main', '/p13n/main/age', '/p13n/main/color', '/p13n/main/plain', '/p13n/main/season']);
+    expect(body.total).toBe(5);
+  });
+
+  it('Query nodes results never embed a variants container or its rule sets', async () => {
+    const { body, raw } = await getJson(t.app, '/.rest/delivery/open/v1?@name=age', { 'x-age': 'Senior' });
+    expect(body.results).toHaveLength(1);
+    expect(body.results[0]['@nodes']).toEqual([]);
+    expect(raw).not.toContain('variant');
+    expect(raw).not.toContain('ruleSet');
+    // a plain read on that endpoint is personalized and hides them as well
+    const read = await getJson(t.app, '/.rest/delivery/open/v1/p13n/main/age', { 'x-age': 'Senior' });
+    expect(read.body.text).toBe('Hey senior');
+    expect(read.raw).not.toContain('ruleSet');
   });
 });
