@@ -8,7 +8,7 @@ import type { NodeRecord } from '../store/rows.js';
 import type { CompiledEndpoint } from './compile-endpoint.js';
 import { compileVisibility } from './property-visibility.js';
 import { firstValue, nameList, type QueryParams } from './parse-request.js';
-import { indexChildren, localizeSiblings, renderNode, type RenderOptions } from './render-node.js';
+import { indexChildren, localizeSiblings, renderNode, type RenderOptions, type RenderRecord } from './render-node.js';
 import { resolveLocale, type LocaleChoice } from './resolve-locale.js';
 import { DEFAULT_LINKS, type LinkConfig } from './links.js';
 import { prefetchReferences } from './resolvers/prefetch.js';
@@ -121,7 +121,9 @@ export async function getChildren(req: DeliveryRequest, env: DeliveryEnv): Promi
   const index = indexChildren(rows);
   const locale = localeOf(req, env);
   const options = renderOptions(req, env, locale, await references(req, env, locale, rows));
-  const kids: NodeRecord[] = (index.get(path) ?? []).filter((k) => req.endpoint.nodeType === null || req.endpoint.nodeType(k.type));
+  // A chosen variant stands in for the node: its children are the answer.
+  const parent = path === '/' ? path : (rows[0] as RenderRecord).childrenOf ?? path;
+  const kids: NodeRecord[] = (index.get(parent) ?? []).filter((k) => req.endpoint.nodeType === null || req.endpoint.nodeType(k.type));
   let body = '[';
   let first = true;
   for (const { node } of localizeSiblings(kids, locale)) {

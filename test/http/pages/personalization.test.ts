@@ -165,3 +165,58 @@ describe('personalization', () => {
     expect(read.raw).not.toContain('ruleSet');
   });
 });
+
+describe('personalization of a component whose variant has children', () => {
+  let c: TestApp;
+  const CONTENT = `
+shop:
+  jcr:primaryType: mgnl:page
+  main:
+    jcr:primaryType: mgnl:area
+    teaser:
+      jcr:primaryType: mgnl:component
+      text: Original teaser
+      link:
+        jcr:primaryType: mgnl:component
+        label: Original link
+      variants:
+        jcr:primaryType: mgnl:componentVariants
+        variant-0:
+          jcr:primaryType: mgnl:component
+          jcr:mixinTypes: [mgnl:variant]
+          text: Senior teaser
+          offer:
+            jcr:primaryType: mgnl:component
+            label: Senior offer
+          mgnl:ruleSet:
+            voters:
+              voter0:
+                traitId: x-age
+                value: Senior
+`;
+  beforeAll(async () => {
+    c = await createTestApp({
+      definitions: { 'delivery/pages_v1.yaml': PAGES },
+      moduleRoots: [join(FIXTURES, 'pages-modules')],
+      content: { 'website.shop.yaml': CONTENT },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await c?.close();
+  });
+
+  it('Read node embeds the chosen variant\'s children, not the original\'s', async () => {
+    const { body } = await getJson(c.app, '/.rest/delivery/pages/v1/shop/main/teaser', { 'x-age': 'Senior' });
+    expect(body['@variantNodeName']).toBe('variant-0');
+    expect(body['@nodes']).toEqual(['offer']);
+    expect(body.offer.label).toBe('Senior offer');
+  });
+
+  it('Get children of the component lists the chosen variant\'s children, not the original\'s', async () => {
+    const senior = await getJson(c.app, '/.rest/delivery/pages/v1/shop/main/teaser@nodes', { 'x-age': 'Senior' });
+    expect(senior.status).toBe(200);
+    expect(senior.body.map((n: any) => n.label)).toEqual(['Senior offer']);
+    const none = await getJson(c.app, '/.rest/delivery/pages/v1/shop/main/teaser@nodes');
+    expect(none.body.map((n: any) => n.label)).toEqual(['Original link']);
+  });
+});
