@@ -143,3 +143,55 @@ describe('area inheritance and ACLs', () => {
     expect(JSON.stringify(body)).not.toContain('site c1');
   });
 });
+
+describe('area inheritance and personalization', () => {
+  let p: TestApp;
+  const CONTENT = `
+top:
+  jcr:primaryType: mgnl:page
+  mgnl:template: test-module:pages/home
+  main:
+    jcr:primaryType: mgnl:area
+    banner:
+      jcr:primaryType: mgnl:component
+      text: Banner for all
+      variants:
+        jcr:primaryType: mgnl:componentVariants
+        variant-0:
+          jcr:primaryType: mgnl:component
+          jcr:mixinTypes: [mgnl:variant]
+          text: Banner for seniors
+          mgnl:ruleSet:
+            voters:
+              voter0:
+                traitId: x-age
+                value: Senior
+  sub:
+    jcr:primaryType: mgnl:page
+    mgnl:template: test-module:pages/inherit-all
+`;
+  beforeAll(async () => {
+    p = await createTestApp({
+      // depth 2 renders page, area and component: shallower than where the rule sets are stored
+      definitions: { 'delivery/shallow_v1.yaml': `${PAGES}depth: 2\n` },
+      moduleRoots: [join(FIXTURES, 'pages-modules')],
+      content: { 'website.top.yaml': CONTENT },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await p?.close();
+  });
+
+  it('an inherited component is personalized as the page\'s own components are, whatever the endpoint depth', async () => {
+    const own = (await getJson(p.app, '/.rest/delivery/shallow/v1/top', { 'x-age': 'Senior' })).body.main.banner;
+    expect(own.text).toBe('Banner for seniors');
+    const { body, raw } = await getJson(p.app, '/.rest/delivery/shallow/v1/top/sub', { 'x-age': 'Senior' });
+    const inherited = body.main.banner_inherited_1;
+    expect(inherited['@path']).toBe('/top/main/banner');
+    expect(inherited['@variantNodeName']).toBe('variant-0');
+    expect(inherited.text).toBe('Banner for seniors');
+    expect(raw).not.toContain('ruleSet');
+    const none = (await getJson(p.app, '/.rest/delivery/shallow/v1/top/sub')).body.main.banner_inherited_1;
+    expect(none.text).toBe('Banner for all');
+  });
+});
