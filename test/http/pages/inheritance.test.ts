@@ -144,6 +144,34 @@ describe('area inheritance and ACLs', () => {
   });
 });
 
+describe('area inheritance from ancestors the caller may not read', () => {
+  let acl: TestApp;
+  const rules = (website: { path: string; permission: string }[]) => ({
+    roles: { anonymous: { uriPermissions: [{ path: '/*', permission: 'get' }], workspacePermissions: { website } } },
+  });
+  afterAll(async () => {
+    await acl?.close();
+  });
+
+  it.each([
+    ['the ancestor page itself is not readable (its subtree is)', [{ path: '/site/*', permission: 'read' }]],
+    ['the ancestor page\'s area is denied (its components are not)',
+      [{ path: '/site', permission: 'read' }, { path: '/site/*', permission: 'read' }, { path: '/site/main', permission: 'deny' }]],
+  ])('nothing is inherited from it when %s', async (_what, website) => {
+    await acl?.close();
+    acl = await createTestApp({
+      definitions: { 'delivery/pages_v1.yaml': PAGES },
+      moduleRoots: [join(FIXTURES, 'pages-modules')],
+      contentPaths: [join(FIXTURES, 'pages')],
+      security: rules(website),
+    });
+    const { status, body, raw } = await getJson(acl.app, '/.rest/delivery/pages/v1/site/level2/all');
+    expect(status).toBe(200);
+    expect(areaOf(body, 'main').names).toEqual(['l2c1_inherited_2', 'l2c2_inherited_2', 'own1']);
+    expect(raw).not.toContain('site c');
+  });
+});
+
 describe('area inheritance and personalization', () => {
   let p: TestApp;
   const CONTENT = `
