@@ -89,13 +89,14 @@ export async function readNode(req: DeliveryRequest, env: DeliveryEnv): Promise<
   if (path === undefined || path === '/') throw notFound(req);
   const features = featuresFor(req.endpoint, env.pages, 'read');
   const readDepth = def.depth + extraDepth(features);
+  // Before any version is looked up: a variant answers as a missing node, whatever the version.
+  if (features.personalization && await isInsideVariants(env.session, def.workspace, path)) throw notFound(req);
   let rows: readonly NodeRecord[] = version === undefined
     ? await env.session.getSubtree(def.workspace, path, readDepth)
     : await versionRows(env.session, req.endpoint, path, version, notFound(req).message, readDepth);
   const stored = rows[0];
   if (stored === undefined || stored.path !== path) throw notFound(req);
   if (req.endpoint.nodeType !== null && !req.endpoint.nodeType(stored.type)) throw notFound(req);
-  if (features.personalization && await isInsideVariants(env.session, def.workspace, path)) throw notFound(req);
   if (env.pages !== undefined && features !== NO_FEATURES) {
     rows = await applyPageFeatures(rows, stored, features, env.pages, env.session, def.depth);
   }
