@@ -19,6 +19,7 @@ import { rejectVersion, versionParam, versionRows } from './read-version.js';
 import type { Condition } from '../query/ast.js';
 import { applyPageFeatures, extraDepth, featuresFor, isInsideVariants, NO_FEATURES, type PagesEnv } from './pages/page-features.js';
 import { withoutVariantResults, withoutVariantRows } from './pages/query-variants.js';
+import { variantFreeSession } from './pages/variant-free-session.js';
 
 export interface DeliveryRequest {
   readonly endpoint: CompiledEndpoint;
@@ -48,7 +49,9 @@ async function references(req: DeliveryRequest, env: DeliveryEnv, locale: Locale
   const rules = req.endpoint.references;
   if (rules === null || rows.length === 0) return null;
   const def = req.endpoint.definition;
-  const targets = await prefetchReferences(rows, rules, env.session, def.referenceDepth);
+  // On a personalized endpoint, variants reach a visitor only through their original (see applyVariants).
+  const session = env.pages !== undefined && def.personalized ? variantFreeSession(env.session) : env.session;
+  const targets = await prefetchReferences(rows, rules, session, def.referenceDepth);
   return referenceRenderer({
     rules, targets, endpoint: def, locale, outName: env.outName, links: env.links ?? DEFAULT_LINKS,
     ...(env.theme !== undefined ? { theme: env.theme } : {}),

@@ -220,3 +220,70 @@ shop:
     expect(none.body.map((n: any) => n.label)).toEqual(['Original link']);
   });
 });
+
+describe('personalization and resolved references', () => {
+  let r: TestApp;
+  const CONTENT = `
+shop:
+  jcr:primaryType: mgnl:page
+  main:
+    jcr:primaryType: mgnl:area
+    teaser:
+      jcr:primaryType: mgnl:component
+      jcr:uuid: 11111111-1111-4111-8111-111111111111
+      text: Original teaser
+      variants:
+        jcr:primaryType: mgnl:componentVariants
+        variant-0:
+          jcr:primaryType: mgnl:component
+          jcr:uuid: 22222222-2222-4222-8222-222222222222
+          text: Senior teaser
+          mgnl:ruleSet:
+            voters:
+              voter0:
+                traitId: x-age
+                value: Senior
+    linker:
+      jcr:primaryType: mgnl:component
+      link: 11111111-1111-4111-8111-111111111111
+    variantLinker:
+      jcr:primaryType: mgnl:component
+      link: 22222222-2222-4222-8222-222222222222
+`;
+  const refs = (personalized: boolean) => [
+    '$type: jcrPagesDeliveryEndpoint_v2', `personalized: ${personalized}`, 'references:', '  - propertyName: link',
+    '    referenceResolver:', '      $type: jcrReferenceResolver', '      targetWorkspace: website', '      depthInReferencedNode: 6',
+  ].join('\n');
+  beforeAll(async () => {
+    r = await createTestApp({
+      definitions: { 'delivery/refs_v1.yaml': refs(true), 'delivery/plainrefs_v1.yaml': refs(false) },
+      moduleRoots: [join(FIXTURES, 'pages-modules')],
+      content: { 'website.shop.yaml': CONTENT },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await r?.close();
+  });
+
+  it('a resolved reference never embeds a variants container, its variants or rule sets', async () => {
+    for (const headers of [{}, { 'x-age': 'Senior' }] as Record<string, string>[]) {
+      const { status, body, raw } = await getJson(r.app, '/.rest/delivery/refs/v1/shop/main/linker', headers);
+      expect(status).toBe(200);
+      expect(body.link['@path']).toBe('/shop/main/teaser');
+      expect(body.link['@nodes']).toEqual([]);
+      expect(raw).not.toContain('Senior teaser');
+      expect(raw).not.toContain('ruleSet');
+    }
+  });
+
+  it('a reference to a variant itself is not resolved, as a missing target is not', async () => {
+    const { body, raw } = await getJson(r.app, '/.rest/delivery/refs/v1/shop/main/variantLinker', { 'x-age': 'Senior' });
+    expect(body.link).toBe('22222222-2222-4222-8222-222222222222');
+    expect(raw).not.toContain('Senior teaser');
+  });
+
+  it('an endpoint that is not personalized resolves the stored tree as it is', async () => {
+    const { body } = await getJson(r.app, '/.rest/delivery/plainrefs/v1/shop/main/variantLinker');
+    expect(body.link.text).toBe('Senior teaser');
+  });
+});
