@@ -18,7 +18,7 @@ import { parseQuerySpec } from './parse-query.js';
 import { rejectVersion, versionParam, versionRows } from './read-version.js';
 import type { Condition } from '../query/ast.js';
 import { applyPageFeatures, extraDepth, featuresFor, isInsideVariants, NO_FEATURES, type PagesEnv } from './pages/page-features.js';
-import { withoutVariantResults, withoutVariantRows } from './pages/query-variants.js';
+import { withoutVariantResults, withoutVariantRows } from './pages/hide-variants.js';
 import { variantFreeSession } from './pages/variant-free-session.js';
 
 export interface DeliveryRequest {

@@ -5,7 +5,7 @@
 import type { Session } from '../../repository/session.js';
 import type { NodeRecord } from '../../store/rows.js';
 import { isInsideVariants } from './page-features.js';
-import { withoutVariantRows } from './query-variants.js';
+import { withoutVariantRows } from './hide-variants.js';
 
 export function variantFreeSession(session: Session): Session {
   const outside = async (ws: string, nodes: NodeRecord[]): Promise<NodeRecord[]> => {

@@ -1,7 +1,7 @@
-// Delivery layer (pages): Query nodes on a personalized endpoint. A variant is reached only through
-// its original (Read node, Get children, where the visitor's traits choose it), so a query never
-// answers a variants container or anything inside one, and never embeds one in a result: otherwise
-// every variant's content would reach every visitor, whatever their traits.
+// Delivery layer (pages): keeping variants out of what a personalized endpoint answers besides Read
+// node and Get children. A variant is reached only through its original (where the visitor's traits
+// choose it), so a query never answers a variants container or anything inside one, and no result or
+// resolved reference embeds one: otherwise every variant's content would reach every visitor.
 import type { Condition, QuerySpec } from '../../query/ast.js';
 import type { Session } from '../../repository/session.js';
 import type { NodeRecord } from '../../store/rows.js';
