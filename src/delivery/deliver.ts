@@ -8,7 +8,7 @@ import type { NodeRecord } from '../store/rows.js';
 import type { CompiledEndpoint } from './compile-endpoint.js';
 import { compileVisibility } from './property-visibility.js';
 import { firstValue, nameList, type QueryParams } from './parse-request.js';
-import { indexChildren, localizeSiblings, renderNode, type RenderOptions } from './render-node.js';
+import { indexChildren, localizeSiblings, renderNode, type RenderOptions, type RenderRecord } from './render-node.js';
 import { resolveLocale, type LocaleChoice } from './resolve-locale.js';
 import { DEFAULT_LINKS, type LinkConfig } from './links.js';
 import { prefetchReferences } from './resolvers/prefetch.js';
@@ -18,6 +18,8 @@ import { parseQuerySpec } from './parse-query.js';
 import { rejectVersion, versionParam, versionRows } from './read-version.js';
 import type { Condition } from '../query/ast.js';
 import { applyPageFeatures, extraDepth, featuresFor, isInsideVariants, NO_FEATURES, type PagesEnv } from './pages/page-features.js';
+import { withoutVariantResults, withoutVariantRows } from './pages/hide-variants.js';
+import { variantFreeSession } from './pages/variant-free-session.js';
 
 export interface DeliveryRequest {
   readonly endpoint: CompiledEndpoint;
@@ -47,7 +49,9 @@ async function references(req: DeliveryRequest, env: DeliveryEnv, locale: Locale
   const rules = req.endpoint.references;
   if (rules === null || rows.length === 0) return null;
   const def = req.endpoint.definition;
-  const targets = await prefetchReferences(rows, rules, env.session, def.referenceDepth);
+  // On a personalized endpoint, variants reach a visitor only through their original (see applyVariants).
+  const session = env.pages !== undefined && def.personalized ? variantFreeSession(env.session) : env.session;
+  const targets = await prefetchReferences(rows, rules, session, def.referenceDepth);
   return referenceRenderer({
     rules, targets, endpoint: def, locale, outName: env.outName, links: env.links ?? DEFAULT_LINKS,
     ...(env.theme !== undefined ? { theme: env.theme } : {}),
@@ -88,13 +92,14 @@ export async function readNode(req: DeliveryRequest, env: DeliveryEnv): Promise<
   if (path === undefined || path === '/') throw notFound(req);
   const features = featuresFor(req.endpoint, env.pages, 'read');
   const readDepth = def.depth + extraDepth(features);
+  // Before any version is looked up: a variant answers as a missing node, whatever the version.
+  if (features.personalization && await isInsideVariants(env.session, def.workspace, path)) throw notFound(req);
   let rows: readonly NodeRecord[] = version === undefined
     ? await env.session.getSubtree(def.workspace, path, readDepth)
     : await versionRows(env.session, req.endpoint, path, version, notFound(req).message, readDepth);
   const stored = rows[0];
   if (stored === undefined || stored.path !== path) throw notFound(req);
   if (req.endpoint.nodeType !== null && !req.endpoint.nodeType(stored.type)) throw notFound(req);
-  if (features.personalization && await isInsideVariants(env.session, def.workspace, path)) throw notFound(req);
   if (env.pages !== undefined && features !== NO_FEATURES) {
     rows = await applyPageFeatures(rows, stored, features, env.pages, env.session, def.depth);
   }
@@ -120,7 +125,9 @@ export async function getChildren(req: DeliveryRequest, env: DeliveryEnv): Promi
   const index = indexChildren(rows);
   const locale = localeOf(req, env);
   const options = renderOptions(req, env, locale, await references(req, env, locale, rows));
-  const kids: NodeRecord[] = (index.get(path) ?? []).filter((k) => req.endpoint.nodeType === null || req.endpoint.nodeType(k.type));
+  // A chosen variant stands in for the node: its children are the answer.
+  const parent = path === '/' ? path : (rows[0] as RenderRecord).childrenOf ?? path;
+  const kids: NodeRecord[] = (index.get(parent) ?? []).filter((k) => req.endpoint.nodeType === null || req.endpoint.nodeType(k.type));
   let body = '[';
   let first = true;
   for (const { node } of localizeSiblings(kids, locale)) {
@@ -137,7 +144,7 @@ export async function getChildren(req: DeliveryRequest, env: DeliveryEnv): Promi
 export async function queryNodes(req: DeliveryRequest, env: DeliveryEnv): Promise<DeliveryResponse> {
   const def = req.endpoint.definition;
   rejectVersion(req.query, 'Query nodes');
-  const spec = parseQuerySpec(req.query, req.endpoint, env.site.defaultLocale);
+  let spec = parseQuerySpec(req.query, req.endpoint, env.site.defaultLocale);
   const locale = localeOf(req, env);
   const extra: Condition[] = [];
   if (!locale.all && locale.variantSuffixes.length > 0) {
@@ -146,10 +153,17 @@ export async function queryNodes(req: DeliveryRequest, env: DeliveryEnv): Promis
       patterns: locale.variantSuffixes.map((sfx) => `%${sfx.replace(/[\\%_]/g, (c) => `\\${c}`)}`),
     });
   }
+  const hideVariants = env.pages !== undefined && def.personalized;
+  if (hideVariants) {
+    const scoped = await withoutVariantResults(env.session, spec);
+    spec = scoped.spec;
+    extra.push(...scoped.extra);
+  }
   const { total, nodes } = await env.session.query(spec, extra);
-  const rows = def.depth > 0 && nodes.length > 0
+  let rows = def.depth > 0 && nodes.length > 0
     ? await env.session.getSubtrees(def.workspace, nodes.map((n) => n.path), def.depth)
     : [];
+  if (hideVariants) rows = withoutVariantRows(rows);
   const index = indexChildren(rows);
   const options = renderOptions(req, env, locale, await references(req, env, locale, [...nodes, ...rows]));
   let body = `{"total":${total},"offset":${spec.offset},"limit":${spec.limit},"results":[`;

@@ -76,7 +76,8 @@ export type Condition =
   | { readonly kind: 'ranges'; readonly target: Target; readonly negate: boolean; readonly ranges: readonly TypedRange[] }
   | { readonly kind: 'like'; readonly target: Target; readonly caseInsensitive: boolean; readonly patterns: readonly string[]; readonly negate?: boolean }
   | { readonly kind: 'exists'; readonly name: string; readonly exists: boolean }
-  | { readonly kind: 'descendantOf'; readonly paths: readonly string[] }
+  /** Strict descendants of any of `paths`; with `negate`, nodes below none of them. */
+  | { readonly kind: 'descendantOf'; readonly paths: readonly string[]; readonly negate?: boolean }
   /** The caller's read scope: the first rule whose pattern matches the path decides (see query/glob). */
   | { readonly kind: 'readable'; readonly rules: readonly ReadRule[] }
   | { readonly kind: 'never' };

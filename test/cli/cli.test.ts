@@ -8,6 +8,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import type { VersionInfo } from '../../src/store/versions.js';
+import { defaultPublisher } from '../../src/ingest/version-commands.js';
 
 const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const BIN = join(REPO, 'bin', 'petal.js');
@@ -202,14 +204,18 @@ describe('petal import', () => {
   });
 });
 
-async function versionNames(file: string, workspace: string, path: string): Promise<string[]> {
+async function versionsOf(file: string, workspace: string, path: string): Promise<VersionInfo[]> {
   const store = new SqliteStore({ file });
   await store.open();
   try {
-    return (await store.listVersions(workspace, path)).map((v) => v.name);
+    return await store.listVersions(workspace, path);
   } finally {
     await store.close();
   }
+}
+
+async function versionNames(file: string, workspace: string, path: string): Promise<string[]> {
+  return (await versionsOf(file, workspace, path)).map((v) => v.name);
 }
 
 describe('petal publish and petal versions', () => {
@@ -272,6 +278,11 @@ describe('petal publish and petal versions', () => {
     const again = await runPetal(['import', '--publish', '--store', `sqlite:${db}`, RENDER]);
     expect(again.code).toBe(0);
     expect(await versionNames(db, 'website', '/site')).toEqual(['1.0', '1.1']);
+    // who: --by, else the operating-system user; when: the publish instant
+    const [first, second] = await versionsOf(db, 'website', '/site');
+    expect(first!.createdBy).toBe('ci');
+    expect(second!.createdBy).toBe(defaultPublisher());
+    expect(Date.parse(second!.created)).toBeGreaterThanOrEqual(Date.parse(first!.created));
   });
 
   it('help names publish and versions', async () => {

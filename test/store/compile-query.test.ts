@@ -138,6 +138,21 @@ const CASES: readonly Case[] = [
     page: ['a', 'b', 'c', 'd', 'iceland'],
   },
   {
+    title: 'a negated descendantOf: nodes below none of the paths (the paths themselves stay)',
+    query: {
+      ...BASE,
+      rootPath: '/catalog',
+      conditions: [{ kind: 'descendantOf', paths: ['/catalog/asia', '/catalog/europe', '/catalog/fruit'], negate: true }],
+    },
+    where: ' WHERE n.workspace = ? AND n.path >= ? AND n.path < ?'
+      + ' AND NOT ((n.path >= ? AND n.path < ?) OR (n.path >= ? AND n.path < ?) OR (n.path >= ? AND n.path < ?))',
+    whereParams: ['tours', '/catalog/', '/catalog0', '/catalog/asia/', '/catalog/asia0', '/catalog/europe/', '/catalog/europe0', '/catalog/fruit/', '/catalog/fruit0'],
+    orderBy: ' ORDER BY n.path LIMIT ? OFFSET ?',
+    userData: ['tours', '/catalog/asia', '/catalog/europe', '/catalog/fruit'],
+    total: 8,
+    page: ['asia', 'europe', 'fruit', 'north', 'finland', 'fjords', 'iceland', 'odd'],
+  },
+  {
     title: 'exists=true on a system property',
     query: { ...BASE, conditions: [{ kind: 'exists', name: 'cms:created', exists: true }] },
     where: ' WHERE n.workspace = ? AND n.nid IN (SELECT p.nid FROM props p WHERE p.ws = ? AND p.name = ?)',

@@ -40,12 +40,19 @@ export async function addInherited(
   if (ancestors.length === 0) return [...rows];
 
   const ws = page.workspace;
-  // Which ancestors are pages: one read of the highest ancestor's subtree would be too much, so read
-  // each ancestor node (a handful at most) and the ancestor areas' subtrees in one round trip.
-  const ancestorNodes = (await Promise.all(ancestors.map((a) => session.getNode(ws, a))))
-    .filter((n): n is NodeRecord => n !== undefined && session.types.isA(n.type, 'cms:page'));
-  if (ancestorNodes.length === 0) return [...rows];
-  const areaPaths = ancestorNodes.flatMap((a) => areas.map((area) => childPath(a.path, area.name)));
+  // Which ancestors are pages, and which of their areas the caller may read: one read of the highest
+  // ancestor's subtree would be too much, so each ancestor and each candidate area is read on its own
+  // (a handful at most, all at once), then the readable areas' subtrees in one round trip. A hidden
+  // area's components are not shown by a Read node of its page (they have no visible parent), so
+  // they are not inherited either.
+  const [ancestorNodes, areaNodes] = await Promise.all([
+    Promise.all(ancestors.map((a) => session.getNode(ws, a))),
+    Promise.all(ancestors.flatMap((a) => areas.map((area) => session.getNode(ws, childPath(a, area.name))))),
+  ]);
+  const pagePaths = new Set(ancestorNodes
+    .filter((n): n is NodeRecord => n !== undefined && session.types.isA(n.type, 'cms:page')).map((n) => n.path));
+  const areaPaths = areaNodes.filter((n): n is NodeRecord => n !== undefined && pagePaths.has(n.parentPath)).map((n) => n.path);
+  if (areaPaths.length === 0) return [...rows];
   const below = await session.getSubtrees(ws, areaPaths, depth);
   const byParent = new Map<string, NodeRecord[]>();
   for (const r of below) {
@@ -59,8 +66,8 @@ export async function addInherited(
   for (const area of areas) {
     const inh = area.inheritance!;
     const inherited: NodeRecord[] = [];
-    for (const anc of ancestorNodes) {
-      const kids = (byParent.get(childPath(anc.path, area.name)) ?? []).slice().sort((a, b) => a.position - b.position);
+    for (const anc of ancestors) {
+      const kids = (byParent.get(childPath(anc, area.name)) ?? []).slice().sort((a, b) => a.position - b.position);
       for (const c of kids) {
         if (!inh.nodeTypes.some((t) => session.types.isA(c.type, t))) continue;
         if (inh.components === 'filtered' && !isInheritable(c)) continue;

@@ -3,7 +3,7 @@
 // map (the including file wins), and decorations (`<module>/decorations/<target>/...`) are merged
 // over the decorated file later. Synchronous: called at start and on a reload, never per request.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { parseDocument, isMap, isScalar, isSeq, type Node as YamlNode } from 'yaml';
 
 export type YamlMap = { [key: string]: YamlValue };
@@ -111,7 +111,12 @@ function convert(node: YamlNode, file: string, roots: readonly string[], problem
 
 function includeFile(target: string, from: string, roots: readonly string[], problems: ModuleFileProblem[], seen: readonly string[]): YamlValue | undefined {
   const rel = target.replace(/^\/+/, '');
-  const file = roots.map((r) => join(r, rel)).find((f) => existsSync(f));
+  // `/<module>/<path>` names a file of the light modules, never one beside or above them.
+  const inside = (root: string, f: string) => {
+    const r = relative(root, f);
+    return r !== '' && !r.startsWith('..') && !isAbsolute(r);
+  };
+  const file = roots.map((r) => [r, join(r, rel)] as const).find(([r, f]) => inside(r, f) && existsSync(f))?.[1];
   if (file === undefined) {
     problems.push({ file: from, reason: `!include:${target} names no file of the light modules` });
     return undefined;

@@ -7,7 +7,7 @@ import type { NodeRecord } from '../../store/rows.js';
 import type { RenderRecord } from '../render-node.js';
 import type { TraitValues } from './traits.js';
 
-const CONTAINER_TYPE = 'cms:componentVariants';
+export const VARIANTS_CONTAINER_TYPE = 'cms:componentVariants';
 const RULE_SET = 'cms:ruleSet';
 /** Levels below a node that personalization reads: variants/variant-N/ruleSet/voters/voterN. */
 export const PERSONALIZATION_EXTRA_DEPTH = 5;
@@ -65,7 +65,7 @@ export function applyVariants(rows: readonly NodeRecord[], traits: TraitValues):
     const list = index.get(r.parentPath);
     if (list) list.push(r);
     else index.set(r.parentPath, [r]);
-    if (r.type === CONTAINER_TYPE) containers.push(r);
+    if (r.type === VARIANTS_CONTAINER_TYPE) containers.push(r);
   }
   if (containers.length === 0) return [...rows];
   for (const list of index.values()) list.sort((a, b) => a.position - b.position);

@@ -262,7 +262,7 @@ export class QueryIndex {
           const [a, z] = this.#pathRange(ws, lo, hi);
           for (let i = a; i < z; i++) b.set(i);
         }
-        return b;
+        return c.negate ? Bitmap.full(size).andNot(b) : b;
       }
       case 'exists': {
         const b = this.#fromColumn(await this.#column(ws, workspace, c.name), size);

@@ -70,6 +70,7 @@ function writeCondition(w: SqlWriter, ws: string, c: Condition): void {
       writePropertySet(w, ws, c.name);
       return;
     case 'descendantOf':
+      if (c.negate) w.text('NOT ');
       w.text('(');
       c.paths.forEach((path, i) => {
         const [lo, hi] = descendantRange(path);

@@ -78,6 +78,14 @@ describe('templates', () => {
     expect(templates.has('m:pages/d')).toBe(false);
   });
 
+  it('an include never reaches outside the light modules', () => {
+    const outside = modules({ 'secret.yaml': 'areas:\n  leaked: {}\n' });
+    const root = modules({ 'm/templates/pages/p.yaml': `!include:/../${outside.split('/').pop()}/secret.yaml\ntitle: P\n` });
+    const { templates, problems } = loadTemplates([root]);
+    expect([...templates.get('m:pages/p')!.areas.keys()]).toEqual([]);
+    expect(problems.map((p) => p.reason).join('\n')).toMatch(/names no file/);
+  });
+
   it('decorations of another module merge over the template, whole or at a dotted sub-path', () => {
     const root = modules({
       'site/templates/pages/home.yaml': 'areas:\n  main:\n    availableComponents:\n      text: { id: site:components/text }\n',

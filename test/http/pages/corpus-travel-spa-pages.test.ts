@@ -55,6 +55,13 @@ describe.skipIf(!CORPORA_AVAILABLE)('travel-spa react-minimal pages (inheritance
     expect(String(headers.vary).toLowerCase()).toContain('x-mgnl-age');
   });
 
+  it('the personalization page as the front end asks for it (lang and editor parameters are kept in the search)', async () => {
+    const { status, body } = await getJson(t.app, `${PAGES}/react-minimal/personalization?lang=en&mgnlPreview=false&mgnlChannel=desktop`, { 'X-Mgnl-Age': 'Senior' });
+    expect(status).toBe(200);
+    expect(body.main['0']['@variantNodeName']).toBe('variant-2');
+    expect(body.main['0'].richText).toContain('Hey senior');
+  });
+
   it.each([['Child', 'variant-0', 'Hey young person'], ['Adult', 'variant-1', 'Hey grown-up']])(
     'the personalization page for %s', async (age, variant, text) => {
       const c = (await getJson(t.app, `${PAGES}/react-minimal/personalization`, { 'x-mgnl-age': age })).body.main['0'];

@@ -143,3 +143,83 @@ describe('area inheritance and ACLs', () => {
     expect(JSON.stringify(body)).not.toContain('site c1');
   });
 });
+
+describe('area inheritance from ancestors the caller may not read', () => {
+  let acl: TestApp;
+  const rules = (website: { path: string; permission: string }[]) => ({
+    roles: { anonymous: { uriPermissions: [{ path: '/*', permission: 'get' }], workspacePermissions: { website } } },
+  });
+  afterAll(async () => {
+    await acl?.close();
+  });
+
+  it.each([
+    ['the ancestor page itself is not readable (its subtree is)', [{ path: '/site/*', permission: 'read' }]],
+    ['the ancestor page\'s area is denied (its components are not)',
+      [{ path: '/site', permission: 'read' }, { path: '/site/*', permission: 'read' }, { path: '/site/main', permission: 'deny' }]],
+  ])('nothing is inherited from it when %s', async (_what, website) => {
+    await acl?.close();
+    acl = await createTestApp({
+      definitions: { 'delivery/pages_v1.yaml': PAGES },
+      moduleRoots: [join(FIXTURES, 'pages-modules')],
+      contentPaths: [join(FIXTURES, 'pages')],
+      security: rules(website),
+    });
+    const { status, body, raw } = await getJson(acl.app, '/.rest/delivery/pages/v1/site/level2/all');
+    expect(status).toBe(200);
+    expect(areaOf(body, 'main').names).toEqual(['l2c1_inherited_2', 'l2c2_inherited_2', 'own1']);
+    expect(raw).not.toContain('site c');
+  });
+});
+
+describe('area inheritance and personalization', () => {
+  let p: TestApp;
+  const CONTENT = `
+top:
+  jcr:primaryType: mgnl:page
+  mgnl:template: test-module:pages/home
+  main:
+    jcr:primaryType: mgnl:area
+    banner:
+      jcr:primaryType: mgnl:component
+      text: Banner for all
+      variants:
+        jcr:primaryType: mgnl:componentVariants
+        variant-0:
+          jcr:primaryType: mgnl:component
+          jcr:mixinTypes: [mgnl:variant]
+          text: Banner for seniors
+          mgnl:ruleSet:
+            voters:
+              voter0:
+                traitId: x-age
+                value: Senior
+  sub:
+    jcr:primaryType: mgnl:page
+    mgnl:template: test-module:pages/inherit-all
+`;
+  beforeAll(async () => {
+    p = await createTestApp({
+      // depth 2 renders page, area and component: shallower than where the rule sets are stored
+      definitions: { 'delivery/shallow_v1.yaml': `${PAGES}depth: 2\n` },
+      moduleRoots: [join(FIXTURES, 'pages-modules')],
+      content: { 'website.top.yaml': CONTENT },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await p?.close();
+  });
+
+  it('an inherited component is personalized as the page\'s own components are, whatever the endpoint depth', async () => {
+    const own = (await getJson(p.app, '/.rest/delivery/shallow/v1/top', { 'x-age': 'Senior' })).body.main.banner;
+    expect(own.text).toBe('Banner for seniors');
+    const { body, raw } = await getJson(p.app, '/.rest/delivery/shallow/v1/top/sub', { 'x-age': 'Senior' });
+    const inherited = body.main.banner_inherited_1;
+    expect(inherited['@path']).toBe('/top/main/banner');
+    expect(inherited['@variantNodeName']).toBe('variant-0');
+    expect(inherited.text).toBe('Banner for seniors');
+    expect(raw).not.toContain('ruleSet');
+    const none = (await getJson(p.app, '/.rest/delivery/shallow/v1/top/sub')).body.main.banner_inherited_1;
+    expect(none.text).toBe('Banner for all');
+  });
+});

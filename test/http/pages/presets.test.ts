@@ -9,6 +9,16 @@ const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures');
 
 let t: TestApp;
 
+/** A page whose main area holds components nested `levels` deep (main is level 1 below the page). */
+function deepPage(levels: number): string {
+  const lines = ['deep:', '  jcr:primaryType: mgnl:page', '  main:', '    jcr:primaryType: mgnl:area'];
+  for (let level = 2; level <= levels; level++) {
+    const pad = '  '.repeat(level);
+    lines.push(`${pad}c:`, `${pad}  jcr:primaryType: mgnl:component`, `${pad}  level: ${level}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 describe('pages endpoint presets', () => {
   beforeAll(async () => {
     t = await createTestApp({
@@ -28,6 +38,7 @@ describe('pages endpoint presets', () => {
       },
       moduleRoots: [join(FIXTURES, 'pages-modules')],
       contentPaths: [join(FIXTURES, 'pages'), join(FIXTURES, 'p13n')],
+      content: { 'website.deep.yaml': deepPage(101) },
     });
   }, 60_000);
   afterAll(async () => {
@@ -42,6 +53,18 @@ describe('pages endpoint presets', () => {
     expect(Object.keys(body).filter((k) => k.startsWith('cms:') || k.startsWith('jcr:'))).toEqual(['cms:template']);
     // child pages are not embedded (childNodeTypes: area, component), areas and components are
     expect(body['@nodes']).toEqual(['main']);
+  });
+
+  it('embeds children 100 levels deep, not 101', async () => {
+    const { status, body } = await getJson(t.app, '/.rest/delivery/pages/v1/deep');
+    expect(status).toBe(200);
+    let node = body.main;
+    for (let level = 2; level <= 100; level++) {
+      node = node.c;
+      expect(node?.level, `level ${level}`).toBe(level);
+    }
+    expect(node['@nodes']).toEqual([]);
+    expect(node.c).toBeUndefined();
   });
 
   it('embeds areas and components only: a contentNode below a component is left out', async () => {
