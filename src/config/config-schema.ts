@@ -1,6 +1,16 @@
 // Config layer: the shape of petal.yaml (every key optional), validated with zod.
 import { z } from 'zod';
 
+/** True for a serialized origin (`https://host[:port]`), what browsers send in `Origin`. */
+function isOrigin(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === text;
+  } catch {
+    return false;
+  }
+}
+
 const stringList = z.union([z.string(), z.array(z.string())]).transform((v) => (typeof v === 'string' ? [v] : v));
 
 export const siteSchema = z.strictObject({
@@ -25,7 +35,9 @@ export const configSchema = z.strictObject({
     extension: z.string().regex(/^(\.[\w-]+)?$/, 'must be empty or like .html').optional(),
     mappings: z.record(z.string().regex(/^\//), z.string().regex(/^\//)).optional(),
   }).optional(),
-  cors: z.strictObject({ origins: z.array(z.string()).default([]) }).optional(),
+  cors: z.strictObject({
+    origins: z.array(z.string().refine(isOrigin, 'must be an origin such as https://www.example.com (scheme, host, port; no path, no *)')).default([]),
+  }).optional(),
   /** Behind a reverse proxy that terminates TLS: trust X-Forwarded-* (secure cookies, client address). */
   trustProxy: z.boolean().optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),

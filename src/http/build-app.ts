@@ -19,6 +19,7 @@ import { defaultRenditionCacheDir } from '../assets/rendition-cache.js';
 import { registerSecurityHook } from './security-hook.js';
 import { DEFAULT_CACHE_MAX_BYTES, ResponseCache } from './response-cache.js';
 import fastifyCookie from '@fastify/cookie';
+import { registerCors } from './cors.js';
 import type { PagesRegistry } from '../delivery/pages/pages-registry.js';
 import type { SecurityService } from '../security/security-service.js';
 import type { LinkConfig } from '../delivery/links.js';
@@ -104,6 +105,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   }
 
   await app.register(fastifyCookie);
+  // Before the security hook: preflights carry no credentials and must not meet a 401.
+  await registerCors(app, o.corsOrigins ?? []);
   const gate = { contextPath: o.contextPath ?? '', corsOrigins: o.corsOrigins ?? [], maxUrlLength: MAX_URL_LENGTH };
   registerSecurityHook(app, o.security, gate);
 
@@ -127,6 +130,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     ...(o.links !== undefined ? { links: o.links } : {}),
     ...(o.theme !== undefined ? { theme: o.theme } : {}),
     cache,
+    varyByOrigin: (o.corsOrigins ?? []).length > 0,
   });
   const assets = { repository: o.repository, security: o.security, contextPath: o.contextPath ?? '' };
   registerDamRoutes(app, assets);

@@ -340,9 +340,6 @@ describe('loadConfig: errors', () => {
     expect(e.reason).not.toContain('\n');
   });
 
-  // src bug: readConfigFile parses with `prettyErrors: false`, so yaml never fills `error.linePos` and
-  // the ConfigError has no line (the line is available as lineCounter.linePos(error.pos[0]).line).
-  // Remove `.fails` once fixed.
   it('gives the line of bad YAML', () => {
     const file = write('petal.yaml', 'port: 8080\nmodules:\n  - a\n - b\n');
     const e = configError(() => loadConfig({}, {}, cwd));
@@ -354,6 +351,17 @@ describe('loadConfig: errors', () => {
     write('petal.yaml', 'port: 8080\nhost: localhost\nmodules: [a, b\n');
     const e = configError(() => loadConfig({}, {}, cwd));
     expect(e.line).toBeGreaterThanOrEqual(3);
+  });
+
+  it('accepts CORS origins and refuses what is not an origin (*, a path, no scheme), naming the entry', () => {
+    write('petal.yaml', 'cors:\n  origins: [http://localhost:3000, https://shop.example.com]\n');
+    expect(loadConfig({}, {}, cwd).corsOrigins).toEqual(['http://localhost:3000', 'https://shop.example.com']);
+    for (const bad of ['"*"', 'https://example.com/app', 'localhost:3000', 'https://example.com/']) {
+      write('petal.yaml', `cors:\n  origins: [http://localhost:3000, ${bad}]\n`);
+      const e = configError(() => loadConfig({}, {}, cwd));
+      expect(e.reason).toMatch(/cors\.origins\.1/);
+      expect(e.reason).toMatch(/must be an origin/);
+    }
   });
 
   it('names an unknown top-level key', () => {

@@ -65,6 +65,8 @@ export interface TestAppOptions {
   readonly shop?: boolean;
   /** The process logger (default: no logs). */
   readonly logger?: Logger;
+  /** petal.yaml `cors.origins`. */
+  readonly corsOrigins?: readonly string[];
 }
 
 export const OPEN_SECURITY = {
@@ -137,6 +139,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     registry, repository, security, site: () => site, outName: outputNameFor(o.namespace ?? 'cms'), logger: o.logger ?? false,
     themes, renditions, theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: o.pagesOnAllEndpoints ?? false,
     ...(o.cache !== undefined ? { cache: o.cache } : {}),
+    ...(o.corsOrigins !== undefined ? { corsOrigins: o.corsOrigins } : {}),
     ...(o.links !== undefined ? { links: o.links } : {}),
   });
   return {

@@ -33,6 +33,8 @@ export interface DeliveryRouteOptions {
   readonly pages?: PagesRegistry;
   /** Inheritance and autogeneration on plain endpoints too (petal.yaml `pages.allEndpoints`). */
   readonly pagesOnAllEndpoints?: boolean;
+  /** CORS is on: answers differ by `Origin` (its headers), so caches must know. */
+  readonly varyByOrigin?: boolean;
 }
 
 const REST_PREFIX = '/.rest';
@@ -57,8 +59,9 @@ function sendAnswer(request: FastifyRequest, reply: FastifyReply, a: Answer): Fa
 
 const NO_TRAITS: ReadonlyMap<string, string> = new Map();
 
-function varyOf(anonymous: boolean, traitHeaders: string): string {
-  const base = anonymous ? 'Accept-Language' : 'Accept-Language, Authorization, Cookie';
+function varyOf(anonymous: boolean, traitHeaders: string, byOrigin: boolean): string {
+  let base = anonymous ? 'Accept-Language' : 'Accept-Language, Authorization, Cookie';
+  if (byOrigin) base += ', Origin';
   if (traitHeaders === '') return base;
   const extra = traitHeaders.split(', ').filter((h) => !base.includes(h));
   return extra.length === 0 ? base : `${base}, ${extra.join(', ')}`;
@@ -140,7 +143,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       contentLanguage: result.contentLanguage.replace('_', '-'),
       // Answers for signed-in callers must never be stored by shared caches.
       cacheControl: ttl === undefined ? undefined : anonymous ? `max-age=${ttl}` : `private, max-age=${ttl}`,
-      vary: varyOf(anonymous, traits !== undefined ? pages!.varyHeaders : ''),
+      vary: varyOf(anonymous, traits !== undefined ? pages!.varyHeaders : '', o.varyByOrigin ?? false),
       owner: definition,
     };
     if (cache !== null) cache.set(key, answer as CachedResponse, epoch);
