@@ -90,6 +90,10 @@ function convert(node: YamlNode, file: string, roots: readonly string[], problem
     const map: YamlMap = {};
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      if (key === '__proto__') { // as a plain property it would replace the map's prototype
+        problems.push({ file, reason: 'the key __proto__ is not allowed' });
+        continue;
+      }
       map[key] = pair.value === null || pair.value === undefined ? null : convert(pair.value as YamlNode, file, roots, problems, seen);
     }
     own = map;

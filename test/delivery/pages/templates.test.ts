@@ -86,6 +86,16 @@ describe('templates', () => {
     expect(problems.map((p) => p.reason).join('\n')).toMatch(/names no file/);
   });
 
+  it('a __proto__ key is a problem and is dropped (it would replace the prototype of the map)', () => {
+    const root = modules({ 'm/templates/pages/p.yaml': 'title: P\nareas:\n  __proto__:\n    main: { inheritance: { enabled: true } }\n  main: {}\n' });
+    const { templates, problems } = loadTemplates([root]);
+    const t = templates.get('m:pages/p')!;
+    expect([...t.areas.keys()]).toEqual(['main']);
+    expect(t.areas.get('main')!.inheritance).toBeUndefined();
+    expect(problems.map((p) => p.reason).join('\n')).toMatch(/__proto__ is not allowed/);
+    expect(({} as Record<string, unknown>).main).toBeUndefined(); // nothing leaked into Object.prototype
+  });
+
   it('decorations of another module merge over the template, whole or at a dotted sub-path', () => {
     const root = modules({
       'site/templates/pages/home.yaml': 'areas:\n  main:\n    availableComponents:\n      text: { id: site:components/text }\n',
