@@ -1,6 +1,6 @@
 // SQLite backend of the ContentStore (embedded default): one file, WAL, better-sqlite3 (synchronous,
 // so every call is one in-process round trip; the async interface is for the networked backends).
-import { openSync, readSync, closeSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -17,14 +17,13 @@ import type { BlobInfo, BlobSpool, ImportDocument, ImportOptions, ImportResult, 
 import { writeImport } from '../write-import.js';
 import { descendantRange } from '../../repository/paths.js';
 import { migrate } from './schema.js';
+import { BLOB_CHUNK, connect, insertBlobChunks, prepare, type Statements } from './statements.js';
 import { GenerationMemo } from '../generation-memo.js';
 import { SqliteVersions } from './versions.js';
 import type { VersionInfo } from '../versions.js';
 
-const BLOB_CHUNK = 1 << 20;
 const STATEMENT_CACHE_SIZE = 256;
 const GENERATION_HINT_MS = 100;
-const COLUMNS = 'id, workspace, path, parent_path, name, depth, position, type, mixins, props';
 
 interface NodeRow {
   id: string; workspace: string; path: string; parent_path: string; name: string;
@@ -56,14 +55,14 @@ export class SqliteStore implements ContentStore {
   readonly #file: string;
   #db: Database.Database | undefined;
   #writer: Database.Database | undefined;
-  #writeStmts: ReturnType<typeof prepare> | undefined;
+  #writeStmts: Statements | undefined;
   /** Imports run one at a time: each waits for the previous one to commit or roll back. */
   #writeQueue: Promise<unknown> = Promise.resolve();
   #path = '';
   #known: { value: number; at: number } | undefined;
   readonly #memo = new GenerationMemo();
   #tempDir: string | undefined;
-  #stmts: ReturnType<typeof prepare> | undefined;
+  #stmts: Statements | undefined;
   #versions: SqliteVersions | undefined;
   readonly #cache = new Map<string, Database.Statement>();
 
@@ -128,7 +127,7 @@ export class SqliteStore implements ContentStore {
     this.#tempDir = undefined;
   }
 
-  get #s(): ReturnType<typeof prepare> {
+  get #s(): Statements {
     if (!this.#stmts) throw new Error('SqliteStore is not open');
     return this.#stmts;
   }
@@ -381,69 +380,4 @@ export class SqliteStore implements ContentStore {
     const k = this.#known;
     return k !== undefined && Date.now() - k.at < GENERATION_HINT_MS ? k.value : undefined;
   }
-}
-
-function connect(file: string): Database.Database {
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
-  db.pragma('cache_size = -65536');
-  // Unicode-aware lower case, as PostgreSQL's lower(): for ilike on names and case-insensitive order.
-  db.function('fold', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v));
-  return db;
-}
-
-function insertBlobChunks(s: ReturnType<typeof prepare>, spool: BlobSpool): void {
-  const fd = openSync(spool.file, 'r');
-  try {
-    const buf = Buffer.allocUnsafe(BLOB_CHUNK);
-    let seq = 0;
-    for (;;) {
-      const n = readSync(fd, buf, 0, BLOB_CHUNK, null);
-      if (n <= 0) break;
-      s.insertChunk.run(spool.hash, seq++, Buffer.from(buf.subarray(0, n)));
-    }
-  } finally {
-    closeSync(fd);
-  }
-  s.insertBlob.run(spool.hash, spool.size);
-}
-
-function prepare(db: Database.Database) {
-  return {
-    ping: db.prepare('SELECT 1 AS ok'),
-    byPath: db.prepare(`SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND path = ?`),
-    byId: db.prepare(`SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND id = ?`),
-    byIds: db.prepare(`SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND id IN (SELECT value FROM json_each(?))`),
-    subtree: db.prepare(
-      `SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND path >= ? AND path < ? AND depth <= ? ORDER BY depth, parent_path, position`,
-    ),
-    countAll: db.prepare('SELECT count(*) AS n FROM nodes'),
-    countWs: db.prepare('SELECT count(*) AS n FROM nodes WHERE workspace = ?'),
-    workspaces: db.prepare('SELECT DISTINCT workspace FROM nodes ORDER BY workspace'),
-    pathOfId: db.prepare('SELECT path FROM nodes WHERE workspace = ? AND id = ?'),
-    positionOf: db.prepare('SELECT position FROM nodes WHERE workspace = ? AND path = ?'),
-    maxChild: db.prepare('SELECT max(position) AS m FROM nodes WHERE workspace = ? AND parent_path = ?'),
-    deleteNode: db.prepare('DELETE FROM nodes WHERE workspace = ? AND path = ?'),
-    deleteBelow: db.prepare('DELETE FROM nodes WHERE workspace = ? AND path >= ? AND path < ?'),
-    insert: db.prepare(
-      `INSERT INTO nodes (workspace, id, path, parent_path, name, depth, position, type, mixins, props)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    depthOf: db.prepare('SELECT depth FROM nodes WHERE workspace = ? AND path = ?'),
-    insertProp: db.prepare('INSERT INTO props (nid, ws, name, pos, kind, s, f, n) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
-    insertKind: db.prepare('INSERT OR IGNORE INTO prop_kinds (ws, name, kind) VALUES (?, ?, ?)'),
-    insertFts: db.prepare('INSERT INTO fts (rowid, body) VALUES (?, ?)'),
-    kinds: db.prepare('SELECT name, kind FROM prop_kinds WHERE ws = ? AND name IN (SELECT value FROM json_each(?))'),
-    types: db.prepare('SELECT type FROM node_types WHERE ws = ?'),
-    insertType: db.prepare('INSERT OR IGNORE INTO node_types (ws, type) VALUES (?, ?)'),
-    hasBlob: db.prepare('SELECT 1 FROM blobs WHERE hash = ?'),
-    insertBlob: db.prepare('INSERT INTO blobs (hash, size) VALUES (?, ?)'),
-    insertChunk: db.prepare('INSERT OR REPLACE INTO blob_chunks (hash, seq, data) VALUES (?, ?, ?)'),
-    blobInfo: db.prepare('SELECT hash, size FROM blobs WHERE hash = ?'),
-    blobChunks: db.prepare('SELECT seq, data FROM blob_chunks WHERE hash = ? AND seq BETWEEN ? AND ? ORDER BY seq'),
-    generation: db.prepare("SELECT value FROM meta WHERE key = 'generation'"),
-    bump: db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"),
-  };
 }

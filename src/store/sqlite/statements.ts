@@ -1,0 +1,77 @@
+// SQLite backend: connections (pragmas, the `fold` function) and every fixed statement of the store,
+// prepared once per connection. Identifiers are fixed here; every value is a parameter.
+import { openSync, readSync, closeSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import type { BlobSpool } from '../rows.js';
+
+/** Binaries are stored in chunks of this size (a Range read touches only the chunks it needs). */
+export const BLOB_CHUNK = 1 << 20;
+const COLUMNS = 'id, workspace, path, parent_path, name, depth, position, type, mixins, props';
+
+/** The prepared statements of one connection. */
+export type Statements = ReturnType<typeof prepare>;
+
+export function connect(file: string): Database.Database {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('cache_size = -65536');
+  // Unicode-aware lower case, as PostgreSQL's lower(): for ilike on names and case-insensitive order.
+  db.function('fold', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v));
+  return db;
+}
+
+export function insertBlobChunks(s: Statements, spool: BlobSpool): void {
+  const fd = openSync(spool.file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(BLOB_CHUNK);
+    let seq = 0;
+    for (;;) {
+      const n = readSync(fd, buf, 0, BLOB_CHUNK, null);
+      if (n <= 0) break;
+      s.insertChunk.run(spool.hash, seq++, Buffer.from(buf.subarray(0, n)));
+    }
+  } finally {
+    closeSync(fd);
+  }
+  s.insertBlob.run(spool.hash, spool.size);
+}
+
+export function prepare(db: Database.Database) {
+  return {
+    ping: db.prepare('SELECT 1 AS ok'),
+    byPath: db.prepare(`SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND path = ?`),
+    byId: db.prepare(`SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND id = ?`),
+    byIds: db.prepare(`SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND id IN (SELECT value FROM json_each(?))`),
+    subtree: db.prepare(
+      `SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND path >= ? AND path < ? AND depth <= ? ORDER BY depth, parent_path, position`,
+    ),
+    countAll: db.prepare('SELECT count(*) AS n FROM nodes'),
+    countWs: db.prepare('SELECT count(*) AS n FROM nodes WHERE workspace = ?'),
+    workspaces: db.prepare('SELECT DISTINCT workspace FROM nodes ORDER BY workspace'),
+    pathOfId: db.prepare('SELECT path FROM nodes WHERE workspace = ? AND id = ?'),
+    positionOf: db.prepare('SELECT position FROM nodes WHERE workspace = ? AND path = ?'),
+    maxChild: db.prepare('SELECT max(position) AS m FROM nodes WHERE workspace = ? AND parent_path = ?'),
+    deleteNode: db.prepare('DELETE FROM nodes WHERE workspace = ? AND path = ?'),
+    deleteBelow: db.prepare('DELETE FROM nodes WHERE workspace = ? AND path >= ? AND path < ?'),
+    insert: db.prepare(
+      `INSERT INTO nodes (workspace, id, path, parent_path, name, depth, position, type, mixins, props)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    depthOf: db.prepare('SELECT depth FROM nodes WHERE workspace = ? AND path = ?'),
+    insertProp: db.prepare('INSERT INTO props (nid, ws, name, pos, kind, s, f, n) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
+    insertKind: db.prepare('INSERT OR IGNORE INTO prop_kinds (ws, name, kind) VALUES (?, ?, ?)'),
+    insertFts: db.prepare('INSERT INTO fts (rowid, body) VALUES (?, ?)'),
+    kinds: db.prepare('SELECT name, kind FROM prop_kinds WHERE ws = ? AND name IN (SELECT value FROM json_each(?))'),
+    types: db.prepare('SELECT type FROM node_types WHERE ws = ?'),
+    insertType: db.prepare('INSERT OR IGNORE INTO node_types (ws, type) VALUES (?, ?)'),
+    hasBlob: db.prepare('SELECT 1 FROM blobs WHERE hash = ?'),
+    insertBlob: db.prepare('INSERT INTO blobs (hash, size) VALUES (?, ?)'),
+    insertChunk: db.prepare('INSERT OR REPLACE INTO blob_chunks (hash, seq, data) VALUES (?, ?, ?)'),
+    blobInfo: db.prepare('SELECT hash, size FROM blobs WHERE hash = ?'),
+    blobChunks: db.prepare('SELECT seq, data FROM blob_chunks WHERE hash = ? AND seq BETWEEN ? AND ? ORDER BY seq'),
+    generation: db.prepare("SELECT value FROM meta WHERE key = 'generation'"),
+    bump: db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"),
+  };
+}
