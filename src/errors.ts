@@ -35,6 +35,7 @@ export const ERRORS = {
   productNotFound: { status: 422, message: 'No such product' },
   priceNotAvailable: { status: 422, message: 'The product has no valid price in the cart currency' },
   productNotInCatalog: { status: 422, message: 'The product belongs to another catalog than the cart' },
+  currencyNotInCatalog: { status: 422, message: "The cart's currency is not a currency of the product's catalog" },
   quantityLimitExceeded: { status: 422, message: 'The quantity of a cart line is too large' },
   amountLimitExceeded: { status: 422, message: 'The cart would total more than the largest amount allowed' },
   cartEmpty: { status: 422, message: 'The cart has no items' },

@@ -116,6 +116,10 @@ export class CartService {
       currency = cart.currency ?? snapshot.catalog.defaultCurrency;
       const quantity = mode === 'add' ? (line?.quantity ?? 0) + input.quantity : input.quantity;
       if (quantity > MAX_LINE_QUANTITY) throw new PetalError('quantityLimitExceeded', `quantity: a line holds at most ${MAX_LINE_QUANTITY} units`);
+      // A currency chosen at POST /cart without a catalog meets its catalog only here (the first item).
+      if (quantity > 0 && !snapshot.catalog.currencies.some((c) => c.code === currency)) {
+        throw new PetalError('currencyNotInCatalog', `currency: the cart's currency ${currency} is not a currency of catalog ${snapshot.catalog.name} (product ${product.id})`);
+      }
       if (quantity > 0 && !selectPrice(product, currency, quantity, Date.now())) {
         throw new PetalError('priceNotAvailable', `productId: product ${product.id} has no valid price in ${currency}`);
       }
