@@ -37,6 +37,7 @@ export const ERRORS = {
   productNotInCatalog: { status: 422, message: 'The product belongs to another catalog than the cart' },
   currencyNotInCatalog: { status: 422, message: "The cart's currency is not a currency of the product's catalog" },
   quantityLimitExceeded: { status: 422, message: 'The quantity of a cart line is too large' },
+  tooManyItems: { status: 422, message: 'The cart or wishlist already holds as many products as allowed' },
   amountLimitExceeded: { status: 422, message: 'The cart would total more than the largest amount allowed' },
   cartEmpty: { status: 422, message: 'The cart has no items' },
   shippingNotAvailable: { status: 422, message: 'The shipping method has no rate for this cart and address' },

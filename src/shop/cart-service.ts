@@ -9,12 +9,16 @@ import type { Caller } from '../security/security-service.js';
 import type { CatalogReader, CatalogService } from './catalog.js';
 import { MAX_CART_AMOUNT } from './money.js';
 import { priceCart, selectPrice } from './pricing.js';
-import { cartItemBody, cartItemUpdateBody, MAX_LINE_QUANTITY, newCartBody, newWishlistBody, parseBody } from './shop-input.js';
-import type { CartRecord, ShopStore, WishlistRecord } from './shop-store.js';
+import {
+  cartItemBody, cartItemUpdateBody, MAX_CART_LINES, MAX_LINE_QUANTITY, MAX_WISHLIST_ITEMS, newCartBody, newWishlistBody, parseBody,
+} from './shop-input.js';
+import type { CartLimits, CartRecord, ShopStore, WishlistRecord } from './shop-store.js';
 import { cartView, wishlistView, type CartView, type WishlistView } from './views.js';
 
 /** Carts and wishlists live 30 days after their last change (and so do their cookies). */
 export const SHOP_TTL_MS = 30 * 24 * 3600 * 1000;
+const LIMITS: CartLimits = { maxQuantity: MAX_LINE_QUANTITY, maxLines: MAX_CART_LINES };
+const TOO_MANY_LINES = `productId: a cart holds at most ${MAX_CART_LINES} different products`;
 /** 128 random bits, base64url: 22 characters. Anything else in a cookie is not looked up. */
 const ID_FORMAT = /^[A-Za-z0-9_-]{22}$/;
 
@@ -47,7 +51,7 @@ export class CartService {
       if (c && c.state === 'active' && c.expiresAt > now) {
         if (c.userId === owner) return c;
         if (c.userId === null && owner !== null) {
-          const merged = await this.store.mergeCart(id, owner, now, SHOP_TTL_MS, MAX_LINE_QUANTITY);
+          const merged = await this.store.mergeCart(id, owner, now, SHOP_TTL_MS, LIMITS);
           if (merged) return merged;
         }
       }
@@ -101,6 +105,7 @@ export class CartService {
     const cart = await this.#requireCart(ctx);
     const line = cart.items.find((i) => i.productId === input.productId);
     if (mode === 'set' && !line) throw new PetalError('cartItemNotFound', `The cart has no line for product ${input.productId}`);
+    if (!line && cart.items.length >= MAX_CART_LINES) throw new PetalError('tooManyItems', TOO_MANY_LINES);
     const hit = await this.catalogs.product(ctx.reader, input.productId);
     let catalogId = cart.catalogId;
     let currency = cart.currency;
@@ -135,7 +140,7 @@ export class CartService {
       }
     }
     const r = await this.store.changeItem({
-      cartId: cart.id, owner: ownerOf(ctx), productId: input.productId, mode, quantity: input.quantity, maxQuantity: MAX_LINE_QUANTITY,
+      cartId: cart.id, owner: ownerOf(ctx), productId: input.productId, mode, quantity: input.quantity, limits: LIMITS,
       catalogId: catalogId ?? '', currency: currency ?? '', now: Date.now(), ttlMs: SHOP_TTL_MS,
     });
     switch (r.kind) {
@@ -144,6 +149,7 @@ export class CartService {
       case 'itemNotFound': throw new PetalError('cartItemNotFound', `The cart has no line for product ${input.productId}`);
       case 'catalogMismatch': throw new PetalError('productNotInCatalog');
       case 'limit': throw new PetalError('quantityLimitExceeded', `quantity: a line holds at most ${MAX_LINE_QUANTITY} units`);
+      case 'tooManyLines': throw new PetalError('tooManyItems', TOO_MANY_LINES);
     }
   }
 
@@ -158,7 +164,7 @@ export class CartService {
       if (w && w.expiresAt > now) {
         if (w.userId === owner) return w;
         if (w.userId === null && owner !== null) {
-          const merged = await this.store.mergeWishlist(id, owner, now, SHOP_TTL_MS);
+          const merged = await this.store.mergeWishlist(id, owner, now, SHOP_TTL_MS, MAX_WISHLIST_ITEMS);
           if (merged) return merged;
         }
       }
@@ -192,8 +198,10 @@ export class CartService {
       created = r.created;
     }
     if (input.productId !== undefined) {
-      w = await this.store.addToWishlist(w.id, ownerOf(ctx), input.productId, now, SHOP_TTL_MS);
-      if (!w) throw new PetalError('wishlistNotFound');
+      const r = await this.store.addToWishlist(w.id, ownerOf(ctx), input.productId, now, SHOP_TTL_MS, MAX_WISHLIST_ITEMS);
+      if (r.kind === 'wishlistNotFound') throw new PetalError('wishlistNotFound');
+      if (r.kind === 'tooManyItems') throw new PetalError('tooManyItems', `productId: a wishlist holds at most ${MAX_WISHLIST_ITEMS} products`);
+      w = r.wishlist;
     }
     return { wishlist: await this.wishlistView(ctx, w), created };
   }

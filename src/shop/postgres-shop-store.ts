@@ -5,10 +5,10 @@
 // Transactions that lose a race (unique violation, serialization failure, deadlock) are retried.
 import type pg from 'pg';
 import { migrateShop } from './postgres-shop-migrations.js';
-import { planMerge, usableBy } from './merge-rule.js';
+import { planMerge, usableBy, wishlistAdditions } from './merge-rule.js';
 import {
   formatOrderNumber, unitsLeft,
-  type CartRecord, type ChangeItemInput, type ChangeItemResult, type NewCart, type OrderDocument, type OrderRecord,
+  type AddToWishlistResult, type CartLimits, type CartRecord, type ChangeItemInput, type ChangeItemResult, type NewCart, type OrderDocument, type OrderRecord,
   type PlaceOrderInput, type PlaceOrderResult, type ShopStore, type ShopStoreHooks, type StockLevel, type WishlistRecord,
 } from './shop-store.js';
 
@@ -126,7 +126,8 @@ export class PostgresShopStore implements ShopStore {
       const line = cart.items.find((i) => i.productId === c.productId);
       const quantity = c.mode === 'add' ? (line?.quantity ?? 0) + c.quantity : c.quantity;
       if (c.mode === 'set' && !line) return { kind: 'itemNotFound' };
-      if (quantity > c.maxQuantity) return { kind: 'limit' };
+      if (quantity > c.limits.maxQuantity) return { kind: 'limit' };
+      if (!line && cart.items.length >= c.limits.maxLines) return { kind: 'tooManyLines' };
       if (quantity === 0) await db.query('DELETE FROM shop_cart_items WHERE cart_id = $1 AND product_id = $2', [c.cartId, c.productId]);
       else if (line) await db.query('UPDATE shop_cart_items SET quantity = $1 WHERE cart_id = $2 AND product_id = $3', [quantity, c.cartId, c.productId]);
       else await db.query('INSERT INTO shop_cart_items (cart_id, product_id, quantity) VALUES ($1, $2, $3)', [c.cartId, c.productId, quantity]);
@@ -138,12 +139,12 @@ export class PostgresShopStore implements ShopStore {
     });
   }
 
-  async mergeCart(anonymousId: string, userId: string, now: number, ttlMs: number, maxQuantity: number): Promise<CartRecord | undefined> {
+  async mergeCart(anonymousId: string, userId: string, now: number, ttlMs: number, limits: CartLimits): Promise<CartRecord | undefined> {
     return this.#tx(async (db) => {
       const anon = await this.#cart(db, anonymousId, true);
       if (!anon || anon.state !== 'active' || !usableBy(anon, null, now)) return undefined;
       const mine = await this.#activeCart(db, userId, now, true);
-      const plan = planMerge(anon, mine, maxQuantity);
+      const plan = planMerge(anon, mine, limits);
       if (plan.kind === 'mergeInto' && mine) {
         await db.query("UPDATE shop_carts SET state = 'merged', version = version + 1 WHERE id = $1", [anon.id]);
         for (const l of plan.lines) {
@@ -274,13 +275,14 @@ export class PostgresShopStore implements ShopStore {
     return this.#tx((db) => this.#activeWishlist(db, userId, now));
   }
 
-  addToWishlist(id: string, owner: string | null, productId: string, now: number, ttlMs: number): Promise<WishlistRecord | undefined> {
-    return this.#tx(async (db) => {
+  addToWishlist(id: string, owner: string | null, productId: string, now: number, ttlMs: number, maxItems: number): Promise<AddToWishlistResult> {
+    return this.#tx(async (db): Promise<AddToWishlistResult> => {
       const w = await this.#wishlist(db, id, true);
-      if (!w || !usableBy(w, owner, now)) return undefined;
+      if (!w || !usableBy(w, owner, now)) return { kind: 'wishlistNotFound' };
+      if (!w.productIds.includes(productId) && w.productIds.length >= maxItems) return { kind: 'tooManyItems' };
       await db.query('INSERT INTO shop_wishlist_items (wishlist_id, product_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [id, productId]);
       await db.query('UPDATE shop_wishlists SET updated_at = $1, expires_at = $2 WHERE id = $3', [now, now + ttlMs, id]);
-      return this.#wishlist(db, id);
+      return { kind: 'ok', wishlist: (await this.#wishlist(db, id))! };
     });
   }
 
@@ -293,7 +295,7 @@ export class PostgresShopStore implements ShopStore {
     });
   }
 
-  mergeWishlist(anonymousId: string, userId: string, now: number, ttlMs: number): Promise<WishlistRecord | undefined> {
+  mergeWishlist(anonymousId: string, userId: string, now: number, ttlMs: number, maxItems: number): Promise<WishlistRecord | undefined> {
     return this.#tx(async (db) => {
       const anon = await this.#wishlist(db, anonymousId, true);
       if (!anon || !usableBy(anon, null, now)) return undefined;
@@ -302,7 +304,7 @@ export class PostgresShopStore implements ShopStore {
         await db.query('UPDATE shop_wishlists SET user_id = $1, updated_at = $2, expires_at = $3 WHERE id = $4', [userId, now, now + ttlMs, anon.id]);
         return this.#wishlist(db, anon.id);
       }
-      for (const p of anon.productIds) {
+      for (const p of wishlistAdditions(mine.productIds, anon.productIds, maxItems)) {
         await db.query('INSERT INTO shop_wishlist_items (wishlist_id, product_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [mine.id, p]);
       }
       await this.#dropWishlist(db, anon.id);

@@ -123,6 +123,14 @@ export type PlaceOrderResult =
   | { readonly kind: 'stale' }
   | { readonly kind: 'insufficientStock'; readonly productId: string; readonly available: number };
 
+/** Size limits of a cart, enforced inside the store's transactions (so concurrent adds cannot pass them). */
+export interface CartLimits {
+  /** Units of one line. */
+  readonly maxQuantity: number;
+  /** Distinct products of one cart. */
+  readonly maxLines: number;
+}
+
 export interface ChangeItemInput {
   readonly cartId: string;
   readonly owner: string | null;
@@ -130,7 +138,7 @@ export interface ChangeItemInput {
   /** `add` adds to the line (creating it); `set` sets it (0 removes it). */
   readonly mode: 'add' | 'set';
   readonly quantity: number;
-  readonly maxQuantity: number;
+  readonly limits: CartLimits;
   /** The product's catalog and the currency to fix when the cart has none yet. */
   readonly catalogId: string;
   readonly currency: string;
@@ -143,7 +151,13 @@ export type ChangeItemResult =
   | { readonly kind: 'cartNotFound' }
   | { readonly kind: 'itemNotFound' }
   | { readonly kind: 'catalogMismatch' }
-  | { readonly kind: 'limit' };
+  | { readonly kind: 'limit' }
+  | { readonly kind: 'tooManyLines' };
+
+export type AddToWishlistResult =
+  | { readonly kind: 'ok'; readonly wishlist: WishlistRecord }
+  | { readonly kind: 'wishlistNotFound' }
+  | { readonly kind: 'tooManyItems' };
 
 export interface NewCart {
   readonly id: string;
@@ -181,9 +195,10 @@ export interface ShopStore {
   /**
    * Login merge (README): the anonymous cart becomes the user's, or its lines are merged into the
    * user's active cart (same product: the larger quantity) and it is marked `merged`.
-   * Undefined when the anonymous cart is not active, anonymous and unexpired.
+   * Undefined when the anonymous cart is not active, anonymous and unexpired. Products that would
+   * take the merged cart beyond `limits.maxLines` lines are left out.
    */
-  mergeCart(anonymousId: string, userId: string, now: number, ttlMs: number, maxQuantity: number): Promise<CartRecord | undefined>;
+  mergeCart(anonymousId: string, userId: string, now: number, ttlMs: number, limits: CartLimits): Promise<CartRecord | undefined>;
 
   placeOrder(o: PlaceOrderInput): Promise<PlaceOrderResult>;
   /** The order an Idempotency-Key produced, with the hash of the request that produced it. */
@@ -195,11 +210,11 @@ export interface ShopStore {
   createWishlist(id: string, userId: string | null, now: number, ttlMs: number): Promise<{ wishlist: WishlistRecord; created: boolean }>;
   getWishlist(id: string): Promise<WishlistRecord | undefined>;
   activeWishlistOf(userId: string, now: number): Promise<WishlistRecord | undefined>;
-  /** Adds a product (once); undefined when the wishlist is not `owner`'s or expired. */
-  addToWishlist(id: string, owner: string | null, productId: string, now: number, ttlMs: number): Promise<WishlistRecord | undefined>;
+  /** Adds a product (once, up to `maxItems` products); `wishlistNotFound` when it is not `owner`'s or expired. */
+  addToWishlist(id: string, owner: string | null, productId: string, now: number, ttlMs: number, maxItems: number): Promise<AddToWishlistResult>;
   deleteWishlist(id: string, owner: string | null, now: number): Promise<boolean>;
-  /** Login merge for wishlists: assigned to the user, or its products added to the user's. */
-  mergeWishlist(anonymousId: string, userId: string, now: number, ttlMs: number): Promise<WishlistRecord | undefined>;
+  /** Login merge for wishlists: assigned to the user, or its products added to the user's (up to `maxItems`). */
+  mergeWishlist(anonymousId: string, userId: string, now: number, ttlMs: number, maxItems: number): Promise<WishlistRecord | undefined>;
 }
 
 /** Order numbers come from a per-database sequence, so they are unique and never reused. */

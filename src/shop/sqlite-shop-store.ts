@@ -7,10 +7,10 @@
 // each transaction runs to its end without yielding to other requests of this process.
 import Database from 'better-sqlite3';
 import { migrateShop } from './sqlite-shop-migrations.js';
-import { planMerge, usableBy } from './merge-rule.js';
+import { planMerge, usableBy, wishlistAdditions } from './merge-rule.js';
 import {
   formatOrderNumber, unitsLeft,
-  type CartRecord, type ChangeItemInput, type ChangeItemResult, type NewCart, type OrderDocument, type OrderRecord,
+  type AddToWishlistResult, type CartLimits, type CartRecord, type ChangeItemInput, type ChangeItemResult, type NewCart, type OrderDocument, type OrderRecord,
   type PlaceOrderInput, type PlaceOrderResult, type ShopStore, type ShopStoreHooks, type StockLevel, type WishlistRecord,
 } from './shop-store.js';
 
@@ -127,7 +127,8 @@ export class SqliteShopStore implements ShopStore {
       const line = cart.items.find((i) => i.productId === c.productId);
       const quantity = c.mode === 'add' ? (line?.quantity ?? 0) + c.quantity : c.quantity;
       if (c.mode === 'set' && !line) return { kind: 'itemNotFound' };
-      if (quantity > c.maxQuantity) return { kind: 'limit' };
+      if (quantity > c.limits.maxQuantity) return { kind: 'limit' };
+      if (!line && cart.items.length >= c.limits.maxLines) return { kind: 'tooManyLines' };
       if (quantity === 0) db.prepare('DELETE FROM shop_cart_items WHERE cart_id = ? AND product_id = ?').run(c.cartId, c.productId);
       else if (line) db.prepare('UPDATE shop_cart_items SET quantity = ? WHERE cart_id = ? AND product_id = ?').run(quantity, c.cartId, c.productId);
       else db.prepare('INSERT INTO shop_cart_items (cart_id, product_id, quantity) VALUES (?, ?, ?)').run(c.cartId, c.productId, quantity);
@@ -139,12 +140,12 @@ export class SqliteShopStore implements ShopStore {
     });
   }
 
-  async mergeCart(anonymousId: string, userId: string, now: number, ttlMs: number, maxQuantity: number): Promise<CartRecord | undefined> {
+  async mergeCart(anonymousId: string, userId: string, now: number, ttlMs: number, limits: CartLimits): Promise<CartRecord | undefined> {
     return this.#tx((db) => {
       const anon = this.#cart(db, anonymousId);
       if (!anon || anon.state !== 'active' || !usableBy(anon, null, now)) return undefined;
       const mine = this.#activeCart(db, userId, now);
-      const plan = planMerge(anon, mine, maxQuantity);
+      const plan = planMerge(anon, mine, limits);
       if (plan.kind === 'mergeInto' && mine) {
         db.prepare("UPDATE shop_carts SET state = 'merged', version = version + 1 WHERE id = ?").run(anon.id);
         const upsert = db.prepare(`INSERT INTO shop_cart_items (cart_id, product_id, quantity) VALUES (?, ?, ?)
@@ -260,13 +261,14 @@ export class SqliteShopStore implements ShopStore {
     return this.#tx((db) => this.#activeWishlist(db, userId, now));
   }
 
-  async addToWishlist(id: string, owner: string | null, productId: string, now: number, ttlMs: number): Promise<WishlistRecord | undefined> {
-    return this.#tx((db) => {
+  async addToWishlist(id: string, owner: string | null, productId: string, now: number, ttlMs: number, maxItems: number): Promise<AddToWishlistResult> {
+    return this.#tx((db): AddToWishlistResult => {
       const w = this.#wishlist(db, id);
-      if (!w || !usableBy(w, owner, now)) return undefined;
+      if (!w || !usableBy(w, owner, now)) return { kind: 'wishlistNotFound' };
+      if (!w.productIds.includes(productId) && w.productIds.length >= maxItems) return { kind: 'tooManyItems' };
       db.prepare('INSERT INTO shop_wishlist_items (wishlist_id, product_id) VALUES (?, ?) ON CONFLICT DO NOTHING').run(id, productId);
       db.prepare('UPDATE shop_wishlists SET updated_at = ?, expires_at = ? WHERE id = ?').run(now, now + ttlMs, id);
-      return this.#wishlist(db, id);
+      return { kind: 'ok', wishlist: this.#wishlist(db, id)! };
     });
   }
 
@@ -279,7 +281,7 @@ export class SqliteShopStore implements ShopStore {
     });
   }
 
-  async mergeWishlist(anonymousId: string, userId: string, now: number, ttlMs: number): Promise<WishlistRecord | undefined> {
+  async mergeWishlist(anonymousId: string, userId: string, now: number, ttlMs: number, maxItems: number): Promise<WishlistRecord | undefined> {
     return this.#tx((db) => {
       const anon = this.#wishlist(db, anonymousId);
       if (!anon || !usableBy(anon, null, now)) return undefined;
@@ -289,7 +291,7 @@ export class SqliteShopStore implements ShopStore {
         return this.#wishlist(db, anon.id);
       }
       const add = db.prepare('INSERT INTO shop_wishlist_items (wishlist_id, product_id) VALUES (?, ?) ON CONFLICT DO NOTHING');
-      for (const p of anon.productIds) add.run(mine.id, p);
+      for (const p of wishlistAdditions(mine.productIds, anon.productIds, maxItems)) add.run(mine.id, p);
       this.#dropWishlist(db, anon.id);
       db.prepare('UPDATE shop_wishlists SET updated_at = ?, expires_at = ? WHERE id = ?').run(now, now + ttlMs, mine.id);
       return this.#wishlist(db, mine.id);

@@ -46,6 +46,7 @@ if (PG) {
 }
 
 const TTL = 3_600_000;
+const LIMITS = { maxQuantity: 999, maxLines: 100 };
 const money = (amount: number) => ({ amount, currency: 'EUR' });
 const DOC: OrderDocument = {
   catalogId: 'c', currency: 'EUR', email: null, items: [],
@@ -71,7 +72,7 @@ for (const f of FIXTURES) {
     const cart = async (id: string, userId: string | null = null) =>
       (await s.createCart({ id, userId, catalogId: null, currency: null, now: Date.now(), ttlMs: TTL })).cart;
     const add = (cartId: string, productId: string, quantity: number, owner: string | null = null, mode: 'add' | 'set' = 'add') =>
-      s.changeItem({ cartId, owner, productId, mode, quantity, maxQuantity: 999, catalogId: 'c', currency: 'EUR', now: Date.now(), ttlMs: TTL });
+      s.changeItem({ cartId, owner, productId, mode, quantity, limits: LIMITS, catalogId: 'c', currency: 'EUR', now: Date.now(), ttlMs: TTL });
     const order = (cartId: string, version: number, extra: Partial<PlaceOrderInput> = {}) =>
       s.placeOrder({ cartId, owner: null, expectedVersion: version, now: Date.now(), orderId: randomBytes(8).toString('hex'), document: DOC, stock: [], ...extra });
 
@@ -92,7 +93,7 @@ for (const f of FIXTURES) {
       expect((await add('c2', 'p', 999, 'alice')).kind).toBe('ok');
       expect((await add('c2', 'p', 1, 'alice')).kind).toBe('limit');
       expect((await add('c2', 'q', 1, 'alice', 'set')).kind).toBe('itemNotFound');
-      expect((await s.changeItem({ cartId: 'c2', owner: 'alice', productId: 'x', mode: 'add', quantity: 1, maxQuantity: 999, catalogId: 'other', currency: 'EUR', now: Date.now(), ttlMs: TTL })).kind).toBe('catalogMismatch');
+      expect((await s.changeItem({ cartId: 'c2', owner: 'alice', productId: 'x', mode: 'add', quantity: 1, limits: LIMITS, catalogId: 'other', currency: 'EUR', now: Date.now(), ttlMs: TTL })).kind).toBe('catalogMismatch');
       expect((await add('c2', 'p', 0, 'alice', 'set')).kind).toBe('ok');
       expect((await s.getCart('c2'))!.items).toEqual([]);
       expect((await s.createCart({ id: 'c2b', userId: 'alice', catalogId: null, currency: null, now: Date.now(), ttlMs: TTL })).created).toBe(false);
@@ -138,24 +139,54 @@ for (const f of FIXTURES) {
     it('merges an anonymous cart into the user cart (larger quantity), or assigns it', async () => {
       await cart('anon1');
       await add('anon1', 'p', 3);
-      const assigned = await s.mergeCart('anon1', 'carol', Date.now(), TTL, 999);
+      const assigned = await s.mergeCart('anon1', 'carol', Date.now(), TTL, LIMITS);
       expect(assigned).toMatchObject({ id: 'anon1', userId: 'carol' });
       await cart('anon2');
       await add('anon2', 'p', 1);
       await add('anon2', 'q', 2);
-      const merged = await s.mergeCart('anon2', 'carol', Date.now(), TTL, 999);
+      const merged = await s.mergeCart('anon2', 'carol', Date.now(), TTL, LIMITS);
       expect(merged!.id).toBe('anon1');
       expect(merged!.items.map((i) => [i.productId, i.quantity])).toEqual([['p', 3], ['q', 2]]);
       expect((await s.getCart('anon2'))!.state).toBe('merged');
-      expect(await s.mergeCart('anon2', 'carol', Date.now(), TTL, 999)).toBeUndefined();
+      expect(await s.mergeCart('anon2', 'carol', Date.now(), TTL, LIMITS)).toBeUndefined();
       expect((await s.activeCartOf('carol', Date.now()))!.id).toBe('anon1');
       // Another catalog: the anonymous cart (just shopped) becomes the active one, the older is merged away.
       await cart('anon3');
-      await s.changeItem({ cartId: 'anon3', owner: null, productId: 'z', mode: 'add', quantity: 1, maxQuantity: 999, catalogId: 'other', currency: 'CHF', now: Date.now(), ttlMs: TTL });
-      const replaced = await s.mergeCart('anon3', 'carol', Date.now(), TTL, 999);
+      await s.changeItem({ cartId: 'anon3', owner: null, productId: 'z', mode: 'add', quantity: 1, limits: LIMITS, catalogId: 'other', currency: 'CHF', now: Date.now(), ttlMs: TTL });
+      const replaced = await s.mergeCart('anon3', 'carol', Date.now(), TTL, LIMITS);
       expect(replaced).toMatchObject({ id: 'anon3', userId: 'carol', catalogId: 'other', items: [{ productId: 'z', quantity: 1 }] });
       expect((await s.getCart('anon1'))!.state).toBe('merged');
       expect((await s.activeCartOf('carol', Date.now()))!.id).toBe('anon3');
+    });
+
+    it('caps the lines of a cart and the products of a wishlist, also under concurrency and in merges', async () => {
+      const few = { maxQuantity: 999, maxLines: 3 };
+      const addTo = (cartId: string, productId: string, owner: string | null = null) =>
+        s.changeItem({ cartId, owner, productId, mode: 'add', quantity: 1, limits: few, catalogId: 'c', currency: 'EUR', now: Date.now(), ttlMs: TTL });
+      await cart('l1');
+      const kinds = (await Promise.all(['a', 'b', 'c', 'd', 'e', 'f'].map((p) => addTo('l1', p)))).map((r) => r.kind);
+      expect(kinds.filter((k) => k === 'ok')).toHaveLength(3);
+      expect(kinds.filter((k) => k === 'tooManyLines')).toHaveLength(3);
+      const held = (await s.getCart('l1'))!.items.map((i) => i.productId);
+      expect(held).toHaveLength(3);
+      expect((await addTo('l1', held[0]!)).kind).toBe('ok'); // more of a product already held
+      // A login merge keeps the user's lines and adds anonymous ones while there is room.
+      await cart('l2', 'gina');
+      await addTo('l2', 'x', 'gina');
+      await addTo('l2', 'y', 'gina');
+      await cart('l3');
+      for (const p of ['y', 'z', 'w']) await addTo('l3', p);
+      const merged = await s.mergeCart('l3', 'gina', Date.now(), TTL, few);
+      expect(merged!.items.map((i) => i.productId)).toEqual(['x', 'y', 'z']);
+
+      await s.createWishlist('wl', null, Date.now(), TTL);
+      const added = await Promise.all(['a', 'b', 'c', 'd'].map((p) => s.addToWishlist('wl', null, p, Date.now(), TTL, 2)));
+      expect(added.map((r) => r.kind).sort()).toEqual(['ok', 'ok', 'tooManyItems', 'tooManyItems']);
+      const kept = (await s.getWishlist('wl'))!.productIds;
+      expect((await s.addToWishlist('wl', null, kept[0]!, Date.now(), TTL, 2)).kind).toBe('ok'); // already held
+      await s.createWishlist('wu', 'hank', Date.now(), TTL);
+      await s.addToWishlist('wu', 'hank', 'p', Date.now(), TTL, 2);
+      expect((await s.mergeWishlist('wl', 'hank', Date.now(), TTL, 2))!.productIds).toEqual(['p', kept[0]]);
     });
 
     it('treats expired carts and wishlists as gone', async () => {
@@ -164,11 +195,11 @@ for (const f of FIXTURES) {
       expect(await s.activeCartOf('dave', Date.now())).toBeUndefined();
       expect((await add('old', 'p', 1, 'dave')).kind).toBe('cartNotFound');
       await s.createWishlist('w-old', null, past, TTL);
-      expect(await s.addToWishlist('w-old', null, 'p', Date.now(), TTL)).toBeUndefined();
+      expect(await s.addToWishlist('w-old', null, 'p', Date.now(), TTL, 200)).toEqual({ kind: 'wishlistNotFound' });
       const w = await s.createWishlist('w1', 'erin', Date.now(), TTL);
       expect(w.created).toBe(true);
-      await s.addToWishlist('w1', 'erin', 'p', Date.now(), TTL);
-      await s.addToWishlist('w1', 'erin', 'p', Date.now(), TTL);
+      await s.addToWishlist('w1', 'erin', 'p', Date.now(), TTL, 200);
+      await s.addToWishlist('w1', 'erin', 'p', Date.now(), TTL, 200);
       expect((await s.getWishlist('w1'))!.productIds).toEqual(['p']);
       expect(await s.deleteWishlist('w1', 'frank', Date.now())).toBe(false);
       expect(await s.deleteWishlist('w1', 'erin', Date.now())).toBe(true);
