@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/test-app.js';
 import { basic } from '../security-http/helpers.js';
+import { shopCookiePath } from '../../src/shop/shop-cookies.js';
 import { createShopApp, IDS, PASSWORD, ShopClient } from './helpers.js';
 
 const basicOf = (user: string): string => basic(user, PASSWORD);
@@ -31,7 +32,7 @@ describe('POST /cart', () => {
     expect(cookie).toMatch(/; HttpOnly/);
     expect(cookie).toMatch(/; SameSite=Lax/);
     expect(cookie).toMatch(/; Max-Age=2592000/);
-    expect(cookie).toMatch(/; Path=\/shop\/v1/);
+    expect(cookie).toMatch(/; Path=\/(;|$)/); // pages carry it too: templates find the visitor's cart
     expect(cookie).not.toMatch(/Secure/); // plain HTTP; behind TLS (trustProxy) it gets Secure
     expect(r.body.id).toBe(c.jar.get('petal_cart'));
   });
@@ -59,6 +60,27 @@ describe('POST /cart', () => {
     expect((await bad.post('/cart', { catalogId: IDS.catalog, currency: 'USD' })).body.error.message).toMatch(/^currency:/);
     expect((await bad.post('/cart', { colour: 'red' })).body.error.message).toMatch(/colour/);
     expect((await bad.post('/cart', [1, 2])).body.error.code).toBe('invalidField');
+  });
+});
+
+describe('cookies of earlier releases', () => {
+  it('expires a cookie scoped to /shop/v1 when the browser sends it besides the current one', async () => {
+    const c = new ShopClient(t);
+    await c.post('/cart');
+    const id = c.jar.get('petal_cart')!;
+    // Under /shop/v1 the browser sends the longer path first: the old cookie, then the current one.
+    const r = await c.post('/cart/item', { productId: IDS.lavender }, { cookie: `petal_cart=${id}; petal_cart=${id}` });
+    expect(r.status).toBe(200);
+    const [legacy, current] = r.setCookies.filter((s) => s.startsWith('petal_cart='));
+    expect(legacy).toMatch(/^petal_cart=;.*Path=\/shop\/v1(;|$)/);
+    expect(current).toMatch(new RegExp(`^petal_cart=${id};.*Path=/(;|$)`));
+    const single = await c.post('/cart/item', { productId: IDS.lavender });
+    expect(single.setCookies.filter((s) => s.startsWith('petal_cart='))).toHaveLength(1);
+  });
+
+  it('scopes the cookies to the context path', () => {
+    expect(shopCookiePath('')).toBe('/');
+    expect(shopCookiePath('/petal')).toBe('/petal'); // matches /petal and /petal/…, not /petalx
   });
 });
 
@@ -134,7 +156,10 @@ describe('GET and DELETE /cart', () => {
     const id = c.jar.get('petal_cart')!;
     const r = await c.del('/cart');
     expect(r.status).toBe(204);
-    expect(r.setCookies.find((s) => s.startsWith('petal_cart=;'))).toMatch(/Expires=Thu, 01 Jan 1970|Max-Age=0/);
+    const cleared = r.setCookies.filter((s) => s.startsWith('petal_cart=;'));
+    expect(cleared.find((s) => /; Path=\/(;|$)/.test(s))).toMatch(/Expires=Thu, 01 Jan 1970|Max-Age=0/);
+    // The cookie of earlier releases (Path=/shop/v1) goes too, so it can never shadow a new one.
+    expect(cleared.find((s) => /; Path=\/shop\/v1(;|$)/.test(s))).toMatch(/Expires=Thu, 01 Jan 1970|Max-Age=0/);
     expect(c.jar.has('petal_cart')).toBe(false);
     c.jar.set('petal_cart', id);
     expectError(await c.get('/cart'), 404, 'cartNotFound');
@@ -250,6 +275,7 @@ describe('wishlist', () => {
     expect(r.status).toBe(201);
     const cookie = r.setCookies.find((s) => s.startsWith('petal_wishlist='))!;
     expect(cookie).toMatch(/^petal_wishlist=[A-Za-z0-9_-]{22};.*HttpOnly.*SameSite=Lax/);
+    expect(cookie).toMatch(/; Path=\/(;|$)/);
     r = await c.post('/wishlist', { productId: IDS.rose });
     expect(r.status).toBe(200);
     r = await c.post('/wishlist', { productId: IDS.lavender });
