@@ -135,7 +135,8 @@ export class CartService {
         }
       }
       if (product.stock !== null && quantity > (line?.quantity ?? 0)) {
-        const left = (await this.store.available([{ productId: product.id, onHand: product.stock }])).get(product.id) ?? 0;
+        const level = { productId: product.id, onHand: product.stock, generation: snapshot.generation };
+        const left = (await this.store.available([level])).get(product.id) ?? 0;
         if (quantity > left) throw new PetalError('insufficientStock', `quantity: only ${left} units of product ${product.id} are left`);
       }
     }

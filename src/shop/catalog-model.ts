@@ -111,6 +111,8 @@ export interface Catalog {
 
 /** A catalog with everything below it, indexed: what one cache entry holds. */
 export interface CatalogSnapshot {
+  /** The content generation read before the catalog was: its content is that generation or newer. */
+  readonly generation: number;
   readonly catalog: Catalog;
   readonly products: readonly Product[];
   readonly productById: ReadonlyMap<string, Product>;

@@ -38,6 +38,11 @@ const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
       CREATE TABLE shop_stock (product_id text PRIMARY KEY, on_hand integer NOT NULL, sold integer NOT NULL);
     `,
   },
+  {
+    version: 2,
+    name: 'stock counts remember the content generation that confirmed them',
+    sql: 'ALTER TABLE shop_stock ADD COLUMN generation bigint NOT NULL DEFAULT 0;',
+  },
 ];
 
 export async function migrateShop(pool: pg.Pool): Promise<void> {

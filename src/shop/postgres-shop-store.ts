@@ -7,9 +7,9 @@ import type pg from 'pg';
 import { migrateShop } from './postgres-shop-migrations.js';
 import { planMerge, usableBy, wishlistAdditions } from './merge-rule.js';
 import {
-  formatOrderNumber, unitsLeft,
+  formatOrderNumber, stockCount, unitsLeft,
   type AddToWishlistResult, type CartLimits, type CartRecord, type ChangeItemInput, type ChangeItemResult, type NewCart, type OrderDocument, type OrderRecord,
-  type PlaceOrderInput, type PlaceOrderResult, type ShopStore, type ShopStoreHooks, type StockLevel, type WishlistRecord,
+  type PlaceOrderInput, type PlaceOrderResult, type ShopStore, type ShopStoreHooks, type StockCount, type StockLevel, type WishlistRecord,
 } from './shop-store.js';
 
 type Db = pg.Pool | pg.PoolClient;
@@ -19,6 +19,8 @@ interface CartRow {
 }
 interface OrderRow { id: string; number: string; cart_id: string; user_id: string | null; created_at: string; document: OrderDocument }
 interface WishlistRow { id: string; user_id: string | null; created_at: string; updated_at: string; expires_at: string }
+interface StockRow { product_id: string; on_hand: number; sold: number; generation: string }
+const toCount = (r: StockRow | undefined): StockCount | undefined => r && { onHand: r.on_hand, sold: r.sold, generation: Number(r.generation) };
 
 const RETRYABLE = new Set(['23505', '40001', '40P01']);
 const ATTEMPTS = 5;
@@ -185,11 +187,14 @@ export class PostgresShopStore implements ShopStore {
       if (cart.version !== o.expectedVersion) return { kind: 'stale' };
       // Products in a fixed order, so two orders locking the same stock rows cannot deadlock.
       for (const s of [...o.stock].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
-        await db.query('INSERT INTO shop_stock (product_id, on_hand, sold) VALUES ($1, $2, 0) ON CONFLICT (product_id) DO NOTHING', [s.productId, s.onHand]);
-        const { rows } = await db.query<{ onHand: number; sold: number }>('SELECT on_hand AS "onHand", sold FROM shop_stock WHERE product_id = $1 FOR UPDATE', [s.productId]);
-        const left = unitsLeft(rows[0], s.onHand);
+        await db.query('INSERT INTO shop_stock (product_id, on_hand, sold, generation) VALUES ($1, $2, 0, $3) ON CONFLICT (product_id) DO NOTHING',
+          [s.productId, s.onHand, s.generation]);
+        const { rows } = await db.query<StockRow>('SELECT * FROM shop_stock WHERE product_id = $1 FOR UPDATE', [s.productId]);
+        const count = stockCount(toCount(rows[0]), s);
+        const left = unitsLeft(count);
         if (s.quantity > left) return { kind: 'insufficientStock', productId: s.productId, available: left };
-        await db.query('UPDATE shop_stock SET on_hand = $2, sold = $3 WHERE product_id = $1', [s.productId, s.onHand, s.onHand - left + s.quantity]);
+        await db.query('UPDATE shop_stock SET on_hand = $2, sold = $3, generation = $4 WHERE product_id = $1',
+          [s.productId, count.onHand, count.sold + s.quantity, count.generation]);
       }
       const inserted = await db.query<{ seq: string }>('INSERT INTO shop_orders (id, cart_id, user_id, created_at, document) VALUES ($1, $2, $3, $4, $5) RETURNING seq',
         [o.orderId, o.cartId, o.owner, o.now, JSON.stringify(o.document)]);
@@ -223,10 +228,9 @@ export class PostgresShopStore implements ShopStore {
 
   async available(levels: readonly StockLevel[]): Promise<Map<string, number>> {
     if (levels.length === 0) return new Map();
-    const { rows } = await this.#pool.query<{ product_id: string; onHand: number; sold: number }>(
-      'SELECT product_id, on_hand AS "onHand", sold FROM shop_stock WHERE product_id = ANY($1)', [levels.map((l) => l.productId)]);
+    const { rows } = await this.#pool.query<StockRow>('SELECT * FROM shop_stock WHERE product_id = ANY($1)', [levels.map((l) => l.productId)]);
     const byId = new Map(rows.map((r) => [r.product_id, r]));
-    return new Map(levels.map((l) => [l.productId, unitsLeft(byId.get(l.productId), l.onHand)]));
+    return new Map(levels.map((l) => [l.productId, unitsLeft(stockCount(toCount(byId.get(l.productId)), l))]));
   }
 
   async #wishlist(db: Db, id: string, lock = false): Promise<WishlistRecord | undefined> {

@@ -94,11 +94,8 @@ export interface OrderRecord {
   readonly document: OrderDocument;
 }
 
-export interface StockNeed {
-  readonly productId: string;
+export interface StockNeed extends StockLevel {
   readonly quantity: number;
-  /** The product's `stock` in content: units on hand as last imported. */
-  readonly onHand: number;
 }
 
 export interface PlaceOrderInput {
@@ -168,10 +165,21 @@ export interface NewCart {
   readonly ttlMs: number;
 }
 
-/** How units sold are counted against content stock: see README "Shop API (deprecated)". */
+/** A tracked product as the caller's catalog shows it. */
 export interface StockLevel {
   readonly productId: string;
+  /** The product's `stock` in content: units on hand as imported. */
   readonly onHand: number;
+  /** The content generation that catalog was read at (CatalogSnapshot.generation). */
+  readonly generation: number;
+}
+
+/** What the store records per product: the count units are sold against, and the units sold since. */
+export interface StockCount {
+  readonly onHand: number;
+  readonly sold: number;
+  /** The newest content generation that confirmed `onHand`. */
+  readonly generation: number;
 }
 
 /** Test hooks; never set in production. `beforeOrderCommit` runs inside POST /order's transaction. */
@@ -204,7 +212,7 @@ export interface ShopStore {
   /** The order an Idempotency-Key produced, with the hash of the request that produced it. */
   findIdempotent(key: string): Promise<{ requestHash: string; order: OrderRecord } | undefined>;
   ordersOf(userId: string, limit: number, offset: number): Promise<{ orders: OrderRecord[]; total: number }>;
-  /** Units left per tracked product: `onHand` minus units ordered since that count was imported. */
+  /** Units left per tracked product (stockCount: the recorded count, or a new one). */
   available(levels: readonly StockLevel[]): Promise<Map<string, number>>;
 
   createWishlist(id: string, userId: string | null, now: number, ttlMs: number): Promise<{ wishlist: WishlistRecord; created: boolean }>;
@@ -222,8 +230,20 @@ export function formatOrderNumber(seq: number): string {
   return `ORD-${String(seq).padStart(8, '0')}`;
 }
 
-/** Units left of a tracked product, given the recorded count (if any) and the imported `onHand`. */
-export function unitsLeft(row: { onHand: number; sold: number } | undefined, onHand: number): number {
-  // A different imported count is a new count (a restock or stocktake): units sold before it no longer apply.
-  return row === undefined || row.onHand !== onHand ? onHand : Math.max(0, onHand - row.sold);
+/**
+ * The count a sale (or a read) made from `level` goes against. Another `stock` value in content newer
+ * than the recorded count is a new count (a restock or stocktake): units sold before it no longer
+ * apply. Content as new as the count or older, which an instance whose cached catalog is behind still
+ * shows, never restarts it: the recorded count applies. Instances that disagree for a moment so cannot
+ * restart the count back and forth, and a count only ever restarts once per content generation.
+ */
+export function stockCount(row: StockCount | undefined, level: StockLevel): StockCount {
+  if (row === undefined || (level.generation > row.generation && level.onHand !== row.onHand)) {
+    return { onHand: level.onHand, sold: 0, generation: level.generation };
+  }
+  return { onHand: row.onHand, sold: row.sold, generation: Math.max(row.generation, level.generation) };
+}
+
+export function unitsLeft(count: StockCount): number {
+  return Math.max(0, count.onHand - count.sold);
 }

@@ -36,6 +36,11 @@ const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
       CREATE TABLE shop_stock (product_id TEXT PRIMARY KEY, on_hand INTEGER NOT NULL, sold INTEGER NOT NULL);
     `,
   },
+  {
+    version: 2,
+    name: 'stock counts remember the content generation that confirmed them',
+    sql: 'ALTER TABLE shop_stock ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;',
+  },
 ];
 
 export function migrateShop(db: Database.Database): void {

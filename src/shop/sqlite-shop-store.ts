@@ -9,9 +9,9 @@ import Database from 'better-sqlite3';
 import { migrateShop } from './sqlite-shop-migrations.js';
 import { planMerge, usableBy, wishlistAdditions } from './merge-rule.js';
 import {
-  formatOrderNumber, unitsLeft,
+  formatOrderNumber, stockCount, unitsLeft,
   type AddToWishlistResult, type CartLimits, type CartRecord, type ChangeItemInput, type ChangeItemResult, type NewCart, type OrderDocument, type OrderRecord,
-  type PlaceOrderInput, type PlaceOrderResult, type ShopStore, type ShopStoreHooks, type StockLevel, type WishlistRecord,
+  type PlaceOrderInput, type PlaceOrderResult, type ShopStore, type ShopStoreHooks, type StockCount, type StockLevel, type WishlistRecord,
 } from './shop-store.js';
 
 interface CartRow {
@@ -20,6 +20,7 @@ interface CartRow {
 }
 interface OrderRow { id: string; number: string; cart_id: string; user_id: string | null; created_at: number; document: string }
 interface WishlistRow { id: string; user_id: string | null; created_at: number; updated_at: number; expires_at: number }
+const STOCK_SELECT = 'SELECT on_hand AS onHand, sold, generation FROM shop_stock WHERE product_id = ?';
 
 export class SqliteShopStore implements ShopStore {
   readonly name = 'sqlite' as const;
@@ -180,14 +181,14 @@ export class SqliteShopStore implements ShopStore {
       if (cart.state === 'ordered') return { kind: 'alreadyOrdered' };
       if (cart.state !== 'active' || cart.expiresAt <= o.now) return { kind: 'cartNotFound' };
       if (cart.version !== o.expectedVersion) return { kind: 'stale' };
-      const getStock = db.prepare('SELECT on_hand AS onHand, sold FROM shop_stock WHERE product_id = ?');
-      const putStock = db.prepare(`INSERT INTO shop_stock (product_id, on_hand, sold) VALUES (?, ?, ?)
-        ON CONFLICT (product_id) DO UPDATE SET on_hand = excluded.on_hand, sold = excluded.sold`);
+      const getStock = db.prepare(STOCK_SELECT);
+      const putStock = db.prepare(`INSERT INTO shop_stock (product_id, on_hand, sold, generation) VALUES (?, ?, ?, ?)
+        ON CONFLICT (product_id) DO UPDATE SET on_hand = excluded.on_hand, sold = excluded.sold, generation = excluded.generation`);
       for (const s of o.stock) {
-        const row = getStock.get(s.productId) as { onHand: number; sold: number } | undefined;
-        const left = unitsLeft(row, s.onHand);
+        const count = stockCount(getStock.get(s.productId) as StockCount | undefined, s);
+        const left = unitsLeft(count);
         if (s.quantity > left) return { kind: 'insufficientStock', productId: s.productId, available: left };
-        putStock.run(s.productId, s.onHand, s.onHand - left + s.quantity);
+        putStock.run(s.productId, count.onHand, count.sold + s.quantity, count.generation);
       }
       const seq = Number(db.prepare('INSERT INTO shop_orders (id, cart_id, user_id, created_at, document) VALUES (?, ?, ?, ?, ?)')
         .run(o.orderId, o.cartId, o.owner, o.now, JSON.stringify(o.document)).lastInsertRowid);
@@ -216,8 +217,8 @@ export class SqliteShopStore implements ShopStore {
   }
 
   async available(levels: readonly StockLevel[]): Promise<Map<string, number>> {
-    const get = this.#d.prepare('SELECT on_hand AS onHand, sold FROM shop_stock WHERE product_id = ?');
-    return new Map(levels.map((l) => [l.productId, unitsLeft(get.get(l.productId) as { onHand: number; sold: number } | undefined, l.onHand)]));
+    const get = this.#d.prepare(STOCK_SELECT);
+    return new Map(levels.map((l) => [l.productId, unitsLeft(stockCount(get.get(l.productId) as StockCount | undefined, l))]));
   }
 
   #wishlist(db: Database.Database, id: string): WishlistRecord | undefined {

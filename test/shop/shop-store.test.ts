@@ -59,9 +59,11 @@ const DOC: OrderDocument = {
 for (const f of FIXTURES) {
   describe(`ShopStore (${f.name})`, () => {
     let s: ShopStore;
+    let content: ContentStore;
     let dispose: () => Promise<void>;
     beforeEach(async () => {
       const c = await f.create();
+      content = c.content;
       s = createShopStore(c.content);
       await s.open();
       await s.open(); // migrations are idempotent
@@ -124,16 +126,47 @@ for (const f of FIXTURES) {
       expect(await s.findIdempotent('nope')).toBeUndefined();
     });
 
-    it('never sells more than the stock, and a new imported count starts over', async () => {
+    it('never sells more than the stock, and another count in newer content starts over', async () => {
       for (const id of ['s1', 's2', 's3']) {
         await cart(id);
         await add(id, 'p', 2);
       }
-      const stock = [{ productId: 'p', quantity: 2, onHand: 5 }];
+      const stock = [{ productId: 'p', quantity: 2, onHand: 5, generation: 1 }];
       const r = await Promise.all(['s1', 's2', 's3'].map((id) => order(id, 2, { stock })));
       expect(r.map((x) => x.kind).sort()).toEqual(['created', 'created', 'insufficientStock']);
-      expect((await s.available([{ productId: 'p', onHand: 5 }])).get('p')).toBe(1);
-      expect((await s.available([{ productId: 'p', onHand: 20 }])).get('p')).toBe(20); // a restock
+      const left = async (onHand: number, generation: number) => (await s.available([{ productId: 'p', onHand, generation }])).get('p');
+      expect(await left(5, 1)).toBe(1);
+      expect(await left(20, 2)).toBe(20); // a restock
+      expect(await left(5, 2)).toBe(1); // the same count in newer content goes on
+      expect(await left(20, 1)).toBe(1); // another count in content no newer than the recorded one does not restart it
+      expect(await left(20, 0)).toBe(1);
+    });
+
+    it('restarts a count only once when two instances\' catalogs disagree: never more sold than the new count', async () => {
+      const other = createShopStore(content); // a second instance on the same database
+      await other.open();
+      try {
+        const before = { productId: 'p', onHand: 5, generation: 1 }; // a catalog cached before the restock
+        const after = { productId: 'p', onHand: 10, generation: 2 }; // the catalog after it
+        let n = 0;
+        const sell = async (store: ShopStore, level: typeof before) => {
+          const id = `i${n++}`;
+          await cart(id);
+          await add(id, 'p', 1);
+          return (await store.placeOrder({
+            cartId: id, owner: null, expectedVersion: 2, now: Date.now(), orderId: `o-${id}`, document: DOC, stock: [{ ...level, quantity: 1 }],
+          })).kind;
+        };
+        expect(await sell(s, before)).toBe('created'); // 4 of 5 left
+        const kinds: string[] = [];
+        for (let i = 0; i < 16; i++) kinds.push(i % 2 === 0 ? await sell(other, after) : await sell(s, before));
+        expect(kinds.slice(0, 10)).toEqual(Array(10).fill('created')); // the 10 of the restock, sold through both
+        expect(kinds.slice(10)).toEqual(Array(6).fill('insufficientStock'));
+        expect((await s.available([before])).get('p')).toBe(0);
+        expect((await other.available([after])).get('p')).toBe(0);
+      } finally {
+        await other.close();
+      }
     });
 
     it('merges an anonymous cart into the user cart (larger quantity), or assigns it', async () => {
