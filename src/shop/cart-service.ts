@@ -17,6 +17,12 @@ import { cartView, wishlistView, type CartView, type WishlistView } from './view
 
 /** Carts and wishlists live 30 days after their last change (and so do their cookies). */
 export const SHOP_TTL_MS = 30 * 24 * 3600 * 1000;
+/**
+ * Until its first item, an anonymous cart or wishlist lives one day: anyone can create them without
+ * limit (a POST without a cookie), and the purge deletes the many that never get an item sooner.
+ */
+export const EMPTY_ANONYMOUS_TTL_MS = 24 * 3600 * 1000;
+const newTtl = (ctx: ShopContext): number => (ownerOf(ctx) === null ? EMPTY_ANONYMOUS_TTL_MS : SHOP_TTL_MS);
 const LIMITS: CartLimits = { maxQuantity: MAX_LINE_QUANTITY, maxLines: MAX_CART_LINES };
 const TOO_MANY_LINES = `productId: a cart holds at most ${MAX_CART_LINES} different products`;
 /** 128 random bits, base64url: 22 characters. Anything else in a cookie is not looked up. */
@@ -90,7 +96,7 @@ export class CartService {
     } else if (input.currency !== undefined) {
       currency = input.currency;
     }
-    const r = await this.store.createCart({ id: newShopId(), userId: ownerOf(ctx), catalogId, currency, now: Date.now(), ttlMs: SHOP_TTL_MS });
+    const r = await this.store.createCart({ id: newShopId(), userId: ownerOf(ctx), catalogId, currency, now: Date.now(), ttlMs: newTtl(ctx) });
     return { cart: await this.view(ctx, r.cart), created: r.created };
   }
 
@@ -194,7 +200,7 @@ export class CartService {
     let w = await this.findWishlist(ctx);
     let created = false;
     if (!w) {
-      const r = await this.store.createWishlist(newShopId(), ownerOf(ctx), now, SHOP_TTL_MS);
+      const r = await this.store.createWishlist(newShopId(), ownerOf(ctx), now, newTtl(ctx));
       w = r.wishlist;
       created = r.created;
     }

@@ -6,10 +6,11 @@
 import type pg from 'pg';
 import { migrateShop } from './postgres-shop-migrations.js';
 import { planMerge, usableBy, wishlistAdditions } from './merge-rule.js';
+import { PURGE_BATCH, purgeInBatches, PurgeSchedule, type PurgeOptions } from './purge-schedule.js';
 import {
   formatOrderNumber, stockCount, unitsLeft,
   type AddToWishlistResult, type CartLimits, type CartRecord, type ChangeItemInput, type ChangeItemResult, type NewCart, type OrderDocument, type OrderRecord,
-  type PlaceOrderInput, type PlaceOrderResult, type ShopStore, type ShopStoreHooks, type StockCount, type StockLevel, type WishlistRecord,
+  type PlaceOrderInput, type PlaceOrderResult, type PurgeResult, type ShopStore, type ShopStoreHooks, type StockCount, type StockLevel, type WishlistRecord,
 } from './shop-store.js';
 
 type Db = pg.Pool | pg.PoolClient;
@@ -29,19 +30,27 @@ export class PostgresShopStore implements ShopStore {
   readonly name = 'postgres' as const;
   readonly #pool: pg.Pool;
   readonly #hooks: ShopStoreHooks;
+  readonly #purgeOptions: PurgeOptions;
+  #purges: PurgeSchedule | undefined;
 
   /** `pool`: the content store's primary pool (its search_path already names the schema). */
-  constructor(options: { pool: pg.Pool; hooks?: ShopStoreHooks }) {
+  constructor(options: { pool: pg.Pool; hooks?: ShopStoreHooks; purge?: PurgeOptions }) {
     this.#pool = options.pool;
     this.#hooks = options.hooks ?? {};
+    this.#purgeOptions = options.purge ?? {};
   }
 
   async open(): Promise<void> {
     await migrateShop(this.#pool);
+    if (this.#purges !== undefined) return;
+    this.#purges = new PurgeSchedule((before) => this.purgeExpired(before), this.#purgeOptions);
+    this.#purges.start();
   }
 
   async close(): Promise<void> {
-    // The pool belongs to the content store, which closes it.
+    // The pool belongs to the content store, which closes it (after this).
+    await this.#purges?.stop();
+    this.#purges = undefined;
   }
 
   async #tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -316,4 +325,26 @@ export class PostgresShopStore implements ShopStore {
       return this.#wishlist(db, mine.id);
     });
   }
+
+  purgeExpired(before: number, batchSize = PURGE_BATCH): Promise<PurgeResult> {
+    return purgeInBatches((size) => this.#tx((db) => purgeBatch(db, before, size)), batchSize, () => this.#purges?.stopped ?? false);
+  }
+}
+
+/**
+ * One batch of purgeExpired, in the caller's transaction. SKIP LOCKED: instances purging at the same
+ * time take different rows, and a cart a request holds locked is left for the next purge.
+ */
+async function purgeBatch(db: pg.PoolClient, before: number, size: number): Promise<PurgeResult> {
+  const carts = await db.query<{ id: string }>(`DELETE FROM shop_carts WHERE id IN (
+      SELECT id FROM shop_carts c WHERE state <> 'ordered' AND expires_at <= $1
+        AND NOT EXISTS (SELECT 1 FROM shop_orders o WHERE o.cart_id = c.id)
+      LIMIT $2 FOR UPDATE SKIP LOCKED)
+    RETURNING id`, [before, size]);
+  await db.query('DELETE FROM shop_cart_items WHERE cart_id = ANY($1)', [carts.rows.map((r) => r.id)]);
+  const wishlists = await db.query<{ id: string }>(`DELETE FROM shop_wishlists WHERE id IN (
+      SELECT id FROM shop_wishlists WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
+    RETURNING id`, [before, size]);
+  await db.query('DELETE FROM shop_wishlist_items WHERE wishlist_id = ANY($1)', [wishlists.rows.map((r) => r.id)]);
+  return { carts: carts.rows.length, wishlists: wishlists.rows.length };
 }

@@ -182,6 +182,12 @@ export interface StockCount {
   readonly generation: number;
 }
 
+/** What one purge deleted. */
+export interface PurgeResult {
+  readonly carts: number;
+  readonly wishlists: number;
+}
+
 /** Test hooks; never set in production. `beforeOrderCommit` runs inside POST /order's transaction. */
 export interface ShopStoreHooks {
   readonly beforeOrderCommit?: () => void | Promise<void>;
@@ -223,6 +229,14 @@ export interface ShopStore {
   deleteWishlist(id: string, owner: string | null, now: number): Promise<boolean>;
   /** Login merge for wishlists: assigned to the user, or its products added to the user's (up to `maxItems`). */
   mergeWishlist(anonymousId: string, userId: string, now: number, ttlMs: number, maxItems: number): Promise<WishlistRecord | undefined>;
+
+  /**
+   * Deletes carts that expired at or before `before` without becoming an order (active or merged), with
+   * their items, and wishlists expired by then, `batchSize` records per transaction. Orders, the carts
+   * they were placed from and their idempotency keys stay. Runs when the store opens and then hourly
+   * (purge-schedule.ts); an expired record can never be used again, so deleting it changes no answer.
+   */
+  purgeExpired(before: number, batchSize?: number): Promise<PurgeResult>;
 }
 
 /** Order numbers come from a per-database sequence, so they are unique and never reused. */

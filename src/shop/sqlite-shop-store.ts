@@ -8,10 +8,11 @@
 import Database from 'better-sqlite3';
 import { migrateShop } from './sqlite-shop-migrations.js';
 import { planMerge, usableBy, wishlistAdditions } from './merge-rule.js';
+import { PURGE_BATCH, purgeInBatches, PurgeSchedule, type PurgeOptions } from './purge-schedule.js';
 import {
   formatOrderNumber, stockCount, unitsLeft,
   type AddToWishlistResult, type CartLimits, type CartRecord, type ChangeItemInput, type ChangeItemResult, type NewCart, type OrderDocument, type OrderRecord,
-  type PlaceOrderInput, type PlaceOrderResult, type ShopStore, type ShopStoreHooks, type StockCount, type StockLevel, type WishlistRecord,
+  type PlaceOrderInput, type PlaceOrderResult, type PurgeResult, type ShopStore, type ShopStoreHooks, type StockCount, type StockLevel, type WishlistRecord,
 } from './shop-store.js';
 
 interface CartRow {
@@ -26,12 +27,15 @@ export class SqliteShopStore implements ShopStore {
   readonly name = 'sqlite' as const;
   readonly #file: string;
   readonly #hooks: ShopStoreHooks;
+  readonly #purgeOptions: PurgeOptions;
   #db: Database.Database | undefined;
   #synchronous: 'FULL' | 'NORMAL' = 'FULL';
+  #purges: PurgeSchedule | undefined;
 
-  constructor(options: { file: string; hooks?: ShopStoreHooks }) {
+  constructor(options: { file: string; hooks?: ShopStoreHooks; purge?: PurgeOptions }) {
     this.#file = options.file;
     this.#hooks = options.hooks ?? {};
+    this.#purgeOptions = options.purge ?? {};
   }
 
   async open(): Promise<void> {
@@ -42,9 +46,13 @@ export class SqliteShopStore implements ShopStore {
     db.pragma('busy_timeout = 10000');
     migrateShop(db);
     this.#db = db;
+    this.#purges = new PurgeSchedule((before) => this.purgeExpired(before), this.#purgeOptions);
+    this.#purges.start();
   }
 
   async close(): Promise<void> {
+    await this.#purges?.stop();
+    this.#purges = undefined;
     this.#db?.close();
     this.#db = undefined;
   }
@@ -298,4 +306,20 @@ export class SqliteShopStore implements ShopStore {
       return this.#wishlist(db, mine.id);
     });
   }
+
+  async purgeExpired(before: number, batchSize = PURGE_BATCH): Promise<PurgeResult> {
+    return purgeInBatches((size) => Promise.resolve(this.#tx((db) => purgeBatch(db, before, size))), batchSize, () => this.#purges?.stopped ?? false);
+  }
+}
+
+/** One batch of purgeExpired, in the caller's transaction. */
+function purgeBatch(db: Database.Database, before: number, size: number): PurgeResult {
+  const carts = JSON.stringify((db.prepare(`SELECT id FROM shop_carts c WHERE state <> 'ordered' AND expires_at <= ?
+    AND NOT EXISTS (SELECT 1 FROM shop_orders o WHERE o.cart_id = c.id) LIMIT ?`).pluck().all(before, size)));
+  db.prepare('DELETE FROM shop_cart_items WHERE cart_id IN (SELECT value FROM json_each(?))').run(carts);
+  const c = db.prepare('DELETE FROM shop_carts WHERE id IN (SELECT value FROM json_each(?))').run(carts).changes;
+  const wishlists = JSON.stringify(db.prepare('SELECT id FROM shop_wishlists WHERE expires_at <= ? LIMIT ?').pluck().all(before, size));
+  db.prepare('DELETE FROM shop_wishlist_items WHERE wishlist_id IN (SELECT value FROM json_each(?))').run(wishlists);
+  const w = db.prepare('DELETE FROM shop_wishlists WHERE id IN (SELECT value FROM json_each(?))').run(wishlists).changes;
+  return { carts: c, wishlists: w };
 }

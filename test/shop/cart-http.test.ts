@@ -49,6 +49,18 @@ describe('POST /cart', () => {
     expect(a2.body.id).toBe(a1.body.id);
   });
 
+  it('gives an empty anonymous cart or wishlist a day to live; an item makes it 30 days (the purge deletes expired ones)', async () => {
+    const day = 24 * 3600_000;
+    const ttl = (body: any) => Date.parse(body.expiresAt) - Date.parse(body.updatedAt);
+    const c = new ShopClient(t);
+    expect(ttl((await c.post('/cart')).body)).toBe(day);
+    expect(ttl((await c.post('/cart/item', { productId: IDS.lavender })).body)).toBe(30 * day);
+    expect(ttl((await c.post('/wishlist')).body)).toBe(day);
+    expect(ttl((await c.post('/wishlist', { productId: IDS.lavender })).body)).toBe(30 * day);
+    const alice = new ShopClient(t, 'alice'); // one cart per user: no need to hurry
+    expect(ttl((await alice.post('/cart')).body)).toBe(30 * day);
+  });
+
   it('takes an optional catalog and currency, and rejects unknown ones naming the field', async () => {
     const c = new ShopClient(t);
     const r = await c.post('/cart', { catalogId: IDS.catalog, currency: 'chf' });

@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createShopStore } from '../../src/main.js';
-import type { OrderDocument, PlaceOrderInput, ShopStore } from '../../src/shop/shop-store.js';
+import type { OrderDocument, PlaceOrderInput, PurgeResult, ShopStore } from '../../src/shop/shop-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { ContentStore } from '../../src/store/content-store.js';
@@ -220,6 +220,58 @@ for (const f of FIXTURES) {
       await s.createWishlist('wu', 'hank', Date.now(), TTL);
       await s.addToWishlist('wu', 'hank', 'p', Date.now(), TTL, 2);
       expect((await s.mergeWishlist('wl', 'hank', Date.now(), TTL, 2))!.productIds).toEqual(['p', kept[0]]);
+    });
+
+    it('purges expired carts (with their items) and wishlists; orders, their carts and keys stay', async () => {
+      const long = Date.now() - 10 * TTL;
+      const at = (id: string, userId: string | null = null) => s.createCart({ id, userId, catalogId: null, currency: null, now: long, ttlMs: TTL });
+      for (const id of ['e1', 'e2', 'e3', 'e4', 'e5']) await at(id);
+      await at('e6', 'jo');
+      expect(await s.activeCartOf('jo', Date.now())).toBeUndefined(); // marks it merged
+      await s.createCart({ id: 'live', userId: null, catalogId: null, currency: null, now: Date.now(), ttlMs: TTL });
+      await add('live', 'p', 1);
+      // An order placed from a cart that has expired since: the cart is kept with its order.
+      await s.createCart({ id: 'bought', userId: 'ida', catalogId: null, currency: null, now: Date.now(), ttlMs: TTL });
+      await add('bought', 'p', 2, 'ida');
+      const placed = await s.placeOrder({
+        cartId: 'bought', owner: 'ida', expectedVersion: 2, now: Date.now(), orderId: 'o-bought', document: DOC, stock: [],
+        idempotency: { key: 'k-bought', requestHash: 'h' },
+      });
+      expect(placed.kind).toBe('created');
+      await s.createWishlist('w-gone', null, long, TTL);
+      await s.createWishlist('w-live', 'ida', Date.now(), TTL);
+      await s.addToWishlist('w-live', 'ida', 'p', Date.now(), TTL, 200);
+
+      const later = Date.now() + 2 * TTL; // 'live', 'bought' and 'w-live' have expired by then
+      expect(await s.purgeExpired(Date.now(), 2)).toEqual({ carts: 6, wishlists: 1 }); // batches of 2
+      for (const id of ['e1', 'e2', 'e3', 'e4', 'e5', 'e6']) expect(await s.getCart(id)).toBeUndefined();
+      expect(await s.getWishlist('w-gone')).toBeUndefined();
+      expect((await s.getCart('live'))!.items).toHaveLength(1);
+      expect(await s.getWishlist('w-live')).toBeDefined();
+
+      expect(await s.purgeExpired(later)).toEqual({ carts: 1, wishlists: 1 });
+      expect(await s.purgeExpired(later)).toEqual({ carts: 0, wishlists: 0 });
+      expect(await s.getCart('live')).toBeUndefined();
+      // Its items went with it: a cart of the same id made afterwards starts empty.
+      await s.createCart({ id: 'live', userId: null, catalogId: null, currency: null, now: Date.now(), ttlMs: TTL });
+      expect((await s.getCart('live'))!.items).toEqual([]);
+      expect((await s.getCart('bought'))!.state).toBe('ordered');
+      expect((await s.findIdempotent('k-bought'))!.order.id).toBe('o-bought');
+      expect((await s.ordersOf('ida', 10, 0)).total).toBe(1);
+    });
+
+    it('purges when it opens and then on schedule, until it is closed', async () => {
+      await s.createCart({ id: 'stale', userId: null, catalogId: null, currency: null, now: Date.now() - 10 * TTL, ttlMs: TTL });
+      const runs: PurgeResult[] = [];
+      const other = createShopStore(content, { purge: { intervalMs: 20, onPurged: (r) => runs.push(r) } });
+      await other.open();
+      await vi.waitFor(() => expect(runs.length).toBeGreaterThanOrEqual(3), { timeout: 2_000, interval: 10 });
+      expect(runs[0]).toEqual({ carts: 1, wishlists: 0 });
+      expect(await s.getCart('stale')).toBeUndefined();
+      await other.close();
+      const after = runs.length;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(runs.length).toBe(after);
     });
 
     it('treats expired carts and wishlists as gone', async () => {
