@@ -10,10 +10,11 @@ import { migrateShop } from './sqlite-shop-migrations.js';
 import { planMerge, usableBy, wishlistAdditions } from './merge-rule.js';
 import { PURGE_BATCH, purgeInBatches, PurgeSchedule, type PurgeOptions } from './purge-schedule.js';
 import {
-  formatOrderNumber, stockCount, unitsLeft,
+  formatOrderNumber,
   type AddToWishlistResult, type CartLimits, type CartRecord, type ChangeItemInput, type ChangeItemResult, type NewCart, type OrderDocument, type OrderRecord,
-  type PlaceOrderInput, type PlaceOrderResult, type PurgeResult, type ShopStore, type ShopStoreHooks, type StockCount, type StockLevel, type WishlistRecord,
+  type PlaceOrderInput, type PlaceOrderResult, type PurgeResult, type ShopStore, type ShopStoreHooks, type StockLevel, type WishlistRecord,
 } from './shop-store.js';
+import { stockCount, unitsLeft, type StockCount } from './stock-count.js';
 
 interface CartRow {
   id: string; user_id: string | null; catalog_id: string | null; currency: string | null; state: CartRecord['state'];
