@@ -22,6 +22,7 @@ import { SqliteStore } from './store/sqlite/sqlite-store.js';
 import { PostgresStore } from './store/postgres/postgres-store.js';
 import { ThemeRegistry } from './assets/themes.js';
 import type { ShopStore, ShopStoreHooks } from './shop/shop-store.js';
+import type { PurgeOptions } from './shop/purge-schedule.js';
 import { SqliteShopStore } from './shop/sqlite-shop-store.js';
 import { ShopService } from './shop/shop-api.js';
 import { PostgresShopStore } from './shop/postgres-shop-store.js';
@@ -45,9 +46,9 @@ export function createStore(url: string, options: { replicas?: readonly string[]
 }
 
 /** The shop records (carts, wishlists, orders) in the same database as the open content store. */
-export function createShopStore(store: ContentStore, hooks?: ShopStoreHooks): ShopStore {
-  if (store instanceof SqliteStore) return new SqliteShopStore({ file: store.databaseFile, ...(hooks ? { hooks } : {}) });
-  if (store instanceof PostgresStore) return new PostgresShopStore({ pool: store.primaryPool, ...(hooks ? { hooks } : {}) });
+export function createShopStore(store: ContentStore, options: { hooks?: ShopStoreHooks; purge?: PurgeOptions } = {}): ShopStore {
+  if (store instanceof SqliteStore) return new SqliteShopStore({ file: store.databaseFile, ...options });
+  if (store instanceof PostgresStore) return new PostgresShopStore({ pool: store.primaryPool, ...options });
   throw new Error(`No shop store for the ${store.capabilities.name} content store`);
 }
 
@@ -117,7 +118,12 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   const securityWatcher = watchSecurity(config, security, log);
   warnAboutAccess(registry, security, log);
 
-  const shopStore = createShopStore(store);
+  const shopStore = createShopStore(store, {
+    purge: {
+      onPurged: (r) => { if (r.carts + r.wishlists > 0) log.info(`shop: purged ${r.carts} expired carts and ${r.wishlists} expired wishlists`); },
+      onError: (err) => log.error({ err }, 'shop: purging expired carts and wishlists failed (retried in an hour)'),
+    },
+  });
   await shopStore.open();
   const shop = new ShopService(repository, security, shopStore);
 

@@ -9,12 +9,22 @@ import type { Caller } from '../security/security-service.js';
 import type { CatalogReader, CatalogService } from './catalog.js';
 import { MAX_CART_AMOUNT } from './money.js';
 import { priceCart, selectPrice } from './pricing.js';
-import { cartItemBody, cartItemUpdateBody, MAX_LINE_QUANTITY, newCartBody, newWishlistBody, parseBody } from './shop-input.js';
-import type { CartRecord, ShopStore, WishlistRecord } from './shop-store.js';
+import {
+  cartItemBody, cartItemUpdateBody, MAX_CART_LINES, MAX_LINE_QUANTITY, MAX_WISHLIST_ITEMS, newCartBody, newWishlistBody, parseBody,
+} from './shop-input.js';
+import type { CartLimits, CartRecord, ShopStore, WishlistRecord } from './shop-store.js';
 import { cartView, wishlistView, type CartView, type WishlistView } from './views.js';
 
 /** Carts and wishlists live 30 days after their last change (and so do their cookies). */
 export const SHOP_TTL_MS = 30 * 24 * 3600 * 1000;
+/**
+ * Until its first item, an anonymous cart or wishlist lives one day: anyone can create them without
+ * limit (a POST without a cookie), and the purge deletes the many that never get an item sooner.
+ */
+export const EMPTY_ANONYMOUS_TTL_MS = 24 * 3600 * 1000;
+const newTtl = (ctx: ShopContext): number => (ownerOf(ctx) === null ? EMPTY_ANONYMOUS_TTL_MS : SHOP_TTL_MS);
+const LIMITS: CartLimits = { maxQuantity: MAX_LINE_QUANTITY, maxLines: MAX_CART_LINES };
+const TOO_MANY_LINES = `productId: a cart holds at most ${MAX_CART_LINES} different products`;
 /** 128 random bits, base64url: 22 characters. Anything else in a cookie is not looked up. */
 const ID_FORMAT = /^[A-Za-z0-9_-]{22}$/;
 
@@ -47,7 +57,7 @@ export class CartService {
       if (c && c.state === 'active' && c.expiresAt > now) {
         if (c.userId === owner) return c;
         if (c.userId === null && owner !== null) {
-          const merged = await this.store.mergeCart(id, owner, now, SHOP_TTL_MS, MAX_LINE_QUANTITY);
+          const merged = await this.store.mergeCart(id, owner, now, SHOP_TTL_MS, LIMITS);
           if (merged) return merged;
         }
       }
@@ -86,7 +96,7 @@ export class CartService {
     } else if (input.currency !== undefined) {
       currency = input.currency;
     }
-    const r = await this.store.createCart({ id: newShopId(), userId: ownerOf(ctx), catalogId, currency, now: Date.now(), ttlMs: SHOP_TTL_MS });
+    const r = await this.store.createCart({ id: newShopId(), userId: ownerOf(ctx), catalogId, currency, now: Date.now(), ttlMs: newTtl(ctx) });
     return { cart: await this.view(ctx, r.cart), created: r.created };
   }
 
@@ -101,6 +111,7 @@ export class CartService {
     const cart = await this.#requireCart(ctx);
     const line = cart.items.find((i) => i.productId === input.productId);
     if (mode === 'set' && !line) throw new PetalError('cartItemNotFound', `The cart has no line for product ${input.productId}`);
+    if (!line && cart.items.length >= MAX_CART_LINES) throw new PetalError('tooManyItems', TOO_MANY_LINES);
     const hit = await this.catalogs.product(ctx.reader, input.productId);
     let catalogId = cart.catalogId;
     let currency = cart.currency;
@@ -116,6 +127,10 @@ export class CartService {
       currency = cart.currency ?? snapshot.catalog.defaultCurrency;
       const quantity = mode === 'add' ? (line?.quantity ?? 0) + input.quantity : input.quantity;
       if (quantity > MAX_LINE_QUANTITY) throw new PetalError('quantityLimitExceeded', `quantity: a line holds at most ${MAX_LINE_QUANTITY} units`);
+      // A currency chosen at POST /cart without a catalog meets its catalog only here (the first item).
+      if (quantity > 0 && !snapshot.catalog.currencies.some((c) => c.code === currency)) {
+        throw new PetalError('currencyNotInCatalog', `currency: the cart's currency ${currency} is not a currency of catalog ${snapshot.catalog.name} (product ${product.id})`);
+      }
       if (quantity > 0 && !selectPrice(product, currency, quantity, Date.now())) {
         throw new PetalError('priceNotAvailable', `productId: product ${product.id} has no valid price in ${currency}`);
       }
@@ -126,12 +141,13 @@ export class CartService {
         }
       }
       if (product.stock !== null && quantity > (line?.quantity ?? 0)) {
-        const left = (await this.store.available([{ productId: product.id, onHand: product.stock }])).get(product.id) ?? 0;
+        const level = { productId: product.id, onHand: product.stock, generation: snapshot.generation };
+        const left = (await this.store.available([level])).get(product.id) ?? 0;
         if (quantity > left) throw new PetalError('insufficientStock', `quantity: only ${left} units of product ${product.id} are left`);
       }
     }
     const r = await this.store.changeItem({
-      cartId: cart.id, owner: ownerOf(ctx), productId: input.productId, mode, quantity: input.quantity, maxQuantity: MAX_LINE_QUANTITY,
+      cartId: cart.id, owner: ownerOf(ctx), productId: input.productId, mode, quantity: input.quantity, limits: LIMITS,
       catalogId: catalogId ?? '', currency: currency ?? '', now: Date.now(), ttlMs: SHOP_TTL_MS,
     });
     switch (r.kind) {
@@ -140,6 +156,7 @@ export class CartService {
       case 'itemNotFound': throw new PetalError('cartItemNotFound', `The cart has no line for product ${input.productId}`);
       case 'catalogMismatch': throw new PetalError('productNotInCatalog');
       case 'limit': throw new PetalError('quantityLimitExceeded', `quantity: a line holds at most ${MAX_LINE_QUANTITY} units`);
+      case 'tooManyLines': throw new PetalError('tooManyItems', TOO_MANY_LINES);
     }
   }
 
@@ -154,7 +171,7 @@ export class CartService {
       if (w && w.expiresAt > now) {
         if (w.userId === owner) return w;
         if (w.userId === null && owner !== null) {
-          const merged = await this.store.mergeWishlist(id, owner, now, SHOP_TTL_MS);
+          const merged = await this.store.mergeWishlist(id, owner, now, SHOP_TTL_MS, MAX_WISHLIST_ITEMS);
           if (merged) return merged;
         }
       }
@@ -183,13 +200,15 @@ export class CartService {
     let w = await this.findWishlist(ctx);
     let created = false;
     if (!w) {
-      const r = await this.store.createWishlist(newShopId(), ownerOf(ctx), now, SHOP_TTL_MS);
+      const r = await this.store.createWishlist(newShopId(), ownerOf(ctx), now, newTtl(ctx));
       w = r.wishlist;
       created = r.created;
     }
     if (input.productId !== undefined) {
-      w = await this.store.addToWishlist(w.id, ownerOf(ctx), input.productId, now, SHOP_TTL_MS);
-      if (!w) throw new PetalError('wishlistNotFound');
+      const r = await this.store.addToWishlist(w.id, ownerOf(ctx), input.productId, now, SHOP_TTL_MS, MAX_WISHLIST_ITEMS);
+      if (r.kind === 'wishlistNotFound') throw new PetalError('wishlistNotFound');
+      if (r.kind === 'tooManyItems') throw new PetalError('tooManyItems', `productId: a wishlist holds at most ${MAX_WISHLIST_ITEMS} products`);
+      w = r.wishlist;
     }
     return { wishlist: await this.wishlistView(ctx, w), created };
   }

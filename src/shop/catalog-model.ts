@@ -57,7 +57,7 @@ export interface Product {
   readonly date: string | null;
   /** Basis points. */
   readonly taxRateBp: number;
-  /** Units on hand as imported; null = stock not tracked. */
+  /** Units on hand as imported, 0 to MAX_STOCK; null = stock not tracked (no `stock` property). */
   readonly stock: number | null;
   readonly categoryIds: readonly string[];
   readonly prices: readonly Price[];
@@ -111,6 +111,8 @@ export interface Catalog {
 
 /** A catalog with everything below it, indexed: what one cache entry holds. */
 export interface CatalogSnapshot {
+  /** The content generation read before the catalog was: its content is that generation or newer. */
+  readonly generation: number;
   readonly catalog: Catalog;
   readonly products: readonly Product[];
   readonly productById: ReadonlyMap<string, Product>;
@@ -182,6 +184,19 @@ function toPrice(n: NodeRecord): Price | undefined {
   };
 }
 
+/** Larger counts are clamped: the sold counts are 32-bit integers in PostgreSQL. */
+export const MAX_STOCK = 1_000_000_000;
+
+/**
+ * Only an absent `stock` means "not tracked". A present value that is negative or not a whole number
+ * is a mistake in content: it counts as none on hand, so a typo can stop sales but never unlimit them.
+ */
+function stockOf(p: Props): number | null {
+  if (!p.has('stock')) return null;
+  const stock = int(p, 'stock');
+  return stock === null || stock < 0 ? 0 : Math.min(stock, MAX_STOCK);
+}
+
 /** Products from the subtree of `shopProducts:/<catalog>` (depth 2: products and their children). */
 export function toProducts(catalogId: string, rows: readonly NodeRecord[], catalogPath: string): Product[] {
   const kids = childrenByParent(rows);
@@ -199,13 +214,12 @@ export function toProducts(catalogId: string, rows: readonly NodeRecord[], catal
         customFields = Object.fromEntries(c.properties.filter(([k]) => !k.includes(':')).map(([k, , v]) => [k, v]));
       }
     }
-    const stock = int(p, 'stock');
     out.push({
       id: n.id, name: n.name, catalogId,
       sku: str(p, 'sku'), title: str(p, 'title') ?? n.name, description: str(p, 'description'),
       date: date(p, 'date') ?? date(p, 'cms:created'),
       taxRateBp: parseTaxRate(p.get('taxRate')) ?? 0,
-      stock: stock !== null && stock >= 0 ? stock : null,
+      stock: stockOf(p),
       categoryIds: list(p, 'categories'),
       prices, customFields, position: out.length,
     });

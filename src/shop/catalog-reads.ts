@@ -1,7 +1,7 @@
 // Shop layer: the read operations of the shop (catalog, category, products, shipping method). These
 // are SPEC.md's templating functions; the HTTP routes and the in-process ShopApi both call them.
 import { PetalError } from '../errors.js';
-import type { Category, Product } from './catalog-model.js';
+import type { CatalogSnapshot, Category, Product } from './catalog-model.js';
 import type { CatalogReader, CatalogService } from './catalog.js';
 import { pageOf, parsePage, type RawPageParams } from './product-list.js';
 import type { ShopStore } from './shop-store.js';
@@ -38,7 +38,7 @@ export class CatalogReads {
     const page = parsePage(raw);
     const s = await this.catalogs.catalog(r, id);
     if (!s) throw new PetalError('catalogNotFound', `No catalog with id ${JSON.stringify(id)}`);
-    return this.#page(s.products, page, s.catalog.defaultCurrency);
+    return this.#page(s.products, page, s);
   }
 
   /** Products of the category and of its sub-categories, in catalog order (or `sort`). */
@@ -54,12 +54,12 @@ export class CatalogReads {
       products = hit.snapshot.products.filter((p) => p.categoryIds.some((c) => ids.has(c)));
       categoryProducts.set(hit.category, products); // categories belong to one cached catalog: so does this list
     }
-    return this.#page(products, page, hit.snapshot.catalog.defaultCurrency);
+    return this.#page(products, page, hit.snapshot);
   }
 
-  async #page(products: readonly Product[], page: ReturnType<typeof parsePage>, currency: string): Promise<Page<ProductView>> {
-    const items = pageOf(products, page, currency, Date.now());
-    const tracked = items.filter((p) => p.stock !== null).map((p) => ({ productId: p.id, onHand: p.stock! }));
+  async #page(products: readonly Product[], page: ReturnType<typeof parsePage>, s: CatalogSnapshot): Promise<Page<ProductView>> {
+    const items = pageOf(products, page, s.catalog.defaultCurrency, Date.now());
+    const tracked = items.filter((p) => p.stock !== null).map((p) => ({ productId: p.id, onHand: p.stock!, generation: s.generation }));
     const left = tracked.length > 0 ? await this.store.available(tracked) : new Map<string, number>();
     return {
       items: items.map((p) => productView(p, p.stock === null ? null : left.get(p.id) ?? p.stock)),

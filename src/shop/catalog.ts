@@ -51,7 +51,8 @@ export class CatalogService {
   /** The catalog named `name` (its node name in shopCatalogs) as the reader may see it. */
   async snapshotByName(r: CatalogReader, name: string): Promise<CatalogSnapshot | undefined> {
     await this.#fresh();
-    return this.#remember(this.#snapshots, `${r.roleKey}\0${name}`, () => loadSnapshot(r.session, name));
+    const generation = this.#generation;
+    return this.#remember(this.#snapshots, `${r.roleKey}\0${name}`, () => loadSnapshot(r.session, name, generation));
   }
 
   /** The catalog that holds the node `id` of `workspace` (a catalog, category or product). */
@@ -91,7 +92,7 @@ export class CatalogService {
   }
 }
 
-async function loadSnapshot(session: Session, name: string): Promise<CatalogSnapshot | undefined> {
+async function loadSnapshot(session: Session, name: string, generation: number): Promise<CatalogSnapshot | undefined> {
   const path = `/${name}`;
   const node = await session.getNode(WS.catalogs, path);
   if (node === undefined || node.type !== TYPES.catalog) return undefined;
@@ -121,7 +122,7 @@ async function loadSnapshot(session: Session, name: string): Promise<CatalogSnap
     pricesIncludeTax: head.pricesIncludeTax, currencies, categories, shippingMethods,
   };
   return {
-    catalog, products,
+    generation, catalog, products,
     productById: new Map(products.map((p) => [p.id, p])),
     categoryById,
     shippingMethodById: new Map(shippingMethods.map((m) => [m.id, m])),

@@ -124,7 +124,7 @@ export class OrderService {
     const stock: StockNeed[] = [];
     for (const i of cart.items) {
       const p = snapshot.productById.get(i.productId)!;
-      if (p.stock !== null) stock.push({ productId: p.id, quantity: i.quantity, onHand: p.stock });
+      if (p.stock !== null) stock.push({ productId: p.id, quantity: i.quantity, onHand: p.stock, generation: snapshot.generation });
     }
     return {
       stock,

@@ -38,6 +38,20 @@ const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
       CREATE TABLE shop_stock (product_id text PRIMARY KEY, on_hand integer NOT NULL, sold integer NOT NULL);
     `,
   },
+  {
+    version: 2,
+    name: 'stock counts remember the content generation that confirmed them',
+    sql: 'ALTER TABLE shop_stock ADD COLUMN generation bigint NOT NULL DEFAULT 0;',
+  },
+  {
+    version: 3,
+    name: 'indexes of the purge of expired carts and wishlists',
+    sql: `
+      DROP INDEX shop_carts_expires;
+      CREATE INDEX shop_carts_unordered_expires ON shop_carts (expires_at) WHERE state <> 'ordered';
+      CREATE INDEX shop_wishlists_expires ON shop_wishlists (expires_at);
+    `,
+  },
 ];
 
 export async function migrateShop(pool: pg.Pool): Promise<void> {

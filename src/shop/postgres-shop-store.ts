@@ -5,12 +5,14 @@
 // Transactions that lose a race (unique violation, serialization failure, deadlock) are retried.
 import type pg from 'pg';
 import { migrateShop } from './postgres-shop-migrations.js';
-import { planMerge, usableBy } from './merge-rule.js';
+import { planMerge, usableBy, wishlistAdditions } from './merge-rule.js';
+import { PURGE_BATCH, purgeInBatches, PurgeSchedule, type PurgeOptions } from './purge-schedule.js';
 import {
-  formatOrderNumber, unitsLeft,
-  type CartRecord, type ChangeItemInput, type ChangeItemResult, type NewCart, type OrderDocument, type OrderRecord,
-  type PlaceOrderInput, type PlaceOrderResult, type ShopStore, type ShopStoreHooks, type StockLevel, type WishlistRecord,
+  formatOrderNumber,
+  type AddToWishlistResult, type CartLimits, type CartRecord, type ChangeItemInput, type ChangeItemResult, type NewCart, type OrderDocument, type OrderRecord,
+  type PlaceOrderInput, type PlaceOrderResult, type PurgeResult, type ShopStore, type ShopStoreHooks, type StockLevel, type WishlistRecord,
 } from './shop-store.js';
+import { stockCount, unitsLeft, type StockCount } from './stock-count.js';
 
 type Db = pg.Pool | pg.PoolClient;
 interface CartRow {
@@ -19,6 +21,8 @@ interface CartRow {
 }
 interface OrderRow { id: string; number: string; cart_id: string; user_id: string | null; created_at: string; document: OrderDocument }
 interface WishlistRow { id: string; user_id: string | null; created_at: string; updated_at: string; expires_at: string }
+interface StockRow { product_id: string; on_hand: number; sold: number; generation: string }
+const toCount = (r: StockRow | undefined): StockCount | undefined => r && { onHand: r.on_hand, sold: r.sold, generation: Number(r.generation) };
 
 const RETRYABLE = new Set(['23505', '40001', '40P01']);
 const ATTEMPTS = 5;
@@ -27,19 +31,27 @@ export class PostgresShopStore implements ShopStore {
   readonly name = 'postgres' as const;
   readonly #pool: pg.Pool;
   readonly #hooks: ShopStoreHooks;
+  readonly #purgeOptions: PurgeOptions;
+  #purges: PurgeSchedule | undefined;
 
   /** `pool`: the content store's primary pool (its search_path already names the schema). */
-  constructor(options: { pool: pg.Pool; hooks?: ShopStoreHooks }) {
+  constructor(options: { pool: pg.Pool; hooks?: ShopStoreHooks; purge?: PurgeOptions }) {
     this.#pool = options.pool;
     this.#hooks = options.hooks ?? {};
+    this.#purgeOptions = options.purge ?? {};
   }
 
   async open(): Promise<void> {
     await migrateShop(this.#pool);
+    if (this.#purges !== undefined) return;
+    this.#purges = new PurgeSchedule((before) => this.purgeExpired(before), this.#purgeOptions);
+    this.#purges.start();
   }
 
   async close(): Promise<void> {
-    // The pool belongs to the content store, which closes it.
+    // The pool belongs to the content store, which closes it (after this).
+    await this.#purges?.stop();
+    this.#purges = undefined;
   }
 
   async #tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -126,7 +138,8 @@ export class PostgresShopStore implements ShopStore {
       const line = cart.items.find((i) => i.productId === c.productId);
       const quantity = c.mode === 'add' ? (line?.quantity ?? 0) + c.quantity : c.quantity;
       if (c.mode === 'set' && !line) return { kind: 'itemNotFound' };
-      if (quantity > c.maxQuantity) return { kind: 'limit' };
+      if (quantity > c.limits.maxQuantity) return { kind: 'limit' };
+      if (!line && cart.items.length >= c.limits.maxLines) return { kind: 'tooManyLines' };
       if (quantity === 0) await db.query('DELETE FROM shop_cart_items WHERE cart_id = $1 AND product_id = $2', [c.cartId, c.productId]);
       else if (line) await db.query('UPDATE shop_cart_items SET quantity = $1 WHERE cart_id = $2 AND product_id = $3', [quantity, c.cartId, c.productId]);
       else await db.query('INSERT INTO shop_cart_items (cart_id, product_id, quantity) VALUES ($1, $2, $3)', [c.cartId, c.productId, quantity]);
@@ -138,12 +151,12 @@ export class PostgresShopStore implements ShopStore {
     });
   }
 
-  async mergeCart(anonymousId: string, userId: string, now: number, ttlMs: number, maxQuantity: number): Promise<CartRecord | undefined> {
+  async mergeCart(anonymousId: string, userId: string, now: number, ttlMs: number, limits: CartLimits): Promise<CartRecord | undefined> {
     return this.#tx(async (db) => {
       const anon = await this.#cart(db, anonymousId, true);
       if (!anon || anon.state !== 'active' || !usableBy(anon, null, now)) return undefined;
       const mine = await this.#activeCart(db, userId, now, true);
-      const plan = planMerge(anon, mine, maxQuantity);
+      const plan = planMerge(anon, mine, limits);
       if (plan.kind === 'mergeInto' && mine) {
         await db.query("UPDATE shop_carts SET state = 'merged', version = version + 1 WHERE id = $1", [anon.id]);
         for (const l of plan.lines) {
@@ -184,11 +197,14 @@ export class PostgresShopStore implements ShopStore {
       if (cart.version !== o.expectedVersion) return { kind: 'stale' };
       // Products in a fixed order, so two orders locking the same stock rows cannot deadlock.
       for (const s of [...o.stock].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
-        await db.query('INSERT INTO shop_stock (product_id, on_hand, sold) VALUES ($1, $2, 0) ON CONFLICT (product_id) DO NOTHING', [s.productId, s.onHand]);
-        const { rows } = await db.query<{ onHand: number; sold: number }>('SELECT on_hand AS "onHand", sold FROM shop_stock WHERE product_id = $1 FOR UPDATE', [s.productId]);
-        const left = unitsLeft(rows[0], s.onHand);
+        await db.query('INSERT INTO shop_stock (product_id, on_hand, sold, generation) VALUES ($1, $2, 0, $3) ON CONFLICT (product_id) DO NOTHING',
+          [s.productId, s.onHand, s.generation]);
+        const { rows } = await db.query<StockRow>('SELECT * FROM shop_stock WHERE product_id = $1 FOR UPDATE', [s.productId]);
+        const count = stockCount(toCount(rows[0]), s);
+        const left = unitsLeft(count);
         if (s.quantity > left) return { kind: 'insufficientStock', productId: s.productId, available: left };
-        await db.query('UPDATE shop_stock SET on_hand = $2, sold = $3 WHERE product_id = $1', [s.productId, s.onHand, s.onHand - left + s.quantity]);
+        await db.query('UPDATE shop_stock SET on_hand = $2, sold = $3, generation = $4 WHERE product_id = $1',
+          [s.productId, count.onHand, count.sold + s.quantity, count.generation]);
       }
       const inserted = await db.query<{ seq: string }>('INSERT INTO shop_orders (id, cart_id, user_id, created_at, document) VALUES ($1, $2, $3, $4, $5) RETURNING seq',
         [o.orderId, o.cartId, o.owner, o.now, JSON.stringify(o.document)]);
@@ -222,10 +238,9 @@ export class PostgresShopStore implements ShopStore {
 
   async available(levels: readonly StockLevel[]): Promise<Map<string, number>> {
     if (levels.length === 0) return new Map();
-    const { rows } = await this.#pool.query<{ product_id: string; onHand: number; sold: number }>(
-      'SELECT product_id, on_hand AS "onHand", sold FROM shop_stock WHERE product_id = ANY($1)', [levels.map((l) => l.productId)]);
+    const { rows } = await this.#pool.query<StockRow>('SELECT * FROM shop_stock WHERE product_id = ANY($1)', [levels.map((l) => l.productId)]);
     const byId = new Map(rows.map((r) => [r.product_id, r]));
-    return new Map(levels.map((l) => [l.productId, unitsLeft(byId.get(l.productId), l.onHand)]));
+    return new Map(levels.map((l) => [l.productId, unitsLeft(stockCount(toCount(byId.get(l.productId)), l))]));
   }
 
   async #wishlist(db: Db, id: string, lock = false): Promise<WishlistRecord | undefined> {
@@ -274,13 +289,14 @@ export class PostgresShopStore implements ShopStore {
     return this.#tx((db) => this.#activeWishlist(db, userId, now));
   }
 
-  addToWishlist(id: string, owner: string | null, productId: string, now: number, ttlMs: number): Promise<WishlistRecord | undefined> {
-    return this.#tx(async (db) => {
+  addToWishlist(id: string, owner: string | null, productId: string, now: number, ttlMs: number, maxItems: number): Promise<AddToWishlistResult> {
+    return this.#tx(async (db): Promise<AddToWishlistResult> => {
       const w = await this.#wishlist(db, id, true);
-      if (!w || !usableBy(w, owner, now)) return undefined;
+      if (!w || !usableBy(w, owner, now)) return { kind: 'wishlistNotFound' };
+      if (!w.productIds.includes(productId) && w.productIds.length >= maxItems) return { kind: 'tooManyItems' };
       await db.query('INSERT INTO shop_wishlist_items (wishlist_id, product_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [id, productId]);
       await db.query('UPDATE shop_wishlists SET updated_at = $1, expires_at = $2 WHERE id = $3', [now, now + ttlMs, id]);
-      return this.#wishlist(db, id);
+      return { kind: 'ok', wishlist: (await this.#wishlist(db, id))! };
     });
   }
 
@@ -293,7 +309,7 @@ export class PostgresShopStore implements ShopStore {
     });
   }
 
-  mergeWishlist(anonymousId: string, userId: string, now: number, ttlMs: number): Promise<WishlistRecord | undefined> {
+  mergeWishlist(anonymousId: string, userId: string, now: number, ttlMs: number, maxItems: number): Promise<WishlistRecord | undefined> {
     return this.#tx(async (db) => {
       const anon = await this.#wishlist(db, anonymousId, true);
       if (!anon || !usableBy(anon, null, now)) return undefined;
@@ -302,7 +318,7 @@ export class PostgresShopStore implements ShopStore {
         await db.query('UPDATE shop_wishlists SET user_id = $1, updated_at = $2, expires_at = $3 WHERE id = $4', [userId, now, now + ttlMs, anon.id]);
         return this.#wishlist(db, anon.id);
       }
-      for (const p of anon.productIds) {
+      for (const p of wishlistAdditions(mine.productIds, anon.productIds, maxItems)) {
         await db.query('INSERT INTO shop_wishlist_items (wishlist_id, product_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [mine.id, p]);
       }
       await this.#dropWishlist(db, anon.id);
@@ -310,4 +326,26 @@ export class PostgresShopStore implements ShopStore {
       return this.#wishlist(db, mine.id);
     });
   }
+
+  purgeExpired(before: number, batchSize = PURGE_BATCH): Promise<PurgeResult> {
+    return purgeInBatches((size) => this.#tx((db) => purgeBatch(db, before, size)), batchSize, () => this.#purges?.stopped ?? false);
+  }
+}
+
+/**
+ * One batch of purgeExpired, in the caller's transaction. SKIP LOCKED: instances purging at the same
+ * time take different rows, and a cart a request holds locked is left for the next purge.
+ */
+async function purgeBatch(db: pg.PoolClient, before: number, size: number): Promise<PurgeResult> {
+  const carts = await db.query<{ id: string }>(`DELETE FROM shop_carts WHERE id IN (
+      SELECT id FROM shop_carts c WHERE state <> 'ordered' AND expires_at <= $1
+        AND NOT EXISTS (SELECT 1 FROM shop_orders o WHERE o.cart_id = c.id)
+      LIMIT $2 FOR UPDATE SKIP LOCKED)
+    RETURNING id`, [before, size]);
+  await db.query('DELETE FROM shop_cart_items WHERE cart_id = ANY($1)', [carts.rows.map((r) => r.id)]);
+  const wishlists = await db.query<{ id: string }>(`DELETE FROM shop_wishlists WHERE id IN (
+      SELECT id FROM shop_wishlists WHERE expires_at <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
+    RETURNING id`, [before, size]);
+  await db.query('DELETE FROM shop_wishlist_items WHERE wishlist_id = ANY($1)', [wishlists.rows.map((r) => r.id)]);
+  return { carts: carts.rows.length, wishlists: wishlists.rows.length };
 }

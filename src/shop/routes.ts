@@ -6,6 +6,7 @@ import type {} from '@fastify/cookie';
 import { sendError } from '../http/error-handler.js';
 import { isSameOrAllowedOrigin } from '../security/csrf.js';
 import { SHOP_TTL_MS, type ShopContext } from './cart-service.js';
+import { ShopCookies } from './shop-cookies.js';
 import type { RawPageParams } from './product-list.js';
 import type { ShopService } from './shop-api.js';
 
@@ -23,9 +24,7 @@ function pageParams(request: FastifyRequest): RawPageParams {
 
 export function registerShopRoutes(app: FastifyInstance, shop: ShopService, o: { contextPath: string; corsOrigins: readonly string[] }): void {
   const base = `${o.contextPath}${SHOP_PREFIX}`;
-  const cookieOptions = (request: FastifyRequest) => ({
-    path: base, httpOnly: true, sameSite: 'lax' as const, secure: request.protocol === 'https', maxAge: SHOP_TTL_MS / 1000,
-  });
+  const cookies = new ShopCookies({ contextPath: o.contextPath, legacyPath: base, maxAgeSeconds: SHOP_TTL_MS / 1000 });
   const inShop = (request: FastifyRequest): boolean =>
     request.canonicalPath === SHOP_PREFIX || request.canonicalPath.startsWith(`${SHOP_PREFIX}/`);
 
@@ -40,7 +39,7 @@ export function registerShopRoutes(app: FastifyInstance, shop: ShopService, o: {
   });
   /** Keeps the cookie pointing at the cart actually used (a login merge may change it). */
   const follow = (request: FastifyRequest, reply: FastifyReply, cookie: string, id: string): void => {
-    if (request.cookies[cookie] !== id) reply.setCookie(cookie, id, cookieOptions(request));
+    if (request.cookies[cookie] !== id) cookies.set(request, reply, cookie, id);
   };
   const json = (reply: FastifyReply, status: number, body: unknown, cache = 'no-store'): FastifyReply =>
     reply.code(status).header('cache-control', cache).send(body);
@@ -76,7 +75,7 @@ export function registerShopRoutes(app: FastifyInstance, shop: ShopService, o: {
     // ---- cart ----
     shopApp.post('/cart', async (req, reply) => {
       const r = await shop.carts.createCart(ctx(req), req.body);
-      reply.setCookie(CART_COOKIE, r.cart.id, cookieOptions(req)); // refreshes Max-Age too
+      cookies.set(req, reply, CART_COOKIE, r.cart.id); // refreshes Max-Age too
       return json(reply, r.created ? 201 : 200, r.cart);
     });
     shopApp.get('/cart', async (req, reply) => {
@@ -86,24 +85,24 @@ export function registerShopRoutes(app: FastifyInstance, shop: ShopService, o: {
     });
     shopApp.delete('/cart', async (req, reply) => {
       await shop.carts.deleteCart(ctx(req));
-      reply.clearCookie(CART_COOKIE, { path: base });
+      cookies.clear(reply, CART_COOKIE);
       return reply.code(204).header('cache-control', 'no-store').send();
     });
     shopApp.post('/cart/item', async (req, reply) => {
       const cart = await shop.carts.changeItem(ctx(req), req.body, 'add');
-      reply.setCookie(CART_COOKIE, cart.id, cookieOptions(req));
+      cookies.set(req, reply, CART_COOKIE, cart.id);
       return json(reply, 200, cart);
     });
     shopApp.put('/cart/item', async (req, reply) => {
       const cart = await shop.carts.changeItem(ctx(req), req.body, 'set');
-      reply.setCookie(CART_COOKIE, cart.id, cookieOptions(req));
+      cookies.set(req, reply, CART_COOKIE, cart.id);
       return json(reply, 200, cart);
     });
 
     // ---- wishlist ----
     shopApp.post('/wishlist', async (req, reply) => {
       const r = await shop.carts.createWishlist(ctx(req), req.body);
-      reply.setCookie(WISHLIST_COOKIE, r.wishlist.id, cookieOptions(req));
+      cookies.set(req, reply, WISHLIST_COOKIE, r.wishlist.id);
       return json(reply, r.created ? 201 : 200, r.wishlist);
     });
     shopApp.get('/wishlist', async (req, reply) => {
@@ -113,7 +112,7 @@ export function registerShopRoutes(app: FastifyInstance, shop: ShopService, o: {
     });
     shopApp.delete('/wishlist', async (req, reply) => {
       await shop.carts.deleteWishlist(ctx(req));
-      reply.clearCookie(WISHLIST_COOKIE, { path: base });
+      cookies.clear(reply, WISHLIST_COOKIE);
       return reply.code(204).header('cache-control', 'no-store').send();
     });
 
@@ -121,7 +120,7 @@ export function registerShopRoutes(app: FastifyInstance, shop: ShopService, o: {
     shopApp.post('/order', async (req, reply) => {
       const key = req.headers['idempotency-key'];
       const r = await shop.orders.placeOrder(ctx(req), req.body, typeof key === 'string' ? key : undefined);
-      reply.clearCookie(CART_COOKIE, { path: base }); // the cart is an order now
+      cookies.clear(reply, CART_COOKIE); // the cart is an order now
       if (r.replayed) reply.header('idempotent-replayed', 'true');
       return json(reply, r.replayed ? 200 : 201, r.order);
     });

@@ -6,6 +6,10 @@ import type { Address } from './shop-store.js';
 
 /** The largest quantity of one cart line. */
 export const MAX_LINE_QUANTITY = 999;
+/** Distinct products of one cart: records stay small, pricing a cart stays cheap. */
+export const MAX_CART_LINES = 100;
+/** Products of one wishlist. */
+export const MAX_WISHLIST_ITEMS = 200;
 
 const id = z.string().trim().min(1, 'required').max(200, 'at most 200 characters');
 const text = (max: number) => z.string().trim().min(1, 'required').max(max, `at most ${max} characters`);

@@ -4,6 +4,9 @@
 // that change a cart lock it first, so concurrent changes to one cart are serialized, never lost.
 import type { Money } from './money.js';
 import type { Totals } from './pricing.js';
+import type { StockLevel } from './stock-count.js';
+
+export type { StockCount, StockLevel } from './stock-count.js';
 
 export type CartState = 'active' | 'ordered' | 'merged';
 
@@ -94,11 +97,8 @@ export interface OrderRecord {
   readonly document: OrderDocument;
 }
 
-export interface StockNeed {
-  readonly productId: string;
+export interface StockNeed extends StockLevel {
   readonly quantity: number;
-  /** The product's `stock` in content: units on hand as last imported. */
-  readonly onHand: number;
 }
 
 export interface PlaceOrderInput {
@@ -123,6 +123,14 @@ export type PlaceOrderResult =
   | { readonly kind: 'stale' }
   | { readonly kind: 'insufficientStock'; readonly productId: string; readonly available: number };
 
+/** Size limits of a cart, enforced inside the store's transactions (so concurrent adds cannot pass them). */
+export interface CartLimits {
+  /** Units of one line. */
+  readonly maxQuantity: number;
+  /** Distinct products of one cart. */
+  readonly maxLines: number;
+}
+
 export interface ChangeItemInput {
   readonly cartId: string;
   readonly owner: string | null;
@@ -130,7 +138,7 @@ export interface ChangeItemInput {
   /** `add` adds to the line (creating it); `set` sets it (0 removes it). */
   readonly mode: 'add' | 'set';
   readonly quantity: number;
-  readonly maxQuantity: number;
+  readonly limits: CartLimits;
   /** The product's catalog and the currency to fix when the cart has none yet. */
   readonly catalogId: string;
   readonly currency: string;
@@ -143,7 +151,13 @@ export type ChangeItemResult =
   | { readonly kind: 'cartNotFound' }
   | { readonly kind: 'itemNotFound' }
   | { readonly kind: 'catalogMismatch' }
-  | { readonly kind: 'limit' };
+  | { readonly kind: 'limit' }
+  | { readonly kind: 'tooManyLines' };
+
+export type AddToWishlistResult =
+  | { readonly kind: 'ok'; readonly wishlist: WishlistRecord }
+  | { readonly kind: 'wishlistNotFound' }
+  | { readonly kind: 'tooManyItems' };
 
 export interface NewCart {
   readonly id: string;
@@ -154,10 +168,10 @@ export interface NewCart {
   readonly ttlMs: number;
 }
 
-/** How units sold are counted against content stock: see README "Shop API (deprecated)". */
-export interface StockLevel {
-  readonly productId: string;
-  readonly onHand: number;
+/** What one purge deleted. */
+export interface PurgeResult {
+  readonly carts: number;
+  readonly wishlists: number;
 }
 
 /** Test hooks; never set in production. `beforeOrderCommit` runs inside POST /order's transaction. */
@@ -181,34 +195,37 @@ export interface ShopStore {
   /**
    * Login merge (README): the anonymous cart becomes the user's, or its lines are merged into the
    * user's active cart (same product: the larger quantity) and it is marked `merged`.
-   * Undefined when the anonymous cart is not active, anonymous and unexpired.
+   * Undefined when the anonymous cart is not active, anonymous and unexpired. Products that would
+   * take the merged cart beyond `limits.maxLines` lines are left out.
    */
-  mergeCart(anonymousId: string, userId: string, now: number, ttlMs: number, maxQuantity: number): Promise<CartRecord | undefined>;
+  mergeCart(anonymousId: string, userId: string, now: number, ttlMs: number, limits: CartLimits): Promise<CartRecord | undefined>;
 
   placeOrder(o: PlaceOrderInput): Promise<PlaceOrderResult>;
   /** The order an Idempotency-Key produced, with the hash of the request that produced it. */
   findIdempotent(key: string): Promise<{ requestHash: string; order: OrderRecord } | undefined>;
   ordersOf(userId: string, limit: number, offset: number): Promise<{ orders: OrderRecord[]; total: number }>;
-  /** Units left per tracked product: `onHand` minus units ordered since that count was imported. */
+  /** Units left per tracked product (stockCount: the recorded count, or a new one). */
   available(levels: readonly StockLevel[]): Promise<Map<string, number>>;
 
   createWishlist(id: string, userId: string | null, now: number, ttlMs: number): Promise<{ wishlist: WishlistRecord; created: boolean }>;
   getWishlist(id: string): Promise<WishlistRecord | undefined>;
   activeWishlistOf(userId: string, now: number): Promise<WishlistRecord | undefined>;
-  /** Adds a product (once); undefined when the wishlist is not `owner`'s or expired. */
-  addToWishlist(id: string, owner: string | null, productId: string, now: number, ttlMs: number): Promise<WishlistRecord | undefined>;
+  /** Adds a product (once, up to `maxItems` products); `wishlistNotFound` when it is not `owner`'s or expired. */
+  addToWishlist(id: string, owner: string | null, productId: string, now: number, ttlMs: number, maxItems: number): Promise<AddToWishlistResult>;
   deleteWishlist(id: string, owner: string | null, now: number): Promise<boolean>;
-  /** Login merge for wishlists: assigned to the user, or its products added to the user's. */
-  mergeWishlist(anonymousId: string, userId: string, now: number, ttlMs: number): Promise<WishlistRecord | undefined>;
+  /** Login merge for wishlists: assigned to the user, or its products added to the user's (up to `maxItems`). */
+  mergeWishlist(anonymousId: string, userId: string, now: number, ttlMs: number, maxItems: number): Promise<WishlistRecord | undefined>;
+
+  /**
+   * Deletes carts that expired at or before `before` without becoming an order (active or merged), with
+   * their items, and wishlists expired by then, `batchSize` records per transaction. Orders, the carts
+   * they were placed from and their idempotency keys stay. Runs when the store opens and then hourly
+   * (purge-schedule.ts); an expired record can never be used again, so deleting it changes no answer.
+   */
+  purgeExpired(before: number, batchSize?: number): Promise<PurgeResult>;
 }
 
 /** Order numbers come from a per-database sequence, so they are unique and never reused. */
 export function formatOrderNumber(seq: number): string {
   return `ORD-${String(seq).padStart(8, '0')}`;
-}
-
-/** Units left of a tracked product, given the recorded count (if any) and the imported `onHand`. */
-export function unitsLeft(row: { onHand: number; sold: number } | undefined, onHand: number): number {
-  // A different imported count is a new count (a restock or stocktake): units sold before it no longer apply.
-  return row === undefined || row.onHand !== onHand ? onHand : Math.max(0, onHand - row.sold);
 }

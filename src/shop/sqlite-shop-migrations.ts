@@ -36,6 +36,20 @@ const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
       CREATE TABLE shop_stock (product_id TEXT PRIMARY KEY, on_hand INTEGER NOT NULL, sold INTEGER NOT NULL);
     `,
   },
+  {
+    version: 2,
+    name: 'stock counts remember the content generation that confirmed them',
+    sql: 'ALTER TABLE shop_stock ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;',
+  },
+  {
+    version: 3,
+    name: 'indexes of the purge of expired carts and wishlists',
+    sql: `
+      DROP INDEX shop_carts_expires;
+      CREATE INDEX shop_carts_unordered_expires ON shop_carts (expires_at) WHERE state <> 'ordered';
+      CREATE INDEX shop_wishlists_expires ON shop_wishlists (expires_at);
+    `,
+  },
 ];
 
 export function migrateShop(db: Database.Database): void {

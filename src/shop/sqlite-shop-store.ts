@@ -7,12 +7,14 @@
 // each transaction runs to its end without yielding to other requests of this process.
 import Database from 'better-sqlite3';
 import { migrateShop } from './sqlite-shop-migrations.js';
-import { planMerge, usableBy } from './merge-rule.js';
+import { planMerge, usableBy, wishlistAdditions } from './merge-rule.js';
+import { PURGE_BATCH, purgeInBatches, PurgeSchedule, type PurgeOptions } from './purge-schedule.js';
 import {
-  formatOrderNumber, unitsLeft,
-  type CartRecord, type ChangeItemInput, type ChangeItemResult, type NewCart, type OrderDocument, type OrderRecord,
-  type PlaceOrderInput, type PlaceOrderResult, type ShopStore, type ShopStoreHooks, type StockLevel, type WishlistRecord,
+  formatOrderNumber,
+  type AddToWishlistResult, type CartLimits, type CartRecord, type ChangeItemInput, type ChangeItemResult, type NewCart, type OrderDocument, type OrderRecord,
+  type PlaceOrderInput, type PlaceOrderResult, type PurgeResult, type ShopStore, type ShopStoreHooks, type StockLevel, type WishlistRecord,
 } from './shop-store.js';
+import { stockCount, unitsLeft, type StockCount } from './stock-count.js';
 
 interface CartRow {
   id: string; user_id: string | null; catalog_id: string | null; currency: string | null; state: CartRecord['state'];
@@ -20,17 +22,21 @@ interface CartRow {
 }
 interface OrderRow { id: string; number: string; cart_id: string; user_id: string | null; created_at: number; document: string }
 interface WishlistRow { id: string; user_id: string | null; created_at: number; updated_at: number; expires_at: number }
+const STOCK_SELECT = 'SELECT on_hand AS onHand, sold, generation FROM shop_stock WHERE product_id = ?';
 
 export class SqliteShopStore implements ShopStore {
   readonly name = 'sqlite' as const;
   readonly #file: string;
   readonly #hooks: ShopStoreHooks;
+  readonly #purgeOptions: PurgeOptions;
   #db: Database.Database | undefined;
   #synchronous: 'FULL' | 'NORMAL' = 'FULL';
+  #purges: PurgeSchedule | undefined;
 
-  constructor(options: { file: string; hooks?: ShopStoreHooks }) {
+  constructor(options: { file: string; hooks?: ShopStoreHooks; purge?: PurgeOptions }) {
     this.#file = options.file;
     this.#hooks = options.hooks ?? {};
+    this.#purgeOptions = options.purge ?? {};
   }
 
   async open(): Promise<void> {
@@ -41,9 +47,13 @@ export class SqliteShopStore implements ShopStore {
     db.pragma('busy_timeout = 10000');
     migrateShop(db);
     this.#db = db;
+    this.#purges = new PurgeSchedule((before) => this.purgeExpired(before), this.#purgeOptions);
+    this.#purges.start();
   }
 
   async close(): Promise<void> {
+    await this.#purges?.stop();
+    this.#purges = undefined;
     this.#db?.close();
     this.#db = undefined;
   }
@@ -127,7 +137,8 @@ export class SqliteShopStore implements ShopStore {
       const line = cart.items.find((i) => i.productId === c.productId);
       const quantity = c.mode === 'add' ? (line?.quantity ?? 0) + c.quantity : c.quantity;
       if (c.mode === 'set' && !line) return { kind: 'itemNotFound' };
-      if (quantity > c.maxQuantity) return { kind: 'limit' };
+      if (quantity > c.limits.maxQuantity) return { kind: 'limit' };
+      if (!line && cart.items.length >= c.limits.maxLines) return { kind: 'tooManyLines' };
       if (quantity === 0) db.prepare('DELETE FROM shop_cart_items WHERE cart_id = ? AND product_id = ?').run(c.cartId, c.productId);
       else if (line) db.prepare('UPDATE shop_cart_items SET quantity = ? WHERE cart_id = ? AND product_id = ?').run(quantity, c.cartId, c.productId);
       else db.prepare('INSERT INTO shop_cart_items (cart_id, product_id, quantity) VALUES (?, ?, ?)').run(c.cartId, c.productId, quantity);
@@ -139,12 +150,12 @@ export class SqliteShopStore implements ShopStore {
     });
   }
 
-  async mergeCart(anonymousId: string, userId: string, now: number, ttlMs: number, maxQuantity: number): Promise<CartRecord | undefined> {
+  async mergeCart(anonymousId: string, userId: string, now: number, ttlMs: number, limits: CartLimits): Promise<CartRecord | undefined> {
     return this.#tx((db) => {
       const anon = this.#cart(db, anonymousId);
       if (!anon || anon.state !== 'active' || !usableBy(anon, null, now)) return undefined;
       const mine = this.#activeCart(db, userId, now);
-      const plan = planMerge(anon, mine, maxQuantity);
+      const plan = planMerge(anon, mine, limits);
       if (plan.kind === 'mergeInto' && mine) {
         db.prepare("UPDATE shop_carts SET state = 'merged', version = version + 1 WHERE id = ?").run(anon.id);
         const upsert = db.prepare(`INSERT INTO shop_cart_items (cart_id, product_id, quantity) VALUES (?, ?, ?)
@@ -179,14 +190,14 @@ export class SqliteShopStore implements ShopStore {
       if (cart.state === 'ordered') return { kind: 'alreadyOrdered' };
       if (cart.state !== 'active' || cart.expiresAt <= o.now) return { kind: 'cartNotFound' };
       if (cart.version !== o.expectedVersion) return { kind: 'stale' };
-      const getStock = db.prepare('SELECT on_hand AS onHand, sold FROM shop_stock WHERE product_id = ?');
-      const putStock = db.prepare(`INSERT INTO shop_stock (product_id, on_hand, sold) VALUES (?, ?, ?)
-        ON CONFLICT (product_id) DO UPDATE SET on_hand = excluded.on_hand, sold = excluded.sold`);
+      const getStock = db.prepare(STOCK_SELECT);
+      const putStock = db.prepare(`INSERT INTO shop_stock (product_id, on_hand, sold, generation) VALUES (?, ?, ?, ?)
+        ON CONFLICT (product_id) DO UPDATE SET on_hand = excluded.on_hand, sold = excluded.sold, generation = excluded.generation`);
       for (const s of o.stock) {
-        const row = getStock.get(s.productId) as { onHand: number; sold: number } | undefined;
-        const left = unitsLeft(row, s.onHand);
+        const count = stockCount(getStock.get(s.productId) as StockCount | undefined, s);
+        const left = unitsLeft(count);
         if (s.quantity > left) return { kind: 'insufficientStock', productId: s.productId, available: left };
-        putStock.run(s.productId, s.onHand, s.onHand - left + s.quantity);
+        putStock.run(s.productId, count.onHand, count.sold + s.quantity, count.generation);
       }
       const seq = Number(db.prepare('INSERT INTO shop_orders (id, cart_id, user_id, created_at, document) VALUES (?, ?, ?, ?, ?)')
         .run(o.orderId, o.cartId, o.owner, o.now, JSON.stringify(o.document)).lastInsertRowid);
@@ -215,8 +226,8 @@ export class SqliteShopStore implements ShopStore {
   }
 
   async available(levels: readonly StockLevel[]): Promise<Map<string, number>> {
-    const get = this.#d.prepare('SELECT on_hand AS onHand, sold FROM shop_stock WHERE product_id = ?');
-    return new Map(levels.map((l) => [l.productId, unitsLeft(get.get(l.productId) as { onHand: number; sold: number } | undefined, l.onHand)]));
+    const get = this.#d.prepare(STOCK_SELECT);
+    return new Map(levels.map((l) => [l.productId, unitsLeft(stockCount(get.get(l.productId) as StockCount | undefined, l))]));
   }
 
   #wishlist(db: Database.Database, id: string): WishlistRecord | undefined {
@@ -260,13 +271,14 @@ export class SqliteShopStore implements ShopStore {
     return this.#tx((db) => this.#activeWishlist(db, userId, now));
   }
 
-  async addToWishlist(id: string, owner: string | null, productId: string, now: number, ttlMs: number): Promise<WishlistRecord | undefined> {
-    return this.#tx((db) => {
+  async addToWishlist(id: string, owner: string | null, productId: string, now: number, ttlMs: number, maxItems: number): Promise<AddToWishlistResult> {
+    return this.#tx((db): AddToWishlistResult => {
       const w = this.#wishlist(db, id);
-      if (!w || !usableBy(w, owner, now)) return undefined;
+      if (!w || !usableBy(w, owner, now)) return { kind: 'wishlistNotFound' };
+      if (!w.productIds.includes(productId) && w.productIds.length >= maxItems) return { kind: 'tooManyItems' };
       db.prepare('INSERT INTO shop_wishlist_items (wishlist_id, product_id) VALUES (?, ?) ON CONFLICT DO NOTHING').run(id, productId);
       db.prepare('UPDATE shop_wishlists SET updated_at = ?, expires_at = ? WHERE id = ?').run(now, now + ttlMs, id);
-      return this.#wishlist(db, id);
+      return { kind: 'ok', wishlist: this.#wishlist(db, id)! };
     });
   }
 
@@ -279,7 +291,7 @@ export class SqliteShopStore implements ShopStore {
     });
   }
 
-  async mergeWishlist(anonymousId: string, userId: string, now: number, ttlMs: number): Promise<WishlistRecord | undefined> {
+  async mergeWishlist(anonymousId: string, userId: string, now: number, ttlMs: number, maxItems: number): Promise<WishlistRecord | undefined> {
     return this.#tx((db) => {
       const anon = this.#wishlist(db, anonymousId);
       if (!anon || !usableBy(anon, null, now)) return undefined;
@@ -289,10 +301,26 @@ export class SqliteShopStore implements ShopStore {
         return this.#wishlist(db, anon.id);
       }
       const add = db.prepare('INSERT INTO shop_wishlist_items (wishlist_id, product_id) VALUES (?, ?) ON CONFLICT DO NOTHING');
-      for (const p of anon.productIds) add.run(mine.id, p);
+      for (const p of wishlistAdditions(mine.productIds, anon.productIds, maxItems)) add.run(mine.id, p);
       this.#dropWishlist(db, anon.id);
       db.prepare('UPDATE shop_wishlists SET updated_at = ?, expires_at = ? WHERE id = ?').run(now, now + ttlMs, mine.id);
       return this.#wishlist(db, mine.id);
     });
   }
+
+  async purgeExpired(before: number, batchSize = PURGE_BATCH): Promise<PurgeResult> {
+    return purgeInBatches((size) => Promise.resolve(this.#tx((db) => purgeBatch(db, before, size))), batchSize, () => this.#purges?.stopped ?? false);
+  }
+}
+
+/** One batch of purgeExpired, in the caller's transaction. */
+function purgeBatch(db: Database.Database, before: number, size: number): PurgeResult {
+  const carts = JSON.stringify((db.prepare(`SELECT id FROM shop_carts c WHERE state <> 'ordered' AND expires_at <= ?
+    AND NOT EXISTS (SELECT 1 FROM shop_orders o WHERE o.cart_id = c.id) LIMIT ?`).pluck().all(before, size)));
+  db.prepare('DELETE FROM shop_cart_items WHERE cart_id IN (SELECT value FROM json_each(?))').run(carts);
+  const c = db.prepare('DELETE FROM shop_carts WHERE id IN (SELECT value FROM json_each(?))').run(carts).changes;
+  const wishlists = JSON.stringify(db.prepare('SELECT id FROM shop_wishlists WHERE expires_at <= ? LIMIT ?').pluck().all(before, size));
+  db.prepare('DELETE FROM shop_wishlist_items WHERE wishlist_id IN (SELECT value FROM json_each(?))').run(wishlists);
+  const w = db.prepare('DELETE FROM shop_wishlists WHERE id IN (SELECT value FROM json_each(?))').run(wishlists).changes;
+  return { carts: c, wishlists: w };
 }

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/test-app.js';
 import { basic } from '../security-http/helpers.js';
+import { shopCookiePath } from '../../src/shop/shop-cookies.js';
 import { createShopApp, IDS, PASSWORD, ShopClient } from './helpers.js';
 
 const basicOf = (user: string): string => basic(user, PASSWORD);
@@ -31,7 +32,7 @@ describe('POST /cart', () => {
     expect(cookie).toMatch(/; HttpOnly/);
     expect(cookie).toMatch(/; SameSite=Lax/);
     expect(cookie).toMatch(/; Max-Age=2592000/);
-    expect(cookie).toMatch(/; Path=\/shop\/v1/);
+    expect(cookie).toMatch(/; Path=\/(;|$)/); // pages carry it too: templates find the visitor's cart
     expect(cookie).not.toMatch(/Secure/); // plain HTTP; behind TLS (trustProxy) it gets Secure
     expect(r.body.id).toBe(c.jar.get('petal_cart'));
   });
@@ -48,6 +49,18 @@ describe('POST /cart', () => {
     expect(a2.body.id).toBe(a1.body.id);
   });
 
+  it('gives an empty anonymous cart or wishlist a day to live; an item makes it 30 days (the purge deletes expired ones)', async () => {
+    const day = 24 * 3600_000;
+    const ttl = (body: any) => Date.parse(body.expiresAt) - Date.parse(body.updatedAt);
+    const c = new ShopClient(t);
+    expect(ttl((await c.post('/cart')).body)).toBe(day);
+    expect(ttl((await c.post('/cart/item', { productId: IDS.lavender })).body)).toBe(30 * day);
+    expect(ttl((await c.post('/wishlist')).body)).toBe(day);
+    expect(ttl((await c.post('/wishlist', { productId: IDS.lavender })).body)).toBe(30 * day);
+    const alice = new ShopClient(t, 'alice'); // one cart per user: no need to hurry
+    expect(ttl((await alice.post('/cart')).body)).toBe(30 * day);
+  });
+
   it('takes an optional catalog and currency, and rejects unknown ones naming the field', async () => {
     const c = new ShopClient(t);
     const r = await c.post('/cart', { catalogId: IDS.catalog, currency: 'chf' });
@@ -59,6 +72,27 @@ describe('POST /cart', () => {
     expect((await bad.post('/cart', { catalogId: IDS.catalog, currency: 'USD' })).body.error.message).toMatch(/^currency:/);
     expect((await bad.post('/cart', { colour: 'red' })).body.error.message).toMatch(/colour/);
     expect((await bad.post('/cart', [1, 2])).body.error.code).toBe('invalidField');
+  });
+});
+
+describe('cookies of earlier releases', () => {
+  it('expires a cookie scoped to /shop/v1 when the browser sends it besides the current one', async () => {
+    const c = new ShopClient(t);
+    await c.post('/cart');
+    const id = c.jar.get('petal_cart')!;
+    // Under /shop/v1 the browser sends the longer path first: the old cookie, then the current one.
+    const r = await c.post('/cart/item', { productId: IDS.lavender }, { cookie: `petal_cart=${id}; petal_cart=${id}` });
+    expect(r.status).toBe(200);
+    const [legacy, current] = r.setCookies.filter((s) => s.startsWith('petal_cart='));
+    expect(legacy).toMatch(/^petal_cart=;.*Path=\/shop\/v1(;|$)/);
+    expect(current).toMatch(new RegExp(`^petal_cart=${id};.*Path=/(;|$)`));
+    const single = await c.post('/cart/item', { productId: IDS.lavender });
+    expect(single.setCookies.filter((s) => s.startsWith('petal_cart='))).toHaveLength(1);
+  });
+
+  it('scopes the cookies to the context path', () => {
+    expect(shopCookiePath('')).toBe('/');
+    expect(shopCookiePath('/petal')).toBe('/petal'); // matches /petal and /petal/…, not /petalx
   });
 });
 
@@ -134,7 +168,10 @@ describe('GET and DELETE /cart', () => {
     const id = c.jar.get('petal_cart')!;
     const r = await c.del('/cart');
     expect(r.status).toBe(204);
-    expect(r.setCookies.find((s) => s.startsWith('petal_cart=;'))).toMatch(/Expires=Thu, 01 Jan 1970|Max-Age=0/);
+    const cleared = r.setCookies.filter((s) => s.startsWith('petal_cart=;'));
+    expect(cleared.find((s) => /; Path=\/(;|$)/.test(s))).toMatch(/Expires=Thu, 01 Jan 1970|Max-Age=0/);
+    // The cookie of earlier releases (Path=/shop/v1) goes too, so it can never shadow a new one.
+    expect(cleared.find((s) => /; Path=\/shop\/v1(;|$)/.test(s))).toMatch(/Expires=Thu, 01 Jan 1970|Max-Age=0/);
     expect(c.jar.has('petal_cart')).toBe(false);
     c.jar.set('petal_cart', id);
     expectError(await c.get('/cart'), 404, 'cartNotFound');
@@ -250,6 +287,7 @@ describe('wishlist', () => {
     expect(r.status).toBe(201);
     const cookie = r.setCookies.find((s) => s.startsWith('petal_wishlist='))!;
     expect(cookie).toMatch(/^petal_wishlist=[A-Za-z0-9_-]{22};.*HttpOnly.*SameSite=Lax/);
+    expect(cookie).toMatch(/; Path=\/(;|$)/);
     r = await c.post('/wishlist', { productId: IDS.rose });
     expect(r.status).toBe(200);
     r = await c.post('/wishlist', { productId: IDS.lavender });

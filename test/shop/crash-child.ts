@@ -24,13 +24,15 @@ const store: ContentStore = storeArg.startsWith('sqlite:')
   : new PostgresStore({ url: storeArg.slice(0, storeArg.lastIndexOf('#')), schema: storeArg.slice(storeArg.lastIndexOf('#') + 1) });
 await store.open();
 const shopStore = createShopStore(store, {
-  beforeOrderCommit: point === 'inside'
-    ? () => {
-      writeFileSync(marker, 'inside');
-      if (store.capabilities.name === 'sqlite') block();
-      else return new Promise<void>(() => undefined); // never commits
-    }
-    : undefined,
+  hooks: {
+    beforeOrderCommit: point === 'inside'
+      ? () => {
+        writeFileSync(marker, 'inside');
+        if (store.capabilities.name === 'sqlite') block();
+        else return new Promise<void>(() => undefined); // never commits
+      }
+      : undefined,
+  },
 });
 await shopStore.open();
 const read = [{ path: '/', permission: 'read' }, { path: '/*', permission: 'read' }];

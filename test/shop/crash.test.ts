@@ -55,7 +55,7 @@ describe(`crash in POST /order (${process.env.PETAL_TEST_PG ? 'PostgreSQL' : 'SQ
     expect((await store.ordersOf('alice', 10, 0)).total).toBe(0);
     const cart = await store.getCart(cartId);
     expect(cart).toMatchObject({ state: 'active', version: before.version, items: [{ productId: IDS.lavender, quantity: 2 }] });
-    const left = await store.available([{ productId: IDS.lavender, onHand: 48 }]);
+    const left = await store.available([{ productId: IDS.lavender, onHand: 48, generation: await t.store.generation() }]);
     expect(left.get(IDS.lavender)).toBe(48);
     // The shop goes on: the same cart can be ordered now.
     const alice = new ShopClient(t, 'alice');
@@ -70,7 +70,7 @@ describe(`crash in POST /order (${process.env.PETAL_TEST_PG ? 'PostgreSQL' : 'SQ
     expect(orders.total).toBe(1);
     expect(orders.orders[0]).toMatchObject({ cartId, document: { items: [{ productId: IDS.lavender, quantity: 2 }] } });
     expect((await store.getCart(cartId))?.state).toBe('ordered');
-    expect((await store.available([{ productId: IDS.lavender, onHand: 48 }])).get(IDS.lavender)).toBe(46);
+    expect((await store.available([{ productId: IDS.lavender, onHand: 48, generation: await t.store.generation() }])).get(IDS.lavender)).toBe(46);
   }, 90_000);
 });
 
