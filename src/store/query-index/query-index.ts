@@ -2,41 +2,22 @@
 // as bit sets over node ordinals. Exact totals over hundreds of thousands of candidates then cost a
 // few word operations instead of a B-tree probe per row. Columns load lazily, per workspace and
 // property, and are dropped whenever the store's content generation changes.
-import type { Condition, StoreQuery, Target, TypedRange, ValueKind } from '../../query/ast.js';
+import type { Condition, StoreQuery, Target, ValueKind } from '../../query/ast.js';
 import { descendantRange } from '../../repository/paths.js';
 import type { QueryResult } from '../content-store.js';
 import type { NodeRecord } from '../rows.js';
 import { Bitmap } from './bitmap.js';
-import type { ColumnSource, NodeTable } from './column-source.js';
+import type { ColumnSource } from './column-source.js';
 import { compareCodePoints, likeToRegExp } from './compare.js';
 import { inRange, lowerBound, rangeInto, uuidEqualities, type Column } from './column-scan.js';
 import { hasIdColumn } from './column-source.js';
-import { compareNullableNumber, compareNullableString, topK, topKBySortedScan } from './top-k.js';
-import { orderKeysOf, sortedByKey, type OrderKeys } from './order-keys.js';
+import { orderKeysOf, type OrderKeys } from './order-keys.js';
+import { chainCompare, orderedPage, propertyCompare, type OrdinalCompare } from './ordered-page.js';
 import { readableBy } from '../../query/glob.js';
+import { ordinalOf, type Workspace } from './workspace.js';
 
 const FILTER_CACHE_ENTRIES = 64;
 const CONJUNCTION_CACHE_ENTRIES = 32;
-
-interface Workspace {
-  readonly table: NodeTable;
-  /** nid → ordinal + 1 (0 = not in this workspace) */
-  readonly ordinalOfNid: Int32Array;
-  readonly columns: Map<string, Promise<Column>>;
-  /** Scope bit sets by rootPath and types (they repeat across requests of one endpoint). */
-  readonly scopes: Map<string, Bitmap>;
-  /** Bit sets of recent conditions, least recently used first. */
-  readonly filters: Map<string, Bitmap>;
-  readonly orderKeys: Map<string, OrderKeys>;
-  names?: string[];
-  foldedNames?: string[];
-  /** ordinal → UUID, loaded on the first order by `@id` (sources with `idColumn` only). */
-  ids?: Promise<string[]>;
-  /** Result nodes already read, by nid: pages of popular queries cost no store read (this generation). */
-  readonly records: Map<number, NodeRecord>;
-  /** Matches (never modified once stored) and their count, by scope, conditions and full-text match. */
-  readonly conjunctions: Map<string, { readonly matches: Bitmap; readonly total: number }>;
-}
 
 const RECORD_CACHE_ENTRIES = 20_000;
 
@@ -336,21 +317,13 @@ export class QueryIndex {
   }
 
   async #ordered(ws: Workspace, q: StoreQuery, matches: Bitmap, total: number): Promise<number[]> {
-    const keys: ((a: number, b: number) => number)[] = [];
+    const keys: OrdinalCompare[] = [];
     for (const o of q.orderBy) {
       const dir = o.descending ? -1 : 1;
       switch (o.target.kind) {
-        case 'property': {
-          const k = await this.#orderKeys(ws, q.workspace, o.target.name);
-          keys.push((a, b) => {
-            const ha = k.has[a]!;
-            const hb = k.has[b]!;
-            if (ha !== hb) return hb - ha; // missing last, whatever the direction
-            if (ha === 0) return 0;
-            return dir * (compareNullableNumber(k.n[a]!, k.n[b]!) || compareNullableString(k.f[a], k.f[b]));
-          });
+        case 'property':
+          keys.push(propertyCompare(await this.#orderKeys(ws, q.workspace, o.target.name), o.descending));
           break;
-        }
         case 'name': {
           const folded = this.#foldedNames(ws);
           const names = this.#names(ws);
@@ -375,27 +348,11 @@ export class QueryIndex {
         }
       }
     }
-    const compare = (a: number, b: number) => {
-      for (const k of keys) {
-        const r = k(a, b);
-        if (r !== 0) return r;
-      }
-      return a - b; // path order breaks ties, as in SQL
-    };
-    const k = Math.min(total, q.offset + q.limit);
     const first = q.orderBy[0]!;
-    if (q.orderBy.length === 1 && first.target.kind === 'property' && k > 0) {
-      // One property: walk its sorted entries and probe the matches (see topKBySortedScan).
-      const keys = await this.#orderKeys(ws, q.workspace, first.target.name);
-      keys.sorted ??= sortedByKey(keys);
-      const size = ws.table.nids.length;
-      const budget = Math.max(4_096, Math.ceil((16 * k * size) / total));
-      const same = (a: number, b: number) => keys.n[a] === keys.n[b] || (Number.isNaN(keys.n[a]!) && Number.isNaN(keys.n[b]!) && keys.f[a] === keys.f[b]);
-      const top = topKBySortedScan(keys.sorted, matches, k, first.descending, same, compare, budget);
-      if (top !== undefined) return top.slice(q.offset, q.offset + q.limit);
-    }
-    const top = topK(matches, k, compare);
-    return top.slice(q.offset, q.offset + q.limit);
+    const single = q.orderBy.length === 1 && first.target.kind === 'property'
+      ? { keys: await this.#orderKeys(ws, q.workspace, first.target.name), descending: first.descending, size: ws.table.nids.length }
+      : undefined;
+    return orderedPage({ matches, total, offset: q.offset, limit: q.limit, compare: chainCompare(keys), ...(single ? { single } : {}) });
   }
 
   #ids(ws: Workspace, workspace: string): Promise<string[]> {
@@ -436,8 +393,4 @@ export class QueryIndex {
     return !q.orderBy.some((o) => usesUuid(o.target))
       && !q.conditions.some((c) => (c.kind === 'ranges' || c.kind === 'like') && usesUuid(c.target));
   }
-}
-
-function ordinalOf(ws: Workspace, nid: number): number {
-  return nid < ws.ordinalOfNid.length ? ws.ordinalOfNid[nid]! - 1 : -1;
 }

@@ -1,0 +1,57 @@
+// Store layer (query index): one page of the matches in `orderBy` order. Pure: the index resolves
+// each ordering key to its in-memory column first; this file only compares ordinals and selects.
+import type { Bitmap } from './bitmap.js';
+import type { OrderKeys } from './order-keys.js';
+import { sortedByKey } from './order-keys.js';
+import { compareNullableNumber, compareNullableString, topK, topKBySortedScan } from './top-k.js';
+
+/** One ordering key as a comparison of two node ordinals (ascending; the caller applies direction). */
+export type OrdinalCompare = (a: number, b: number) => number;
+
+/** A property key: typed values, case-insensitive text; nodes without the property last, whatever the direction. */
+export function propertyCompare(k: OrderKeys, descending: boolean): OrdinalCompare {
+  const dir = descending ? -1 : 1;
+  return (a, b) => {
+    const ha = k.has[a]!;
+    const hb = k.has[b]!;
+    if (ha !== hb) return hb - ha;
+    if (ha === 0) return 0;
+    return dir * (compareNullableNumber(k.n[a]!, k.n[b]!) || compareNullableString(k.f[a], k.f[b]));
+  };
+}
+
+/** The keys in turn; path order (the ordinal) breaks ties, as in SQL. */
+export function chainCompare(keys: readonly OrdinalCompare[]): OrdinalCompare {
+  return (a, b) => {
+    for (const k of keys) {
+      const r = k(a, b);
+      if (r !== 0) return r;
+    }
+    return a - b;
+  };
+}
+
+export interface PageRequest {
+  readonly matches: Bitmap;
+  readonly total: number;
+  readonly offset: number;
+  readonly limit: number;
+  readonly compare: OrdinalCompare;
+  /** Set when the order is one property: its keys, direction, and the workspace size. */
+  readonly single?: { readonly keys: OrderKeys; readonly descending: boolean; readonly size: number };
+}
+
+/** The ordinals of the page: by a scan of the property's sorted entries when that is cheaper, else a bounded heap. */
+export function orderedPage(p: PageRequest): number[] {
+  const k = Math.min(p.total, p.offset + p.limit);
+  const s = p.single;
+  if (s !== undefined && k > 0) {
+    const keys = s.keys;
+    keys.sorted ??= sortedByKey(keys);
+    const budget = Math.max(4_096, Math.ceil((16 * k * s.size) / p.total));
+    const same = (a: number, b: number) => keys.n[a] === keys.n[b] || (Number.isNaN(keys.n[a]!) && Number.isNaN(keys.n[b]!) && keys.f[a] === keys.f[b]);
+    const top = topKBySortedScan(keys.sorted, p.matches, k, s.descending, same, p.compare, budget);
+    if (top !== undefined) return top.slice(p.offset, p.offset + p.limit);
+  }
+  return topK(p.matches, k, p.compare).slice(p.offset, p.offset + p.limit);
+}
