@@ -2,7 +2,7 @@
 // (type predicates expanded, property rules compiled), so the hot path only looks things up.
 import { compileTypePredicate, type NodeTypeRegistry, type TypePredicate } from '../repository/node-types.js';
 import type { EndpointDefinition } from './endpoint-definition.js';
-import { compileVisibility, type Visibility } from './property-visibility.js';
+import { compileVisibility, definitionExclusions, type Visibility } from './property-visibility.js';
 import { compileReferenceRules, type ReferenceRule } from './resolvers/reference-rules.js';
 
 export interface CompiledEndpoint {
@@ -13,6 +13,8 @@ export interface CompiledEndpoint {
   readonly childType: TypePredicate;
   /** Property rules without request lists (the common case). */
   readonly visibility: Visibility;
+  /** What the definition excludes, which no request may see or query (canonical names); null = nothing. */
+  readonly hidden: ReadonlySet<string> | null;
   /** Reference definitions compiled; null when the endpoint has none (no reference work at all). */
   readonly references: readonly ReferenceRule[] | null;
 }
@@ -27,6 +29,7 @@ export function compileEndpoint(definition: EndpointDefinition, types: NodeTypeR
       nodeType: compileTypePredicate(types, definition.nodeTypes, definition.strict),
       childType: compileTypePredicate(types, definition.childNodeTypes, definition.strict),
       visibility: compileVisibility(definition),
+      hidden: definitionExclusions(definition),
       references: definition.references.length === 0 ? null : compileReferenceRules(definition.references, types),
     });
     cache.set(definition, compiled);

@@ -137,6 +137,13 @@ export async function getChildren(req: DeliveryRequest, env: DeliveryEnv): Promi
   return { body: body + ']', contentLanguage: locale.locale };
 }
 
+/** The hidden names and their language variants (`notes` hides `notes_de` too, as rendering does). */
+function withVariants(names: ReadonlySet<string>, suffixes: readonly string[]): ReadonlySet<string> {
+  const out = new Set(names);
+  for (const n of names) for (const s of suffixes) out.add(n + s);
+  return out;
+}
+
 /**
  * Query nodes: `{total, offset, limit, results}`. Child-node language variants (`main_de`) are not
  * results of their own unless `lang=all`: they stand in for their base node inside results.
@@ -146,6 +153,7 @@ export async function queryNodes(req: DeliveryRequest, env: DeliveryEnv): Promis
   rejectVersion(req.query, 'Query nodes');
   let spec = parseQuerySpec(req.query, req.endpoint, env.site.defaultLocale);
   const locale = localeOf(req, env);
+  if (req.endpoint.hidden !== null) spec = { ...spec, hiddenProperties: withVariants(req.endpoint.hidden, locale.variantSuffixes) };
   const extra: Condition[] = [];
   if (!locale.all && locale.variantSuffixes.length > 0) {
     extra.push({

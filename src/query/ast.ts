@@ -44,6 +44,12 @@ export interface QuerySpec {
   readonly limit: number;
   /** Property names ending in `_<default locale>` never match (the default language has no suffix). */
   readonly defaultLocaleSuffix?: string;
+  /**
+   * Properties the endpoint's definition excludes, with their language variants: to this query they do
+   * not exist (filters on them match as on a property no node holds, ordering skips them, `q` does not
+   * see their words), so nothing about their values can be inferred. Absent = none.
+   */
+  readonly hiddenProperties?: ReadonlySet<string>;
 }
 
 export interface FullTextTerm {
@@ -94,6 +100,8 @@ export interface StoreQuery {
   readonly types: readonly string[] | null;
   readonly conditions: readonly Condition[];
   readonly fullText: readonly FullTextTerm[];
+  /** Properties whose words do not count for `fullText` (hidden by the endpoint; see hidden-full-text.ts). */
+  readonly fullTextHidden?: readonly string[] | undefined;
   readonly orderBy: readonly StoreOrder[];
   readonly offset: number;
   readonly limit: number;

@@ -133,11 +133,26 @@ export interface QueryCatalog {
   readonly typesPresent: readonly string[];
 }
 
+/**
+ * A filter on a property hidden from the query (QuerySpec.hiddenProperties) is checked as any filter is,
+ * then holds as it would on a property no node has: `[null]=true` for every node, anything else for none.
+ */
+function hiddenCondition(f: Extract<FilterSpec, { kind: 'filter' }>, defaultSuffix?: string): Condition | null {
+  const c = conditionOf(f, () => [], defaultSuffix);
+  return c.kind === 'exists' && !c.exists ? null : { kind: 'never' };
+}
+
+const isHidden = (spec: QuerySpec, t: Target): boolean =>
+  spec.hiddenProperties !== undefined && t.kind === 'property' && spec.hiddenProperties.has(t.name);
+
 export function buildStoreQuery(spec: QuerySpec, catalog: QueryCatalog, extra: readonly Condition[] = []): StoreQuery {
   const conditions: Condition[] = [...extra];
   for (const f of spec.filters) {
     if (f.kind === 'ancestor') conditions.push({ kind: 'descendantOf', paths: f.paths });
-    else conditions.push(conditionOf(f, (n) => catalog.kindsOf(n), spec.defaultLocaleSuffix));
+    else if (isHidden(spec, f.target)) {
+      const c = hiddenCondition(f, spec.defaultLocaleSuffix);
+      if (c !== null) conditions.push(c);
+    } else conditions.push(conditionOf(f, (n) => catalog.kindsOf(n), spec.defaultLocaleSuffix));
   }
   const types = spec.typeFilter === null ? null : catalog.typesPresent.filter(spec.typeFilter);
   return {
@@ -146,7 +161,9 @@ export function buildStoreQuery(spec: QuerySpec, catalog: QueryCatalog, extra: r
     types,
     conditions,
     fullText: spec.fullText,
-    orderBy: spec.orderBy,
+    ...(spec.hiddenProperties !== undefined && spec.fullText.length > 0 ? { fullTextHidden: [...spec.hiddenProperties] } : {}),
+    // A key no node holds leaves the order to the next key: a hidden one is dropped.
+    orderBy: spec.hiddenProperties === undefined ? spec.orderBy : spec.orderBy.filter((o) => !isHidden(spec, o.target)),
     offset: spec.offset,
     limit: spec.limit,
   };

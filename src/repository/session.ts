@@ -100,7 +100,9 @@ async function runQuery(
   readable: Extract<Condition, { kind: 'readable' }> | null,
 ): Promise<QueryResult> {
   const names = new Set<string>();
-  for (const f of spec.filters) if (f.kind === 'filter' && f.target.kind === 'property') names.add(f.target.name);
+  for (const f of spec.filters) {
+    if (f.kind === 'filter' && f.target.kind === 'property' && spec.hiddenProperties?.has(f.target.name) !== true) names.add(f.target.name);
+  }
   const kinds = await store.propertyKinds(spec.workspace, [...names], readable ?? undefined);
   const typesPresent = spec.typeFilter === null ? [] : await store.nodeTypesPresent(spec.workspace);
   const conditions = readable === null ? extra : [readable, ...extra];

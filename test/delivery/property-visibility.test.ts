@@ -135,10 +135,15 @@ describe('compileVisibility: exclude lists', () => {
       .toEqual(['title', 'text']);
   });
 
-  it('is ignored when the request has an include list', () => {
-    expect(visible({ includeSystemProperties: false, excludeProperties: ['text'] }, { properties: ['text', 'image'] }))
-      .toEqual(['text', 'image']);
+  it("of the request is ignored when the request has an include list", () => {
     expect(visible(PLAIN, { properties: ['title'], excludeProperties: ['title'] })).toEqual(['title']);
+  });
+
+  it("of the definition binds whatever the request's include list (rule 4 is about the definition's own lists)", () => {
+    expect(visible({ includeSystemProperties: false, excludeProperties: ['text'] }, { properties: ['text', 'image'] }))
+      .toEqual(['image']);
+    expect(visible({ includeSystemProperties: true, excludeProperties: ['mgnl:template'] }, { properties: ['cms:template', 'title'] }))
+      .toEqual(['title']);
   });
 
   it('is ignored under an include list with system properties too', () => {

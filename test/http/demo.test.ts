@@ -37,4 +37,16 @@ describe('the demo', () => {
     expect(body['@nodes']).toEqual(['main']);
     expect(raw).not.toContain('variant-');
   });
+
+  it('plants/v2 never exposes internalNotes: not through properties, filters, orderBy or q (v1 does)', async () => {
+    const v1 = await getJson(t.app, '/.rest/delivery/plants/v1/?internalNotes[like]=%25glass%25&properties=internalNotes');
+    expect(v1.body.total).toBe(2);
+    expect(v1.raw).toContain('glasshouse 2');
+    expect((await getJson(t.app, '/.rest/delivery/plants/v1/?q=glasshouse')).body.total).toBe(2);
+    const v2 = await getJson(t.app, '/.rest/delivery/plants/v2/?properties=internalNotes,name');
+    expect(v2.body.total).toBeGreaterThan(0);
+    expect(v2.raw).not.toContain('internalNotes');
+    expect((await getJson(t.app, '/.rest/delivery/plants/v2/?internalNotes[like]=%25glass%25')).body.total).toBe(0);
+    expect((await getJson(t.app, '/.rest/delivery/plants/v2/?q=glasshouse')).body.total).toBe(0);
+  });
 });

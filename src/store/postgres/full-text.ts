@@ -5,30 +5,12 @@
 // and stored as the lexemes themselves; the query is a tsquery of the same words, quoted, so no
 // PostgreSQL parser ever sees them.
 import type { StoreQuery } from '../../query/ast.js';
+import { words } from '../full-text-words.js';
 
-const WORD = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 /** PostgreSQL's limit on one lexeme, in bytes; longer words are left out of the index. */
 const MAX_LEXEME_BYTES = 2046;
 /** Stay below the 1 MB limit of one tsvector. */
 const MAX_BODY_BYTES = 1_000_000;
-
-const ASCII = /^[\x00-\x7f]*$/;
-const ANY = /[^]/gu;
-/** One code point folded alone (no final-sigma context: FTS5 folds Σ and ς to σ), U+0130 kept. */
-const fold = (c: string): string => (c === '\u0130' ? c : c === '\u03c2' ? '\u03c3' : c.toLowerCase());
-
-/**
- * The words of `text` as FTS5's unicode61 tokenizer finds them, case-folded as it folds them: each code
- * point lower-cased alone, except U+0130 (İ), whose lower case is two code points and which FTS5 keeps.
- */
-export function words(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(WORD)) {
-    const w = m[0];
-    out.push(ASCII.test(w) ? w.toLowerCase() : w.replace(ANY, fold));
-  }
-  return out;
-}
 
 /** What the `fts.body` column holds for a node's full text: its distinct words ('' when it has none). */
 export function ftsBody(text: string): string {

@@ -14,6 +14,7 @@ import { descendantRange } from '../../repository/paths.js';
 import { ChangeListener, changeChannel } from './change-listener.js';
 import { postgresColumnSource } from './column-source.js';
 import { tsQueryText } from './full-text.js';
+import { withoutHiddenWordMatches } from '../hidden-full-text.js';
 import { BLOB_CHUNK, importDocuments } from './import-documents.js';
 import { storableText } from './batched-import-tx.js';
 import { IMPORT_LOCK, MIGRATION_LOCK } from './migrations.js';
@@ -266,6 +267,7 @@ export class PostgresStore implements ContentStore {
   }
 
   async query(q: StoreQuery): Promise<QueryResult> {
+    if (q.fullTextHidden !== undefined) q = await withoutHiddenWordMatches(q, (x) => this.query(x));
     // Always the query index (the delivery layer only builds queries it can run: eq / ne on @id).
     if (!this.#index.canRun(q)) throw new Error('PostgresStore: this query (a uuid condition other than eq / ne) is not supported');
     return this.#index.run(q, tsQueryText(q));

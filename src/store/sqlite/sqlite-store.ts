@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities } from '../content-store.js';
 import type { StoreQuery, ValueKind } from '../../query/ast.js';
 import { fullTextOf, indexRows } from '../index-values.js';
+import { withoutHiddenWordMatches } from '../hidden-full-text.js';
 import { compileCount, compileKinds, compilePage, ftsMatch, NODE_COLUMNS } from './compile-query.js';
 import { QueryIndex } from '../query-index/query-index.js';
 import { sqliteColumnSource } from './column-source.js';
@@ -191,6 +192,7 @@ export class SqliteStore implements ContentStore {
   }
 
   async query(q: StoreQuery): Promise<QueryResult> {
+    if (q.fullTextHidden !== undefined) q = await withoutHiddenWordMatches(q, (x) => this.query(x));
     if (QueryIndex.supports(q) && (await this.#workspaceSize(q.workspace)) >= this.#indexThreshold) {
       return this.#index.run(q, ftsMatch(q));
     }
