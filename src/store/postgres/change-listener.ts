@@ -4,6 +4,7 @@
 // generation again after every (re)connect (notifications sent while it was away are lost) and every
 // few seconds (a safety net, and a liveness check of the connection).
 import pg from 'pg';
+import { guardClient } from './guard-pool.js';
 import { SQL, run } from './statements.js';
 
 const MAX_BACKOFF_MS = 5_000;
@@ -73,7 +74,7 @@ export class ChangeListener {
       const generation = Number(msg.payload);
       if (Number.isSafeInteger(generation)) this.#options.onGeneration(generation);
     });
-    client.on('error', () => this.#lost(client));
+    guardClient(client, () => this.#lost(client));
     client.on('end', () => this.#lost(client));
     try {
       await client.connect();

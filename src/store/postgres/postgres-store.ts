@@ -23,6 +23,8 @@ import { SQL, run } from './statements.js';
 import { listVersions, publishVersion, versionSubtree } from './versions.js';
 import type { VersionInfo } from '../versions.js';
 import { GenerationMemo } from '../generation-memo.js';
+import { StoreClosedError, storeFaultOf } from '../store-faults.js';
+import { guardClient, guardPool } from './guard-pool.js';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -57,7 +59,15 @@ export interface PostgresStoreOptions {
    * they have caught up with the newest generation this instance knows of; writes go to the primary.
    */
   readonly replicas?: readonly string[];
+  /**
+   * How long a request waits for a connection of the primary's pool (a new one, or a free one when all
+   * are busy) before it fails as "store unreachable" (503); default 10 s.
+   */
+  readonly connectionTimeoutMs?: number;
 }
+
+/** A host that does not answer (network cut) must not hold requests for the kernel's 2-minute connect timeout. */
+export const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
 
 export class PostgresStore implements ContentStore {
   readonly #memo = new GenerationMemo();
@@ -99,13 +109,13 @@ export class PostgresStore implements ContentStore {
   }
 
   get #db(): pg.Pool {
-    if (!this.#pool) throw new Error('PostgresStore is not open');
+    if (!this.#pool) throw new StoreClosedError('PostgresStore is not open');
     return this.#pool;
   }
 
   /** A read: on a replica recent enough, else on the primary. */
   #read<T>(fn: (db: pg.Pool) => Promise<T>): Promise<T> {
-    if (!this.#router) throw new Error('PostgresStore is not open');
+    if (!this.#router) throw new StoreClosedError('PostgresStore is not open');
     return this.#router.read(fn);
   }
 
@@ -151,7 +161,7 @@ export class PostgresStore implements ContentStore {
     const schema = this.#options.schema;
     if (schema !== undefined) {
       // The schema must exist before connections that use it as their search_path create tables.
-      const setup = new pg.Client({ connectionString: this.#options.url });
+      const setup = guardClient(new pg.Client({ connectionString: this.#options.url }));
       await setup.connect();
       try {
         // Under the migration lock: instances starting together would otherwise race on the catalog.
@@ -168,13 +178,11 @@ export class PostgresStore implements ContentStore {
       connectionString: url,
       ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
     });
-    const newPool = (url: string, extra: pg.PoolConfig = {}): pg.Pool => {
-      const p = new pg.Pool({ ...settings(url), max: this.#options.max ?? 10, ...extra });
-      // An idle client's error (server restart, network) must not crash the process; the pool drops it.
-      p.on('error', () => undefined);
-      return p;
-    };
-    const pool = newPool(this.#options.url);
+    // A lost connection (server restart, failover, terminated backend, network) must not crash the
+    // process, whether its client is idle or held by a request: see guard-pool.ts.
+    const newPool = (url: string, extra: pg.PoolConfig = {}): pg.Pool =>
+      guardPool(new pg.Pool({ ...settings(url), max: this.#options.max ?? 10, ...extra }));
+    const pool = newPool(this.#options.url, { connectionTimeoutMillis: this.#options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS });
     try {
       await migrate(pool);
     } catch (err) {
@@ -268,13 +276,27 @@ export class PostgresStore implements ContentStore {
   async query(q: StoreQuery): Promise<QueryResult> {
     // Always the query index (the delivery layer only builds queries it can run: eq / ne on @id).
     if (!this.#index.canRun(q)) throw new Error('PostgresStore: this query (a uuid condition other than eq / ne) is not supported');
-    return this.#index.run(q, tsQueryText(q));
+    return this.#indexed(() => this.#index.run(q, tsQueryText(q)));
+  }
+
+  /**
+   * The query index keeps the promises of the columns it loads; one that failed because the database
+   * could not be reached would fail every later query of its workspace until the next write. Such a
+   * failure drops the index's columns, so the first request after the database is back loads them anew.
+   */
+  async #indexed<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (storeFaultOf(err) === 'unreachable') this.#index.invalidate();
+      throw err;
+    }
   }
 
   async propertyKinds(workspace: string, names: readonly string[], readable?: ReadableCondition): Promise<Map<string, ValueKind[]>> {
     names = withoutNul(names);
     if (names.length === 0) return new Map();
-    if (readable) return this.#index.kinds(workspace, names, readable);
+    if (readable) return this.#indexed(() => this.#index.kinds(workspace, names, readable));
     const load = async () => kindsFromRows(await this.#read((db) => run<{ name: string; kind: number }>(db, SQL.kinds, [workspace, names])));
     // Memoized only while the change listener vouches for the generation (see generationHint).
     const generation = this.generationHint();
