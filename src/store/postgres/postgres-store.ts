@@ -79,6 +79,8 @@ export class PostgresStore implements ContentStore {
   #listener: ChangeListener | undefined;
   /** The newest generation seen: own commits, announcements, reads of the primary; -1 before any. */
   #known = -1;
+  /** `#known` when the change listener lost its connection; undefined while it is connected. */
+  #knownAtLoss: number | undefined;
   readonly #changeListeners = new Set<(generation: number) => void>();
   #opening: Promise<void> | undefined;
   /** Imports run one at a time in this process: each waits for the previous one to commit or roll back. */
@@ -128,6 +130,28 @@ export class PostgresStore implements ContentStore {
         listener(generation);
       } catch {
         // a listener's failure is its own; the others still hear of the change
+      }
+    }
+  }
+
+  /**
+   * The change listener is LISTENing again and read `generation` from the primary. Announcements
+   * missed meanwhile show as a newer generation (every cache keyed by it drops). An older one than was
+   * known when the connection was lost means the database went back (restored, or failed over to a
+   * replica that lagged): the store forgets what it knew, or its caches would keep serving content
+   * the database no longer holds and ignore new commits up to the old number.
+   */
+  #resync(generation: number): void {
+    const before = this.#knownAtLoss;
+    this.#knownAtLoss = undefined;
+    if (before === undefined || generation >= before) return; // #advance has seen it already
+    this.#known = generation;
+    this.#index.invalidate();
+    for (const listener of this.#changeListeners) {
+      try {
+        listener(generation);
+      } catch {
+        // as in #advance
       }
     }
   }
@@ -196,6 +220,8 @@ export class PostgresStore implements ContentStore {
       client: settings(this.#options.url),
       channel: this.#channel,
       onGeneration: (g) => this.#advance(g),
+      onLost: () => { this.#knownAtLoss = this.#known; },
+      onReconnected: (g) => this.#resync(g),
     });
     this.#pool = pool;
     this.#router = router;
