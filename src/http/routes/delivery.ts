@@ -6,7 +6,7 @@ import type { SiteConfig } from '../../config/load-config.js';
 import { compileEndpoint } from '../../delivery/compile-endpoint.js';
 import { getChildren, queryNodes, readNode, type DeliveryEnv, type DeliveryResponse } from '../../delivery/deliver.js';
 import type { EndpointRegistry } from '../../delivery/endpoint-registry.js';
-import { firstValue, parseMethod, type QueryParams } from '../../delivery/parse-request.js';
+import { checkQueryText, firstValue, parseMethod, type QueryParams } from '../../delivery/parse-request.js';
 import type { Repository } from '../../repository/session.js';
 import { sendError } from '../error-handler.js';
 import type { SecurityService } from '../../security/security-service.js';
@@ -101,6 +101,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
     if (values > LIMITS.maxQueryParams) {
       throw new PetalError('badRequest', `At most ${LIMITS.maxQueryParams} query parameters`);
     }
+    checkQueryText(query);
     const acceptLanguage = request.headers['accept-language'];
     const site = o.site();
     const anonymous = request.caller.via === 'anonymous';
