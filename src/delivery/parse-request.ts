@@ -62,7 +62,7 @@ export function checkQueryText(query: QueryParams): void {
     if (v === undefined) continue;
     for (const value of Array.isArray(v) ? v : [v]) {
       if (SUSPECT.test(value) && UNSTORABLE.test(value)) {
-        throw new PetalError('invalidValueFormat', `${key}: U+0000 and unpaired surrogates are not allowed in values`);
+        throw new PetalError('badRequest', `${key}: U+0000 and unpaired surrogates are not allowed in values`);
       }
     }
   }

@@ -18,10 +18,10 @@ function refusal(query: Record<string, string | string[]>): { code: string; mess
 
 describe('checkQueryText', () => {
   it('refuses U+0000 and unpaired surrogates in values, naming the parameter', () => {
-    expect(refusal({ name: 'a\u0000b' })).toMatchObject({ code: 'invalidValueFormat', message: expect.stringMatching(/^name: /) });
-    expect(refusal({ q: 'x\ud800' })).toMatchObject({ code: 'invalidValueFormat', message: expect.stringMatching(/^q: /) });
-    expect(refusal({ orderBy: '\udc00name' })).toMatchObject({ code: 'invalidValueFormat', message: expect.stringMatching(/^orderBy: /) });
-    expect(refusal({ lang: ['en', 'd\udbff'] })).toMatchObject({ code: 'invalidValueFormat', message: expect.stringMatching(/^lang: /) });
+    expect(refusal({ name: 'a\u0000b' })).toMatchObject({ code: 'badRequest', message: expect.stringMatching(/^name: /) });
+    expect(refusal({ q: 'x\ud800' })).toMatchObject({ code: 'badRequest', message: expect.stringMatching(/^q: /) });
+    expect(refusal({ orderBy: '\udc00name' })).toMatchObject({ code: 'badRequest', message: expect.stringMatching(/^orderBy: /) });
+    expect(refusal({ lang: ['en', 'd\udbff'] })).toMatchObject({ code: 'badRequest', message: expect.stringMatching(/^lang: /) });
   });
 
   it('refuses them in names', () => {

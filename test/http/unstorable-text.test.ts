@@ -40,10 +40,10 @@ describe(`delivery query parameters with U+0000 or unpaired surrogates (${proces
     ['/.rest/delivery/pages/v1/petal-gardens?lang=%00', 'lang'],
   ];
   for (const [url, param] of values) {
-    it(`${url} → 400 invalidValueFormat naming ${param}`, async () => {
+    it(`${url} → 400 badRequest naming ${param}`, async () => {
       const r = await getJson(t.app, url);
       expect(r.status).toBe(400);
-      expect(r.body.error.code).toBe('invalidValueFormat');
+      expect(r.body.error.code).toBe('badRequest');
       expect(r.body.error.message.startsWith(`${param}:`), r.body.error.message).toBe(true);
     });
   }
