@@ -42,3 +42,28 @@ export function nameList(query: QueryParams, key: string): string[] | undefined 
   }
   return names;
 }
+
+/** U+0000, or a surrogate (the second test tells a lone one from a pair). */
+const SUSPECT = /[\u0000\ud800-\udfff]/;
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Refuses query parameters (names and values) holding text no store can keep or compare alike:
+ * U+0000 (PostgreSQL text cannot hold it; SQLite can, so the two would answer differently) and
+ * unpaired UTF-16 surrogates (no UTF-8 form). Whatever the parameter (a filter, `q`, `orderBy`,
+ * `lang`, `properties`, `@jcr:uuid`…): 400 naming it, on every store.
+ */
+export function checkQueryText(query: QueryParams): void {
+  for (const key in query) {
+    if (SUSPECT.test(key) && UNSTORABLE.test(key)) {
+      throw new PetalError('badRequest', `Query parameter ${JSON.stringify(key)}: U+0000 and unpaired surrogates are not allowed in names`);
+    }
+    const v = query[key];
+    if (v === undefined) continue;
+    for (const value of Array.isArray(v) ? v : [v]) {
+      if (SUSPECT.test(value) && UNSTORABLE.test(value)) {
+        throw new PetalError('badRequest', `${key}: U+0000 and unpaired surrogates are not allowed in values`);
+      }
+    }
+  }
+}

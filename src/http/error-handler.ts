@@ -1,8 +1,13 @@
 // HTTP layer: the one place that turns errors into responses: `{"error":{"code","message"}}` with the
-// status of the error table; anything unexpected is a 500 `unknown`, logged with the request id and
-// never with a stack trace in the body.
+// status of the error table; a store that cannot be reached is a 503 `serviceUnavailable` with
+// `Retry-After`; anything unexpected is a 500 `unknown`, logged with the request id and never with a
+// stack trace in the body.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ERRORS, isPetalError, type ErrorCode } from '../errors.js';
+import { storeFaultOf } from '../store/store-faults.js';
+
+/** Seconds a client should wait before retrying a 503 (Petal resumes within a second of the store's return). */
+export const RETRY_AFTER_SECONDS = 5;
 
 export function errorBody(code: ErrorCode, message: string): string {
   return JSON.stringify({ error: { code, message } });
@@ -31,8 +36,15 @@ function codeForStatus(status: number): ErrorCode | undefined {
   }
 }
 
+/** 503 `serviceUnavailable` with `Retry-After` (kept when the route set its own). */
+export function sendUnavailable(reply: FastifyReply, message?: string): FastifyReply {
+  if (!reply.hasHeader('retry-after')) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+  return sendError(reply, 'serviceUnavailable', message);
+}
+
 export function handleError(err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (isPetalError(err)) {
+    if (err.code === 'serviceUnavailable') return sendUnavailable(reply, err.message);
     if (err.status >= 500) request.log.error({ err, reqId: request.id }, err.message);
     return sendError(reply, err.code, err.message);
   }
@@ -40,6 +52,18 @@ export function handleError(err: FastifyError | Error, request: FastifyRequest, 
   if (typeof status === 'number') {
     const code = codeForStatus(status);
     if (code !== undefined) return sendError(reply, code, ERRORS[code].message);
+  }
+  switch (storeFaultOf(err)) {
+    case 'unreachable':
+      // An outage fails many requests alike: one short line each, no stack.
+      request.log.warn({ reqId: request.id, reason: err.message }, 'content store unreachable');
+      return sendUnavailable(reply);
+    case 'unstorableText':
+      // What every input check should have caught: text PostgreSQL refuses is bad input, not a bug of ours.
+      request.log.warn({ reqId: request.id, reason: err.message }, 'text the store cannot hold');
+      return sendError(reply, 'badRequest', 'The request holds text that cannot be stored (U+0000 or an unpaired surrogate)');
+    case undefined:
+      break;
   }
   request.log.error({ err, reqId: request.id }, 'unexpected error');
   return sendError(reply, 'unknown', `An unexpected error occurred (request id ${request.id})`);

@@ -1,6 +1,8 @@
 // HTTP layer: rendered delivery answers kept in memory (LRU bounded by bytes), keyed by request and
 // the caller's role set, dropped whenever the content generation, the security configuration or the
-// site changes. A hit is one Map lookup and a write: no rendering, no hashing.
+// site changes. A hit is one Map lookup and a write: no rendering, no hashing. While the store cannot
+// be reached, nothing is dropped for want of a generation, and answers already here are served as
+// possibly stale (stale-if-error).
 import type { SiteConfig } from '../config/load-config.js';
 import { resolveLocale } from '../delivery/resolve-locale.js';
 
@@ -27,6 +29,15 @@ export interface CachedResponse {
 interface Entry {
   readonly value: CachedResponse;
   readonly size: number;
+  /** When it was stored (ms since the epoch): the `Age` of a stale answer. */
+  readonly storedAt: number;
+}
+
+/** An answer served while the store cannot be reached: content may have changed since it was stored. */
+export interface StaleResponse {
+  readonly value: CachedResponse;
+  /** Whole seconds since it was stored. */
+  readonly ageSeconds: number;
 }
 
 export interface CacheStats {
@@ -36,6 +47,8 @@ export interface CacheStats {
   readonly hits: number;
   readonly misses: number;
   readonly evictions: number;
+  /** Answers served while the store could not be reached. */
+  readonly staleHits: number;
 }
 
 export class ResponseCache {
@@ -52,6 +65,7 @@ export class ResponseCache {
   #hits = 0;
   #misses = 0;
   #evictions = 0;
+  #staleHits = 0;
 
   constructor(o: { maxBytes: number }) {
     if (!(o.maxBytes > 0)) throw new RangeError('ResponseCache: maxBytes must be positive');
@@ -72,6 +86,31 @@ export class ResponseCache {
       this.#site = site;
     }
     return this.#epoch;
+  }
+
+  /**
+   * Instead of `observe` when the content generation cannot be read (the store is unreachable): the
+   * entries stay, since nothing says the content changed, but a change of the security configuration
+   * or of the site still drops them all, as `observe` does. Serve with `getStale`, never `set`.
+   */
+  observeWithoutGeneration(security: unknown, site: unknown): void {
+    if (security !== this.#security || site !== this.#site) {
+      this.clear();
+      this.#generation = -1;
+      this.#security = security;
+      this.#site = site;
+    }
+  }
+
+  /** A stored answer for a request made while the store is unreachable (after `observeWithoutGeneration`). */
+  getStale(key: string, owner: object): StaleResponse | undefined {
+    const entry = this.#map.get(key);
+    if (entry === undefined || entry.value.owner !== owner) {
+      this.#misses++;
+      return undefined;
+    }
+    this.#staleHits++;
+    return { value: entry.value, ageSeconds: Math.max(0, Math.floor((Date.now() - entry.storedAt) / 1000)) };
   }
 
   get(key: string, owner: object): CachedResponse | undefined {
@@ -101,7 +140,7 @@ export class ResponseCache {
       map.delete(key);
       this.#bytes -= old.size;
     }
-    map.set(key, { value, size });
+    map.set(key, { value, size, storedAt: Date.now() });
     this.#bytes += size;
     if (this.#bytes > this.maxBytes) {
       for (const [k, e] of map) { // least recently used first
@@ -137,7 +176,7 @@ export class ResponseCache {
   stats(): CacheStats {
     return {
       entries: this.#map.size, bytes: this.#bytes, maxBytes: this.maxBytes,
-      hits: this.#hits, misses: this.#misses, evictions: this.#evictions,
+      hits: this.#hits, misses: this.#misses, evictions: this.#evictions, staleHits: this.#staleHits,
     };
   }
 }

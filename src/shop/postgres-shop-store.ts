@@ -5,6 +5,7 @@
 // Transactions that lose a race (unique violation, serialization failure, deadlock) are retried.
 import type pg from 'pg';
 import { migrateShop } from './postgres-shop-migrations.js';
+import { guardPool } from '../store/postgres/guard-pool.js';
 import { planMerge, usableBy, wishlistAdditions } from './merge-rule.js';
 import { PURGE_BATCH, purgeInBatches, PurgeSchedule, type PurgeOptions } from './purge-schedule.js';
 import {
@@ -36,7 +37,8 @@ export class PostgresShopStore implements ShopStore {
 
   /** `pool`: the content store's primary pool (its search_path already names the schema). */
   constructor(options: { pool: pg.Pool; hooks?: ShopStoreHooks; purge?: PurgeOptions }) {
-    this.#pool = options.pool;
+    // A backend terminated while an order's transaction holds its client must fail that request, not the process.
+    this.#pool = guardPool(options.pool);
     this.#hooks = options.hooks ?? {};
     this.#purgeOptions = options.purge ?? {};
   }

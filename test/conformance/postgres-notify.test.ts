@@ -94,6 +94,33 @@ describe.skipIf(url === '')('postgres LISTEN/NOTIFY', () => {
     await vi.waitFor(() => expect(heard).toEqual([1, 2]), { timeout: 1_000, interval: 5 });
   });
 
+  it('after a reconnect, a generation older than the one known (database restored, failed over) is believed', async () => {
+    const [a, b, schema] = await pair();
+    await a.importDocuments([document('website', '/', [draft('one')])], NEW);
+    await a.importDocuments([document('website', '/', [draft('two')])], NEW);
+    await vi.waitFor(() => expect(b.generationHint()).toBe(2), { timeout: 1_000, interval: 5 });
+    expect((await b.query(all('website'))).total).toBe(2);
+    const heard: number[] = [];
+    b.onChange((g) => heard.push(g));
+    // Both listeners lose their connection and, in the same statement, the counter goes back to 0, as
+    // in a backup restored while they were away.
+    await sql(
+      `WITH killed AS (
+         SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1)
+       UPDATE ${schema}.meta SET value = 0 WHERE key = 'generation' AND (SELECT count(*) FROM killed) >= 0`,
+      [`petal-listen petal_changes_${schema}`],
+    );
+    await vi.waitFor(() => {
+      expect(a.generationHint()).toBe(0);
+      expect(b.generationHint()).toBe(0);
+    }, { timeout: 3_000, interval: 10 });
+    expect(heard).toEqual([0]); // caches of b's users drop
+    // The next commit is numbered 1 again: b must not take it for one it has already seen.
+    await a.importDocuments([document('website', '/', [draft('three')])], NEW);
+    await vi.waitFor(() => expect(b.generationHint()).toBe(1), { timeout: 1_000, interval: 5 });
+    expect((await b.query(all('website'))).nodes.map((n) => n.path)).toContain('/three');
+  });
+
   it('without a listener, generationHint is undefined and generation() still answers', async () => {
     const [a] = await pair();
     await a.close();

@@ -21,7 +21,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { createShopStore } from '../../src/main.js';
 import { ShopService } from '../../src/shop/shop-api.js';
-import type { ShopStore } from '../../src/shop/shop-store.js';
+import type { ShopStore, ShopStoreHooks } from '../../src/shop/shop-store.js';
 import { loadSecurity } from '../../src/security/security-config.js';
 import { SecurityService } from '../../src/security/security-service.js';
 import { ThemeRegistry } from '../../src/assets/themes.js';
@@ -63,6 +63,8 @@ export interface TestAppOptions {
   readonly store?: ContentStore;
   /** Serve the deprecated /shop/v1 API, its records in the same database as the content. */
   readonly shop?: boolean;
+  /** With `shop: true`: test hooks of the shop store (e.g. a pause inside POST /order's transaction). */
+  readonly shopHooks?: ShopStoreHooks;
   /** The process logger (default: no logs). */
   readonly logger?: Logger;
   /** petal.yaml `cors.origins`. */
@@ -131,7 +133,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   const renditions = new RenditionService(store, { ...o.renditions, cacheDir: join(dir, 'renditions') });
   let shopStore: ShopStore | undefined;
   if (o.shop) {
-    shopStore = createShopStore(store);
+    shopStore = createShopStore(store, o.shopHooks ? { hooks: o.shopHooks } : {});
     await shopStore.open();
   }
   const app = await buildApp({

@@ -138,4 +138,23 @@ describe('ResponseCache', () => {
     expect(cache.get('k', {})).toBeUndefined();
     expect(cache.get('k', OWNER)).toBeDefined();
   });
+
+  it('without a generation (store unreachable) keeps its entries as stale ones, unless security or site changed', () => {
+    const cache = new ResponseCache({ maxBytes: 1_000_000 });
+    const sec = {};
+    const site = {};
+    cache.set('k', answer(10), cache.observe(7, sec, site));
+    cache.observeWithoutGeneration(sec, site);
+    const stale = cache.getStale('k', OWNER);
+    expect(stale?.value.body.length).toBe(10);
+    expect(stale?.ageSeconds).toBe(0);
+    expect(cache.getStale('k', {})).toBeUndefined(); // another definition's answer
+    expect(cache.stats().staleHits).toBe(1);
+    // Back with the same generation: nothing was dropped.
+    cache.observe(7, sec, site);
+    expect(cache.get('k', OWNER)).toBeDefined();
+    // A security reload while the store is away still drops everything.
+    cache.observeWithoutGeneration({}, site);
+    expect(cache.getStale('k', OWNER)).toBeUndefined();
+  });
 });

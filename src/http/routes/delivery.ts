@@ -6,7 +6,7 @@ import type { SiteConfig } from '../../config/load-config.js';
 import { compileEndpoint } from '../../delivery/compile-endpoint.js';
 import { getChildren, queryNodes, readNode, type DeliveryEnv, type DeliveryResponse } from '../../delivery/deliver.js';
 import type { EndpointRegistry } from '../../delivery/endpoint-registry.js';
-import { firstValue, parseMethod, type QueryParams } from '../../delivery/parse-request.js';
+import { checkQueryText, firstValue, parseMethod, type QueryParams } from '../../delivery/parse-request.js';
 import type { Repository } from '../../repository/session.js';
 import { sendError } from '../error-handler.js';
 import type { SecurityService } from '../../security/security-service.js';
@@ -14,7 +14,8 @@ import type { LinkConfig } from '../../delivery/links.js';
 import type { ThemeInfo } from '../../delivery/resolvers/reference-renderer.js';
 import { LIMITS } from '../limits.js';
 import { etagOf, ifNoneMatchHits } from '../etag.js';
-import { canonicalQuery, languageKey, type CachedResponse, type ResponseCache } from '../response-cache.js';
+import { canonicalQuery, languageKey, type CachedResponse, type ResponseCache, type StaleResponse } from '../response-cache.js';
+import { isStoreUnreachable } from '../../store/store-faults.js';
 import type { PagesRegistry } from '../../delivery/pages/pages-registry.js';
 import { traitValuesOf, traitKey } from '../trait-values.js';
 
@@ -57,6 +58,18 @@ function sendAnswer(request: FastifyRequest, reply: FastifyReply, a: Answer): Fa
   return reply.header('content-type', 'application/json; charset=utf-8').send(a.body);
 }
 
+/** The `Warning` of an answer served from the cache while the store cannot be reached (RFC 7234 §5.5.1). */
+export const STALE_WARNING = '110 - "Response is Stale"';
+
+/**
+ * A cached answer served while the store cannot be reached (stale-if-error): `Warning: 110` and `Age`
+ * say it may be out of date, and `no-store` keeps browsers and shared caches from keeping it.
+ */
+function sendStale(request: FastifyRequest, reply: FastifyReply, s: StaleResponse): FastifyReply {
+  reply.headers({ warning: STALE_WARNING, age: String(s.ageSeconds), 'cache-control': 'no-store' });
+  return sendAnswer(request, reply, { ...s.value, cacheControl: undefined });
+}
+
 const NO_TRAITS: ReadonlyMap<string, string> = new Map();
 
 function varyOf(anonymous: boolean, traitHeaders: string, byOrigin: boolean): string {
@@ -88,6 +101,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
     if (values > LIMITS.maxQueryParams) {
       throw new PetalError('badRequest', `At most ${LIMITS.maxQueryParams} query parameters`);
     }
+    checkQueryText(query);
     const acceptLanguage = request.headers['accept-language'];
     const site = o.site();
     const anonymous = request.caller.via === 'anonymous';
@@ -97,15 +111,32 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
     const cache = responseCache;
     let key = '';
     let epoch = 0;
+    /** Why the generation is unknown (the store is unreachable): then only cached answers are served. */
+    let unreachable: unknown;
     if (cache !== null) {
       // The generation is read on every request (a prepared statement on SQLite), so a write by any
       // process is seen at once; the security configuration and the site are compared by identity.
       const store = o.repository.store;
-      epoch = cache.observe(store.generationHint?.() ?? await store.generation(), o.security.config, site);
+      let generation = store.generationHint?.();
+      if (generation === undefined) {
+        try {
+          generation = await store.generation();
+        } catch (err) {
+          if (!isStoreUnreachable(err)) throw err;
+          unreachable = err;
+        }
+      }
+      if (generation !== undefined) epoch = cache.observe(generation, o.security.config, site);
+      else cache.observeWithoutGeneration(o.security.config, site);
       // Role set first: answers of different role sets never share an entry. No part but the last
       // can hold a newline (canonical paths reject control characters; role names are plain).
       key = `${request.caller.roleKey}\n${anonymous ? 'a' : 's'}\n${languageKey(firstValue(query.lang), acceptLanguage, site)}\n${request.canonicalPath}\n${canonicalQuery(request.raw.url ?? '')}`;
       if (traits !== undefined) key += `\n${traitKey(traits)}`;
+      if (unreachable !== undefined) {
+        const stale = cache.getStale(key, definition);
+        if (stale === undefined) throw unreachable; // 503 (error-handler.ts)
+        return sendStale(request, reply, stale);
+      }
       const hit = cache.get(key, definition);
       if (hit !== undefined) return sendAnswer(request, reply, hit);
     }

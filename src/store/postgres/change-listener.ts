@@ -2,8 +2,11 @@
 // instances commit (every import sends `NOTIFY <channel>, '<generation>'` in its transaction, so the
 // notification leaves on commit). It reconnects with backoff when the connection drops, reads the
 // generation again after every (re)connect (notifications sent while it was away are lost) and every
-// few seconds (a safety net, and a liveness check of the connection).
+// few seconds (a safety net, and a liveness check of the connection). It reports when it loses the
+// connection and what it reads once it is back, so that the store can tell a database that went back
+// in time (restored from a backup, failed over to a replica that lagged) from one that moved on.
 import pg from 'pg';
+import { guardClient } from './guard-pool.js';
 import { SQL, run } from './statements.js';
 
 const MAX_BACKOFF_MS = 5_000;
@@ -22,6 +25,10 @@ export interface ChangeListenerOptions {
   readonly channel: string;
   /** A generation seen: announced, or read after a (re)connect or by the periodic poll. */
   readonly onGeneration: (generation: number) => void;
+  /** The connection was lost (a reconnect is scheduled): announcements may be missed until it is back. */
+  readonly onLost?: () => void;
+  /** LISTENing again after a loss, and the generation read right after LISTEN (also sent to `onGeneration`). */
+  readonly onReconnected?: (generation: number) => void;
 }
 
 export class ChangeListener {
@@ -32,6 +39,8 @@ export class ChangeListener {
   #attempt = 0;
   #retry: NodeJS.Timeout | undefined;
   #poll: NodeJS.Timeout | undefined;
+  /** A connection was lost since the first one: the next successful connect is a reconnect. */
+  #wasLost = false;
 
   constructor(options: ChangeListenerOptions) {
     this.#options = options;
@@ -73,16 +82,17 @@ export class ChangeListener {
       const generation = Number(msg.payload);
       if (Number.isSafeInteger(generation)) this.#options.onGeneration(generation);
     });
-    client.on('error', () => this.#lost(client));
+    guardClient(client, () => this.#lost(client));
     client.on('end', () => this.#lost(client));
     try {
       await client.connect();
       await client.query(`LISTEN "${this.#options.channel}"`);
       // After LISTEN: a commit before it is in this read, one after it is announced.
-      await this.#read(client);
+      const generation = await this.#read(client);
       if (this.#client !== client) return; // lost (or stopped) meanwhile
       this.#listening = true;
       this.#attempt = 0;
+      if (this.#wasLost && generation !== undefined) this.#options.onReconnected?.(generation);
       clearInterval(this.#poll);
       this.#poll = setInterval(() => {
         this.#read(client).catch(() => this.#lost(client));
@@ -93,18 +103,26 @@ export class ChangeListener {
     }
   }
 
-  async #read(client: pg.Client): Promise<void> {
+  async #read(client: pg.Client): Promise<number | undefined> {
     const [row] = await run<{ value: string }>(client, SQL.generation);
-    if (row) this.#options.onGeneration(Number(row.value));
+    if (!row) return undefined;
+    const generation = Number(row.value);
+    this.#options.onGeneration(generation);
+    return generation;
   }
 
   #lost(client: pg.Client): void {
     if (this.#client !== client) return;
+    const wasListening = this.#listening;
     this.#client = undefined;
     this.#listening = false;
     clearInterval(this.#poll);
     client.end().catch(() => undefined);
     if (this.#stopped) return;
+    if (wasListening) {
+      this.#wasLost = true;
+      this.#options.onLost?.();
+    }
     const base = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** this.#attempt++);
     this.#retry = setTimeout(() => void this.#connect(), base / 2 + Math.random() * (base / 2));
     this.#retry.unref();

@@ -24,6 +24,8 @@ import { SQL, run } from './statements.js';
 import { listVersions, publishVersion, versionSubtree } from './versions.js';
 import type { VersionInfo } from '../versions.js';
 import { GenerationMemo } from '../generation-memo.js';
+import { StoreClosedError, storeFaultOf } from '../store-faults.js';
+import { guardClient, guardPool } from './guard-pool.js';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -58,7 +60,15 @@ export interface PostgresStoreOptions {
    * they have caught up with the newest generation this instance knows of; writes go to the primary.
    */
   readonly replicas?: readonly string[];
+  /**
+   * How long a request waits for a connection of the primary's pool (a new one, or a free one when all
+   * are busy) before it fails as "store unreachable" (503); default 10 s.
+   */
+  readonly connectionTimeoutMs?: number;
 }
+
+/** A host that does not answer (network cut) must not hold requests for the kernel's 2-minute connect timeout. */
+export const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
 
 export class PostgresStore implements ContentStore {
   readonly #memo = new GenerationMemo();
@@ -70,6 +80,8 @@ export class PostgresStore implements ContentStore {
   #listener: ChangeListener | undefined;
   /** The newest generation seen: own commits, announcements, reads of the primary; -1 before any. */
   #known = -1;
+  /** `#known` when the change listener lost its connection; undefined while it is connected. */
+  #knownAtLoss: number | undefined;
   readonly #changeListeners = new Set<(generation: number) => void>();
   #opening: Promise<void> | undefined;
   /** Imports run one at a time in this process: each waits for the previous one to commit or roll back. */
@@ -100,13 +112,13 @@ export class PostgresStore implements ContentStore {
   }
 
   get #db(): pg.Pool {
-    if (!this.#pool) throw new Error('PostgresStore is not open');
+    if (!this.#pool) throw new StoreClosedError('PostgresStore is not open');
     return this.#pool;
   }
 
   /** A read: on a replica recent enough, else on the primary. */
   #read<T>(fn: (db: pg.Pool) => Promise<T>): Promise<T> {
-    if (!this.#router) throw new Error('PostgresStore is not open');
+    if (!this.#router) throw new StoreClosedError('PostgresStore is not open');
     return this.#router.read(fn);
   }
 
@@ -119,6 +131,28 @@ export class PostgresStore implements ContentStore {
         listener(generation);
       } catch {
         // a listener's failure is its own; the others still hear of the change
+      }
+    }
+  }
+
+  /**
+   * The change listener is LISTENing again and read `generation` from the primary. Announcements
+   * missed meanwhile show as a newer generation (every cache keyed by it drops). An older one than was
+   * known when the connection was lost means the database went back (restored, or failed over to a
+   * replica that lagged): the store forgets what it knew, or its caches would keep serving content
+   * the database no longer holds and ignore new commits up to the old number.
+   */
+  #resync(generation: number): void {
+    const before = this.#knownAtLoss;
+    this.#knownAtLoss = undefined;
+    if (before === undefined || generation >= before) return; // #advance has seen it already
+    this.#known = generation;
+    this.#index.invalidate();
+    for (const listener of this.#changeListeners) {
+      try {
+        listener(generation);
+      } catch {
+        // as in #advance
       }
     }
   }
@@ -152,7 +186,7 @@ export class PostgresStore implements ContentStore {
     const schema = this.#options.schema;
     if (schema !== undefined) {
       // The schema must exist before connections that use it as their search_path create tables.
-      const setup = new pg.Client({ connectionString: this.#options.url });
+      const setup = guardClient(new pg.Client({ connectionString: this.#options.url }));
       await setup.connect();
       try {
         // Under the migration lock: instances starting together would otherwise race on the catalog.
@@ -169,13 +203,11 @@ export class PostgresStore implements ContentStore {
       connectionString: url,
       ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
     });
-    const newPool = (url: string, extra: pg.PoolConfig = {}): pg.Pool => {
-      const p = new pg.Pool({ ...settings(url), max: this.#options.max ?? 10, ...extra });
-      // An idle client's error (server restart, network) must not crash the process; the pool drops it.
-      p.on('error', () => undefined);
-      return p;
-    };
-    const pool = newPool(this.#options.url);
+    // A lost connection (server restart, failover, terminated backend, network) must not crash the
+    // process, whether its client is idle or held by a request: see guard-pool.ts.
+    const newPool = (url: string, extra: pg.PoolConfig = {}): pg.Pool =>
+      guardPool(new pg.Pool({ ...settings(url), max: this.#options.max ?? 10, ...extra }));
+    const pool = newPool(this.#options.url, { connectionTimeoutMillis: this.#options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS });
     try {
       await migrate(pool);
     } catch (err) {
@@ -189,6 +221,8 @@ export class PostgresStore implements ContentStore {
       client: settings(this.#options.url),
       channel: this.#channel,
       onGeneration: (g) => this.#advance(g),
+      onLost: () => { this.#knownAtLoss = this.#known; },
+      onReconnected: (g) => this.#resync(g),
     });
     this.#pool = pool;
     this.#router = router;
@@ -270,13 +304,27 @@ export class PostgresStore implements ContentStore {
     if (q.fullTextHidden !== undefined) q = await withoutHiddenWordMatches(q, (x) => this.query(x));
     // Always the query index (the delivery layer only builds queries it can run: eq / ne on @id).
     if (!this.#index.canRun(q)) throw new Error('PostgresStore: this query (a uuid condition other than eq / ne) is not supported');
-    return this.#index.run(q, tsQueryText(q));
+    return this.#indexed(() => this.#index.run(q, tsQueryText(q)));
+  }
+
+  /**
+   * The query index keeps the promises of the columns it loads; one that failed because the database
+   * could not be reached would fail every later query of its workspace until the next write. Such a
+   * failure drops the index's columns, so the first request after the database is back loads them anew.
+   */
+  async #indexed<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (storeFaultOf(err) === 'unreachable') this.#index.invalidate();
+      throw err;
+    }
   }
 
   async propertyKinds(workspace: string, names: readonly string[], readable?: ReadableCondition): Promise<Map<string, ValueKind[]>> {
     names = withoutNul(names);
     if (names.length === 0) return new Map();
-    if (readable) return this.#index.kinds(workspace, names, readable);
+    if (readable) return this.#indexed(() => this.#index.kinds(workspace, names, readable));
     const load = async () => kindsFromRows(await this.#read((db) => run<{ name: string; kind: number }>(db, SQL.kinds, [workspace, names])));
     // Memoized only while the change listener vouches for the generation (see generationHint).
     const generation = this.generationHint();

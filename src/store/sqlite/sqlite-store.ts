@@ -22,6 +22,7 @@ import { BLOB_CHUNK, connect, insertBlobChunks, prepare, type Statements } from 
 import { GenerationMemo } from '../generation-memo.js';
 import { SqliteVersions } from './versions.js';
 import type { VersionInfo } from '../versions.js';
+import { StoreClosedError } from '../store-faults.js';
 
 const STATEMENT_CACHE_SIZE = 256;
 const GENERATION_HINT_MS = 100;
@@ -76,7 +77,7 @@ export class SqliteStore implements ContentStore {
     this.#file = options.file;
     this.#indexThreshold = options.queryIndexThreshold ?? 2_000;
     this.#index = new QueryIndex(sqliteColumnSource(
-      () => { if (!this.#db) throw new Error('SqliteStore is not open'); return this.#db; },
+      () => { if (!this.#db) throw new StoreClosedError('SqliteStore is not open'); return this.#db; },
       async () => this.generationHint() ?? this.generation(),
       toRecord as (row: never) => NodeRecord,
       NODE_COLUMNS,
@@ -89,7 +90,7 @@ export class SqliteStore implements ContentStore {
 
   /** The database file actually open (a temporary one for `:memory:`), for the shop records' connection. */
   get databaseFile(): string {
-    if (!this.#db) throw new Error('SqliteStore is not open');
+    if (!this.#db) throw new StoreClosedError('SqliteStore is not open');
     return this.#path;
   }
 
@@ -129,7 +130,7 @@ export class SqliteStore implements ContentStore {
   }
 
   get #s(): Statements {
-    if (!this.#stmts) throw new Error('SqliteStore is not open');
+    if (!this.#stmts) throw new StoreClosedError('SqliteStore is not open');
     return this.#stmts;
   }
 
@@ -292,7 +293,7 @@ export class SqliteStore implements ContentStore {
   async #importNow(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
     const db = this.#writer;
     const s = this.#writeStmts;
-    if (!db || !s) throw new Error('SqliteStore is not open');
+    if (!db || !s) throw new StoreClosedError('SqliteStore is not open');
     const tx: ImportTx = {
       pathOfId: async (ws, id) => (s.pathOfId.get(ws, id) as { path: string } | undefined)?.path,
       positionOf: async (ws, path) => (s.positionOf.get(ws, path) as { position: number } | undefined)?.position,
@@ -334,7 +335,7 @@ export class SqliteStore implements ContentStore {
     const run = this.#writeQueue.then(() => {
       const db = this.#writer;
       const versions = this.#versions;
-      if (!db || !versions) throw new Error('SqliteStore is not open');
+      if (!db || !versions) throw new StoreClosedError('SqliteStore is not open');
       return db.transaction(() => versions.publish(workspace, path, by)).immediate();
     }).finally(() => { this.#known = undefined; });
     this.#writeQueue = run.catch(() => undefined);
@@ -350,7 +351,7 @@ export class SqliteStore implements ContentStore {
   }
 
   get #v(): SqliteVersions {
-    if (!this.#versions) throw new Error('SqliteStore is not open');
+    if (!this.#versions) throw new StoreClosedError('SqliteStore is not open');
     return this.#versions;
   }
 
