@@ -1,0 +1,115 @@
+/**
+ * A map bounded by the bytes its entries are estimated to hold, evicting the least recently used.
+ *
+ * Every cache whose keys a caller can choose (paths, property names, role sets, query strings) is
+ * one of these, so a flood of distinct keys costs at most `maxBytes`, misses and empty results
+ * included: a caller states each entry's size, and an entry is never free (ENTRY_OVERHEAD).
+ */
+
+/** What a Map entry, its key object and bookkeeping cost before the value itself. */
+export const ENTRY_OVERHEAD = 64;
+
+/** Estimated bytes of a string held in V8 (two per code unit in the worst case, plus a header). */
+export function stringBytes(text: string): number {
+  return 16 + text.length * 2;
+}
+
+export interface ByteLruStats {
+  entries: number;
+  bytes: number;
+  maxBytes: number;
+  evictions: number;
+}
+
+export class ByteLru<K, V> {
+  readonly #entries = new Map<K, { value: V; bytes: number }>();
+  readonly #onEvict: ((key: K, value: V) => void) | undefined;
+  #bytes = 0;
+  #evictions = 0;
+  maxBytes: number;
+
+  constructor(maxBytes: number, onEvict?: (key: K, value: V) => void) {
+    if (!Number.isFinite(maxBytes) || maxBytes < 0) throw new RangeError(`maxBytes must be a non-negative number, got ${maxBytes}`);
+    this.maxBytes = maxBytes;
+    this.#onEvict = onEvict;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  has(key: K): boolean {
+    return this.#entries.has(key);
+  }
+
+  /** The value, marked as the most recently used. */
+  get(key: K): V | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return entry.value;
+  }
+
+  /** The value without changing its place in the eviction order. */
+  peek(key: K): V | undefined {
+    return this.#entries.get(key)?.value;
+  }
+
+  /**
+   * Stores `value` as costing `bytes` (plus ENTRY_OVERHEAD); returns false when it alone exceeds
+   * the bound, in which case nothing is kept (and an older value under `key` is dropped).
+   */
+  set(key: K, value: V, bytes: number): boolean {
+    this.delete(key);
+    const cost = ENTRY_OVERHEAD + Math.max(0, bytes);
+    if (cost > this.maxBytes) return false;
+    this.#entries.set(key, { value, bytes: cost });
+    this.#bytes += cost;
+    this.#shrink();
+    return true;
+  }
+
+  delete(key: K): boolean {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return false;
+    this.#entries.delete(key);
+    this.#bytes -= entry.bytes;
+    return true;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+    this.#bytes = 0;
+  }
+
+  /** Changes the bound, evicting at once what no longer fits. */
+  resize(maxBytes: number): void {
+    this.maxBytes = maxBytes;
+    this.#shrink();
+  }
+
+  keys(): IterableIterator<K> {
+    return this.#entries.keys();
+  }
+
+  stats(): ByteLruStats {
+    return { entries: this.#entries.size, bytes: this.#bytes, maxBytes: this.maxBytes, evictions: this.#evictions };
+  }
+
+  #shrink(): void {
+    while (this.#bytes > this.maxBytes) {
+      const oldest = this.#entries.keys().next();
+      if (oldest.done === true) break;
+      const entry = this.#entries.get(oldest.value)!;
+      this.#entries.delete(oldest.value);
+      this.#bytes -= entry.bytes;
+      this.#evictions++;
+      this.#onEvict?.(oldest.value, entry.value);
+    }
+  }
+}
