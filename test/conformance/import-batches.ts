@@ -132,5 +132,21 @@ export function importBatchesSuite(fixture: StoreFixture): void {
       ]);
       expect(await store().getNode(ws, '/m/y')).toMatchObject({ type: 'cms:folder' });
     });
+
+    test('a uuid list longer than a statement may hold parameters (40,000 ids) selects or leaves out exactly those', async () => {
+      const ws = freshWorkspace('idlist');
+      await store().importDocuments([document(ws, '/', [draft('list', {}, Array.from({ length: 30 }, (_, i) => item(i)))])], NEW);
+      const ids = Array.from({ length: 40_000 }, (_, i) => uuid(900_000 + i)); // none of them exists
+      ids.push(uuid(100_000 + 3), uuid(100_000 + 7));
+      const idRanges = (negate: boolean): Condition => ({
+        kind: 'ranges', target: { kind: 'uuid' }, negate,
+        ranges: ids.map((id) => ({ kind: 'string', lo: { value: id, inclusive: true }, hi: { value: id, inclusive: true } })),
+      });
+      const inList = await store().query({ ...query(ws, [idRanges(false)]), limit: 100 });
+      expect(inList.nodes.map((n) => n.name).sort()).toEqual(['item-3', 'item-7']);
+      const notInList = await store().query({ ...query(ws, [idRanges(true), eq('tags', 'all')]), limit: 100 });
+      expect(notInList.total).toBe(28);
+      expect(notInList.nodes.map((n) => n.name)).not.toContain('item-3');
+    });
   });
 }

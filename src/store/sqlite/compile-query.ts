@@ -3,11 +3,15 @@
 import type { Condition, StoreQuery, Target, TypedRange } from '../../query/ast.js';
 import { descendantRange } from '../../repository/paths.js';
 import { likeToGlob, SqlWriter, type CompiledSql } from '../sql/sql-writer.js';
+import { uuidEqualities } from '../query-index/column-scan.js';
 import { KIND_CODE } from './migrations.js';
 
 export const NODE_COLUMNS = 'n.id, n.workspace, n.path, n.parent_path, n.name, n.depth, n.position, n.type, n.mixins, n.props';
 
 const placeholder = () => '?';
+
+/** Longer lists of exact values are bound as one JSON array. */
+const MAX_INLINE_VALUES = 16;
 
 /** Column of `nodes n` a node target compares. */
 function nodeColumn(t: Exclude<Target, { kind: 'property' }>): string {
@@ -114,6 +118,12 @@ function writeCondition(w: SqlWriter, ws: string, c: Condition): void {
         else writePropertySet(w, ws, t.name, any);
       } else {
         const col = nodeColumn(t);
+        const exact = c.ranges.length > MAX_INLINE_VALUES ? uuidEqualities(c.ranges) : undefined;
+        if (exact !== undefined) {
+          // One parameter for the whole list: SQLite refuses statements with over 32,766 of them.
+          w.text(`${col} ${c.negate ? 'NOT IN' : 'IN'} (SELECT value FROM json_each(`).value(JSON.stringify(exact)).text('))');
+          return;
+        }
         w.text(c.negate ? 'NOT (' : '(');
         if (c.ranges.length === 0) w.text('0');
         c.ranges.forEach((r, i) => {
