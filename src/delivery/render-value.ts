@@ -5,7 +5,7 @@ import type { PropertyType, ScalarValue } from '../repository/property-type.js';
 
 const DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
-function scalarAsString(v: ScalarValue): string {
+export function scalarAsString(v: ScalarValue): string {
   return typeof v === 'string' ? v : String(v);
 }
 

@@ -12,3 +12,7 @@ export const CORPORA_AVAILABLE = existsSync(CORPORA);
 if (!CORPORA_AVAILABLE) {
   console.warn(`corpora not found at ${CORPORA}: tests reading them are skipped (set PETAL_CORPORA to run them)`);
 }
+
+/** Extracts of the original CMS's documentation (`../shared/research/original-docs`). */
+export const ORIGINAL_DOCS = process.env.PETAL_ORIGINAL_DOCS ?? resolve(REPO_ROOT, '..', 'shared', 'research', 'original-docs');
+export const ORIGINAL_DOCS_AVAILABLE = existsSync(ORIGINAL_DOCS);

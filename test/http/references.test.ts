@@ -119,8 +119,8 @@ describe('assetReferenceResolver', () => {
     expect(body.image['@id']).toBe(`jcr:${ASSET}`);
     expect(body.image['@link']).toBe(ASSET_LINK);
     expect(body.image.metadata).toEqual({
-      fileName: 'kyoto temple.jpg', mimeType: 'image/jpeg', caption: 'A temple in Kyoto', fileSize: 12345,
-      height: 1200, width: 1600, title: 'Kyoto', subject: ['temple', 'japan'], created: '2024-01-02T03:04:05.000+01:00',
+      fileName: 'kyoto temple.jpg', mimeType: 'image/jpeg', caption: 'A temple in Kyoto', fileSize: '12345',
+      height: '1200', width: '1600', title: 'Kyoto', format: 'image/jpeg', subject: ['temple', 'japan'], created: '2024-01-02T03:04:05.000+01:00',
     });
     expect(body.image.renditions).toEqual({
       960: { mimeType: 'image/jpeg', link: `/.imaging/test-theme/960/dam/jcr:${ASSET}/kyoto%20temple.jpg` },

@@ -7,8 +7,8 @@ import type { EndpointDefinition, ResolverDefinition } from '../endpoint-definit
 import { assetLink, pageLink, renditionLink, type LinkConfig } from '../links.js';
 import { compileVisibility, type Visibility } from '../property-visibility.js';
 import { renderNode, type ReferenceRenderer } from '../render-node.js';
-import { encodeValue } from '../render-value.js';
 import type { LocaleChoice } from '../resolve-locale.js';
+import { renderAssetMetadata } from './asset-metadata.js';
 import { targetKey, type ResolvedTargets } from './prefetch.js';
 import { ruleFor, uuidOf, type ReferenceRule } from './reference-rules.js';
 import { rewriteRichText } from './rich-text-link.js';
@@ -51,17 +51,6 @@ function resolverVisibility(r: JcrResolver, def: EndpointDefinition): Visibility
 function prop(node: NodeRecord | undefined, name: string): ScalarValue | readonly ScalarValue[] | undefined {
   return node?.properties.find((p) => p[0] === name)?.[2];
 }
-
-/** Asset metadata: technical fields from the resource node, descriptive ones from the asset. */
-const METADATA: readonly [key: string, from: 'resource' | 'asset', names: readonly string[]][] = [
-  ['fileName', 'resource', ['fileName']], ['mimeType', 'resource', ['jcr:mimeType']], ['caption', 'asset', ['caption']],
-  ['fileSize', 'resource', ['size']], ['height', 'resource', ['height']], ['width', 'resource', ['width']],
-  ['title', 'asset', ['title']], ['format', 'asset', ['format']], ['coverage', 'asset', ['coverage']],
-  ['description', 'asset', ['description']], ['publisher', 'asset', ['publisher']], ['rights', 'asset', ['rights', 'copyright']],
-  ['source', 'asset', ['source']], ['creator', 'asset', ['creator']], ['contributor', 'asset', ['contributor']],
-  ['subject', 'asset', ['subject']], ['language', 'asset', ['language']], ['date', 'asset', ['date']],
-  ['created', 'asset', ['cms:created', 'jcr:created']], ['modified', 'asset', ['cms:lastModified', 'jcr:lastModified']],
-];
 
 export function referenceRenderer(env: ReferenceEnv, level: number, chain: ReadonlySet<string>): ReferenceRenderer {
   const each = (value: ScalarValue | readonly ScalarValue[], one: (v: ScalarValue) => string | undefined): string | undefined => {
@@ -110,17 +99,7 @@ export function referenceRenderer(env: ReferenceEnv, level: number, chain: Reado
     let out = '{"@name":' + JSON.stringify(asset.name) + ',"@path":' + JSON.stringify(asset.path)
       + ',"@id":' + JSON.stringify(`jcr:${asset.id}`);
     if (r.includeDownloadLink) out += ',"@link":' + JSON.stringify(link);
-    if (r.includeAssetMetadata) {
-      let meta = '';
-      for (const [key, from, names] of METADATA) {
-        const source = from === 'resource' ? resource : asset;
-        const p = source?.properties.find((x) => names.includes(x[0]));
-        if (!p || p[2] === '' || (Array.isArray(p[2]) && p[2].length === 0)) continue;
-        const text = encodeValue(p[1], p[2]);
-        if (text !== undefined) meta += (meta === '' ? '' : ',') + JSON.stringify(key) + ':' + text;
-      }
-      out += ',"metadata":{' + meta + '}';
-    }
+    if (r.includeAssetMetadata) out += ',"metadata":' + renderAssetMetadata(asset, resource);
     if (r.assetRenditions !== undefined && r.assetRenditions.length > 0) {
       const mime = prop(resource, 'jcr:mimeType');
       let rend = '';
