@@ -16,15 +16,29 @@ export interface AreaInheritance {
   readonly nodeTypes: readonly string[];
 }
 
-export interface AreaDefinition {
+/** What the page editor's comments say of a template or an area (template-annotations.ts). */
+export interface EditorInfo {
+  readonly title?: string;
+  readonly dialog?: string;
+  readonly description?: string;
+}
+
+export interface AreaDefinition extends EditorInfo {
   readonly name: string;
+  /** `type` of the area (`list`, `single`, `noComponent`); list when absent. */
+  readonly type?: string;
+  /** Template ids of `availableComponents`, in their order. */
+  readonly availableComponents: readonly string[];
+  readonly maxComponents?: number;
+  readonly optional: boolean;
+  readonly createAreaNode: boolean;
   /** Present when `inheritance.enabled` is true. */
   readonly inheritance?: AreaInheritance;
   /** `autoGeneration.content`: component name → its definition (node type, template, properties). */
   readonly autoGeneration?: YamlMap;
 }
 
-export interface TemplateDefinition {
+export interface TemplateDefinition extends EditorInfo {
   readonly id: string;
   readonly file: string;
   readonly areas: ReadonlyMap<string, AreaDefinition>;
@@ -62,7 +76,9 @@ export function loadTemplates(moduleRoots: readonly string[]): TemplateLoad {
     raw.set(d.target, { file: t.file, value: decorate(t.value, d) });
   }
   const templates = new Map<string, TemplateDefinition>();
-  for (const [id, { file, value }] of raw) templates.set(id, { id, file, areas: parseAreas(value, id, file, problems) });
+  for (const [id, { file, value }] of raw) {
+    templates.set(id, { id, file, ...editorInfo(value), areas: parseAreas(value, id, file, problems) });
+  }
   return { templates, problems };
 }
 
@@ -71,7 +87,16 @@ function parseAreas(value: YamlValue, id: string, file: string, problems: Module
   if (!isYamlMap(value) || !isYamlMap(value.areas)) return areas;
   for (const [name, def] of Object.entries(value.areas)) {
     if (!isYamlMap(def)) continue;
-    const area: { name: string; inheritance?: AreaInheritance; autoGeneration?: YamlMap } = { name };
+    const available = isYamlMap(def.availableComponents) ? Object.entries(def.availableComponents) : [];
+    const max = Number(def.maxComponents);
+    const area: { -readonly [K in keyof AreaDefinition]: AreaDefinition[K] } = {
+      name, ...editorInfo(def),
+      ...(typeof def.type === 'string' ? { type: def.type } : {}),
+      availableComponents: available.map(([key, c]) => (isYamlMap(c) && typeof c.id === 'string' ? c.id : key)),
+      ...(def.maxComponents !== undefined && Number.isInteger(max) && max >= 0 ? { maxComponents: max } : {}),
+      optional: def.optional === true || def.optional === 'true',
+      createAreaNode: def.createAreaNode !== false && def.createAreaNode !== 'false',
+    };
     const inh = def.inheritance;
     if (isYamlMap(inh) && (inh.enabled === true || inh.enabled === 'true')) {
       const components = inh.components ?? 'filtered';
@@ -87,4 +112,17 @@ function parseAreas(value: YamlValue, id: string, file: string, problems: Module
     areas.set(name, area);
   }
   return areas;
+}
+
+function editorInfo(value: YamlValue): EditorInfo {
+  if (!isYamlMap(value)) return {};
+  const text = (v: YamlValue | undefined) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const title = text(value.title);
+  const dialog = text(value.dialog);
+  const description = text(value.description);
+  return {
+    ...(title !== undefined ? { title } : {}),
+    ...(dialog !== undefined ? { dialog } : {}),
+    ...(description !== undefined ? { description } : {}),
+  };
 }

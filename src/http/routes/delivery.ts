@@ -18,6 +18,7 @@ import { canonicalQuery, languageKey, type CachedResponse, type ResponseCache, t
 import { isStoreUnreachable } from '../../store/store-faults.js';
 import type { PagesRegistry } from '../../delivery/pages/pages-registry.js';
 import { traitValuesOf, traitKey } from '../trait-values.js';
+import { templateAnnotations } from '../../delivery/pages/template-annotations.js';
 
 export interface DeliveryRouteOptions {
   readonly registry: EndpointRegistry;
@@ -80,6 +81,20 @@ function varyOf(anonymous: boolean, traitHeaders: string, byOrigin: boolean): st
   return extra.length === 0 ? base : `${base}, ${extra.join(', ')}`;
 }
 
+/** The original's templating helpers ask for the page editor's comments here (in preview mode). */
+const ANNOTATIONS_PREFIX = '/template-annotations/v1/';
+const ANNOTATIONS_WORKSPACE = 'website';
+
+async function sendAnnotations(request: FastifyRequest, reply: FastifyReply, o: DeliveryRouteOptions, path: string): Promise<FastifyReply> {
+  const session = o.repository.session(o.security.readAccess(request.caller));
+  const map = await templateAnnotations(session, o.pages!, ANNOTATIONS_WORKSPACE, path);
+  if (map === undefined) return sendError(reply, 'pathNotFound', `No page at ${path}`);
+  const body = JSON.stringify(map);
+  reply.headers({ etag: etagOf(body), 'cache-control': 'no-cache', vary: 'Authorization, Cookie' });
+  if (ifNoneMatchHits(request.headers['if-none-match'], etagOf(body))) return reply.code(304).send();
+  return reply.header('content-type', 'application/json; charset=utf-8').send(body);
+}
+
 export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOptions): void {
   const responseCache = o.cache ?? null;
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -89,6 +104,9 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
     const match = o.registry.match(restPath);
     const rest = match?.rest;
     if (match === undefined || rest === undefined) {
+      if (restPath.startsWith(ANNOTATIONS_PREFIX) && o.pages !== undefined) {
+        return sendAnnotations(request, reply, o, restPath.slice(ANNOTATIONS_PREFIX.length - 1));
+      }
       return sendError(reply, 'notFound', `No endpoint at ${REST_PREFIX}${restPath}`);
     }
     const definition = match.definition;
