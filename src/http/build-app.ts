@@ -117,7 +117,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const cache = maxBytes > 0 ? new ResponseCache({ maxBytes }) : null;
   app.decorate('responseCache', cache);
 
-  registerOpsRoutes(app, o.repository);
+  registerOpsRoutes(app, o.repository, o.contextPath ?? '');
   registerAuthRoutes(app, o.security, gate);
   registerDeliveryRoutes(app, {
     ...(o.pages !== undefined ? { pages: o.pages, pagesOnAllEndpoints: o.pagesOnAllEndpoints ?? false } : {}),

@@ -24,6 +24,8 @@ export function challenge(reply: FastifyReply): FastifyReply {
   return reply.header('www-authenticate', 'Basic realm="Petal", charset="UTF-8"');
 }
 
+export const HEALTH_PATH = '/.health';
+
 export function registerSecurityHook(
   app: FastifyInstance,
   security: SecurityService,
@@ -47,7 +49,16 @@ export function registerSecurityHook(
     if (reply.sent) return reply;
     reply.header('x-request-id', request.id);
     if ((request.raw.url ?? '').length > o.maxUrlLength) return sendError(reply, 'uriTooLong');
-    const cp = canonical(request.raw.url ?? '/');
+    // Probes need no credentials and health reveals nothing: `/.health` answers at the root and under
+    // the context path, whatever the roles say.
+    const target = request.raw.url ?? '/';
+    const pathOnly = target.indexOf('?') === -1 ? target : target.slice(0, target.indexOf('?'));
+    if (pathOnly === HEALTH_PATH || pathOnly === o.contextPath + HEALTH_PATH) {
+      request.canonicalPath = HEALTH_PATH;
+      request.caller = security.anonymous();
+      return undefined;
+    }
+    const cp = canonical(target);
     if (!cp.ok) {
       if (cp.reason === 'outside context path') return sendError(reply, 'notFound', 'No route for this URL');
       return sendError(reply, 'badRequest', `Malformed path: ${cp.reason}`);

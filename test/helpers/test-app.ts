@@ -47,6 +47,8 @@ export interface TestAppOptions {
   readonly security?: unknown;
   /** How links are written (context path, extension, mappings, base URL). */
   readonly links?: LinkConfig;
+  /** Where Petal is mounted (petal.yaml `contextPath`); links follow unless `links` says otherwise. */
+  readonly contextPath?: string;
   /** Rendition options besides the cache folder (a fresh one in the test's temporary folder). */
   readonly renditions?: Omit<RenditionServiceOptions, 'cacheDir'>;
   /** Light-module files besides endpoint definitions, by path below the test module (`templates/pages/a.yaml`). */
@@ -142,7 +144,8 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     themes, renditions, theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: o.pagesOnAllEndpoints ?? false,
     ...(o.cache !== undefined ? { cache: o.cache } : {}),
     ...(o.corsOrigins !== undefined ? { corsOrigins: o.corsOrigins } : {}),
-    ...(o.links !== undefined ? { links: o.links } : {}),
+    ...(o.links !== undefined ? { links: o.links } : o.contextPath !== undefined ? { links: { contextPath: o.contextPath, extension: '', mappings: [] } } : {}),
+    ...(o.contextPath !== undefined ? { contextPath: o.contextPath } : {}),
   });
   return {
     app, store, load, dir, security, themes, renditions, ...(shopStore ? { shopStore } : {}),
