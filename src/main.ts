@@ -93,6 +93,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   const { registry: pages, problems: pageProblems } = PagesRegistry.load(config.modules);
   for (const p of pageProblems) log.warn(`${p.file}: ${p.reason}`);
   for (const p of themes.problems) log.warn(`theme ${p.file}: ${p.reason}`);
+  for (const p of site.corsProblems ?? []) log.warn(`CORS: ${p}`);
   const renditions = new RenditionService(store, { cacheDir: defaultRenditionCacheDir(config.store) });
   let security: SecurityService;
   let responseCache: ResponseCache | null = null; // set once the app exists
@@ -102,6 +103,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
       loadDefinitions([...config.modules]).then((result) => {
         const kept = registry.applyLoad(result);
         site = pickSite(config);
+        for (const p of site.corsProblems ?? []) log.warn(`CORS: ${p}`);
         responseCache?.clear(); // answers rendered with the previous definitions, site or theme
         for (const p of themes.reload(config.modules)) log.warn(`theme ${p.file}: ${p.reason}`);
         for (const p of pages.reload(config.modules)) log.warn(`${p.file}: ${p.reason}`);

@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { SiteConfig } from './load-config.js';
+import { parseSiteCors } from './site-cors.js';
 
 type Obj = Record<string, unknown>;
 
@@ -40,11 +41,15 @@ export function siteFromDefinition(name: string, def: Obj): SiteConfig | undefin
       if (code && !locales.includes(code)) locales.push(code);
     }
   }
-  if (locales.length === 0 && typeof theme !== 'string') return undefined;
+  const cors = def.cors === undefined ? undefined : parseSiteCors(name, def.cors);
+  if (locales.length === 0 && typeof theme !== 'string' && cors === undefined) return undefined;
   const fallback = typeof i18n?.fallbackLocale === 'string' ? i18n.fallbackLocale.replace(/-/g, '_') : undefined;
   const all = locales.length > 0 ? locales : ['en'];
   const defaultLocale = fallback && all.includes(fallback) ? fallback : all[0]!;
-  return { name, locales: all, defaultLocale, ...(typeof theme === 'string' ? { theme } : {}) };
+  return {
+    name, locales: all, defaultLocale, ...(typeof theme === 'string' ? { theme } : {}),
+    ...(cors !== undefined ? { cors: cors.rules, corsProblems: cors.problems } : {}),
+  };
 }
 
 export function discoverSites(moduleRoots: readonly string[]): SiteConfig[] {

@@ -1,5 +1,6 @@
 // Config layer: merges petal.yaml, PETAL_* environment variables and CLI flags (in that order of
 // strength, flags strongest) into one resolved PetalConfig with absolute paths.
+import type { SiteCorsRule } from './site-cors.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,10 @@ export interface SiteConfig {
   readonly locales: readonly string[];
   readonly defaultLocale: string;
   readonly theme?: string;
+  /** CORS rules of the site definition of a light module (site-cors.ts). */
+  readonly cors?: readonly SiteCorsRule[];
+  /** What of the site's CORS rules is ignored, and why (logged at start). */
+  readonly corsProblems?: readonly string[];
 }
 
 export interface PetalConfig {

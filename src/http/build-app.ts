@@ -106,7 +106,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
 
   await app.register(fastifyCookie);
   // Before the security hook: preflights carry no credentials and must not meet a 401.
-  await registerCors(app, o.corsOrigins ?? []);
+  await registerCors(app, o.corsOrigins ?? [], { rules: () => o.site().cors ?? [], contextPath: o.contextPath ?? '' });
   const gate = { contextPath: o.contextPath ?? '', corsOrigins: o.corsOrigins ?? [], maxUrlLength: MAX_URL_LENGTH };
   registerSecurityHook(app, o.security, gate);
 
@@ -130,7 +130,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     ...(o.links !== undefined ? { links: o.links } : {}),
     ...(o.theme !== undefined ? { theme: o.theme } : {}),
     cache,
-    varyByOrigin: (o.corsOrigins ?? []).length > 0,
+    varyByOrigin: (o.corsOrigins ?? []).length > 0 || (o.site().cors ?? []).some((r) => r.origins !== '*'),
   });
   const assets = { repository: o.repository, security: o.security, contextPath: o.contextPath ?? '' };
   registerDamRoutes(app, assets);
