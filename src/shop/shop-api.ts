@@ -18,7 +18,8 @@ export class ShopService {
   readonly orders: OrderService;
 
   constructor(readonly repository: Repository, readonly security: SecurityService, readonly store: ShopStore) {
-    const catalogs = new CatalogService(repository.store);
+    // Cached catalogs are views of one role set's permissions: a security reload drops them.
+    const catalogs = new CatalogService(repository.store, () => security.config);
     this.reads = new CatalogReads(catalogs, store);
     this.carts = new CartService(catalogs, store);
     this.orders = new OrderService(this.carts);
@@ -26,9 +27,10 @@ export class ShopService {
 
   /** The context of one request: the caller's ACL-filtered view of the catalogs and their cookie ids. */
   context(caller: Caller, ids: { cartId?: string | undefined; wishlistId?: string | undefined } = {}): ShopContext {
+    const security = this.security.config;
     return {
       caller,
-      reader: { session: this.repository.session(this.security.readAccess(caller)), roleKey: caller.roleKey },
+      reader: { session: this.repository.session(this.security.readAccess(caller)), roleKey: caller.roleKey, security },
       cartId: ids.cartId, wishlistId: ids.wishlistId,
     };
   }

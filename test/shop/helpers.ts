@@ -28,21 +28,26 @@ export const IDS = {
 export const PASSWORD = 'correct horse battery staple';
 const SHOP_WORKSPACES = ['shopCatalogs', 'shopCategories', 'shopProducts', 'shopCurrencies', 'shopShippingMethods'];
 
-export async function createShopApp(o: { hiddenTools?: boolean; content?: Record<string, string> } = {}): Promise<TestApp> {
+/** The `security:` section of the shop tests; `hiddenTools`: anonymous callers may not read the pruning shears. */
+export async function shopSecurity(o: { hiddenTools?: boolean } = {}): Promise<Record<string, unknown>> {
   const hash = await hashOf(PASSWORD);
   const read = [{ path: '/', permission: 'read' }, { path: '/*', permission: 'read' }];
   const workspacePermissions: Record<string, unknown[]> = Object.fromEntries(SHOP_WORKSPACES.map((w) => [w, read]));
   if (o.hiddenTools) {
     workspacePermissions.shopProducts = [...read, { path: '/petal-gardens/pruning-shears', permission: 'deny' }];
   }
+  return {
+    users: { alice: { passwordHash: hash }, bob: { passwordHash: hash } },
+    roles: { anonymous: { uriPermissions: [], workspacePermissions } },
+  };
+}
+
+export async function createShopApp(o: { hiddenTools?: boolean; content?: Record<string, string> } = {}): Promise<TestApp> {
   return createTestApp({
     contentPaths: SHOP_FILES,
     ...(o.content ? { content: o.content } : {}),
     shop: true,
-    security: {
-      users: { alice: { passwordHash: hash }, bob: { passwordHash: hash } },
-      roles: { anonymous: { uriPermissions: [], workspacePermissions } },
-    },
+    security: await shopSecurity(o),
   });
 }
 
