@@ -3,6 +3,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InjectOptions } from 'fastify';
+import type { ShopConfig } from '../../src/config/load-config.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { basic, hashOf } from '../security-http/helpers.js';
 
@@ -42,11 +43,12 @@ export async function shopSecurity(o: { hiddenTools?: boolean } = {}): Promise<R
   };
 }
 
-export async function createShopApp(o: { hiddenTools?: boolean; content?: Record<string, string> } = {}): Promise<TestApp> {
+export async function createShopApp(o: { hiddenTools?: boolean; content?: Record<string, string>; shopConfig?: ShopConfig } = {}): Promise<TestApp> {
   return createTestApp({
     contentPaths: SHOP_FILES,
     ...(o.content ? { content: o.content } : {}),
     shop: true,
+    ...(o.shopConfig ? { shopConfig: o.shopConfig } : {}),
     security: await shopSecurity(o),
   });
 }
@@ -63,7 +65,8 @@ export interface ShopRes {
 /** A browser-like client: keeps the shop cookies it is given and sends them back. */
 export class ShopClient {
   readonly jar = new Map<string, string>();
-  constructor(readonly t: TestApp, readonly user?: string) {}
+  /** `remoteAddress`: the client address the app sees (default 127.0.0.1). */
+  constructor(readonly t: TestApp, readonly user?: string, readonly remoteAddress?: string) {}
 
   async send(method: InjectOptions['method'], path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ShopRes> {
     const cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -76,6 +79,7 @@ export class ShopClient {
         ...headers,
       },
       ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+      ...(this.remoteAddress !== undefined ? { remoteAddress: this.remoteAddress } : {}),
     });
     const raw = res.headers['set-cookie'];
     const setCookies = raw === undefined ? [] : Array.isArray(raw) ? raw : [String(raw)];
