@@ -127,7 +127,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     },
   });
   await shopStore.open();
-  const shop = new ShopService(repository, security, shopStore);
+  const shop = new ShopService(repository, security, shopStore, config.shop);
 
   const app = await buildApp({
     registry, repository, security, shop, site: () => site, outName: outputNameFor(config.namespace),

@@ -50,6 +50,15 @@ export const configSchema = z.strictObject({
   /** The in-memory cache of rendered delivery answers: its budget in bytes (0 turns it off). */
   cache: z.strictObject({ maxBytes: z.number().int().min(0).optional() }).optional(),
   pages: z.strictObject({ allEndpoints: z.boolean().optional() }).optional(),
+  /** Limits of the /shop/v1 API against cheap writes anyone can repeat (README: Shop limits). */
+  shop: z.strictObject({
+    maxUnitsPerOrderLine: z.number().int('an integer').min(1, 'at least 1').max(999, 'at most 999 (the largest cart line)').optional(),
+    rateLimit: z.strictObject({
+      cartsPerMinute: z.number().int('an integer').min(1, 'at least 1').optional(),
+      ordersPerMinute: z.number().int('an integer').min(1, 'at least 1').optional(),
+      clients: z.number().int('an integer').min(1, 'at least 1').max(10_000_000, 'at most 10000000').optional(),
+    }).optional(),
+  }).optional(),
   limits: z.record(z.string(), z.unknown()).optional(),
 });
 

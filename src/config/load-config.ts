@@ -22,6 +22,19 @@ export interface SiteConfig {
   readonly corsProblems?: readonly string[];
 }
 
+/** Limits of the /shop/v1 API (petal.yaml `shop:`). */
+export interface ShopConfig {
+  /** Units of one product a cart line, and so an order, may hold. */
+  readonly maxUnitsPerOrderLine: number;
+  /** Per client address and minute; `clients`: how many addresses are remembered at most. */
+  readonly rateLimit: { readonly cartsPerMinute: number; readonly ordersPerMinute: number; readonly clients: number };
+}
+
+export const DEFAULT_SHOP_CONFIG: ShopConfig = {
+  maxUnitsPerOrderLine: 20,
+  rateLimit: { cartsPerMinute: 30, ordersPerMinute: 10, clients: 10_000 },
+};
+
 export interface PetalConfig {
   /** The petal.yaml used, if any. */
   readonly configFile?: string;
@@ -53,6 +66,8 @@ export interface PetalConfig {
   readonly cache?: { readonly maxBytes: number };
   /** Inheritance and autogeneration also on plain `jcrDeliveryEndpoint_v2` endpoints (`pages.allEndpoints`). */
   readonly pagesOnAllEndpoints?: boolean;
+  /** Shop limits (absent = DEFAULT_SHOP_CONFIG). */
+  readonly shop?: ShopConfig;
   readonly isDemo: boolean;
 }
 
@@ -152,6 +167,10 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     security: loadSecurity(raw.security ?? {}, isDemo ? cwd : baseDir, file),
     ...(raw.cache?.maxBytes !== undefined ? { cache: { maxBytes: raw.cache.maxBytes } } : {}),
     pagesOnAllEndpoints: raw.pages?.allEndpoints ?? false,
+    shop: {
+      maxUnitsPerOrderLine: raw.shop?.maxUnitsPerOrderLine ?? DEFAULT_SHOP_CONFIG.maxUnitsPerOrderLine,
+      rateLimit: { ...DEFAULT_SHOP_CONFIG.rateLimit, ...raw.shop?.rateLimit },
+    },
     isDemo,
   };
 }

@@ -4,13 +4,15 @@
 // caller without a usable cookie gets their own active cart. A signed-in caller presenting the
 // cookie of an anonymous cart gets it merged (merge-rule.ts): that is the merge on login.
 import { randomBytes } from 'node:crypto';
+import { DEFAULT_SHOP_CONFIG, type ShopConfig } from '../config/load-config.js';
 import { PetalError } from '../errors.js';
 import type { Caller } from '../security/security-service.js';
 import type { CatalogReader, CatalogService } from './catalog.js';
 import { MAX_CART_AMOUNT } from './money.js';
 import { priceCart, selectPrice } from './pricing.js';
+import { RateLimit } from './rate-limit.js';
 import {
-  cartItemBody, cartItemUpdateBody, MAX_CART_LINES, MAX_LINE_QUANTITY, MAX_WISHLIST_ITEMS, newCartBody, newWishlistBody, parseBody,
+  cartItemBody, cartItemUpdateBody, MAX_CART_LINES, MAX_WISHLIST_ITEMS, newCartBody, newWishlistBody, parseBody,
 } from './shop-input.js';
 import type { CartLimits, CartRecord, ShopStore, WishlistRecord } from './shop-store.js';
 import { cartView, wishlistView, type CartView, type WishlistView } from './views.js';
@@ -23,7 +25,6 @@ export const SHOP_TTL_MS = 30 * 24 * 3600 * 1000;
  */
 export const EMPTY_ANONYMOUS_TTL_MS = 24 * 3600 * 1000;
 const newTtl = (ctx: ShopContext): number => (ownerOf(ctx) === null ? EMPTY_ANONYMOUS_TTL_MS : SHOP_TTL_MS);
-const LIMITS: CartLimits = { maxQuantity: MAX_LINE_QUANTITY, maxLines: MAX_CART_LINES };
 const TOO_MANY_LINES = `productId: a cart holds at most ${MAX_CART_LINES} different products`;
 /** 128 random bits, base64url: 22 characters. Anything else in a cookie is not looked up. */
 const ID_FORMAT = /^[A-Za-z0-9_-]{22}$/;
@@ -38,6 +39,8 @@ export interface ShopContext {
   readonly reader: CatalogReader;
   readonly cartId?: string | undefined;
   readonly wishlistId?: string | undefined;
+  /** The client's address, for the rate limits of writes (absent in-process: not limited). */
+  readonly client?: string | undefined;
 }
 
 const ownerOf = (ctx: ShopContext): string | null => ctx.caller.user ?? null;
@@ -45,7 +48,22 @@ const ownerOf = (ctx: ShopContext): string | null => ctx.caller.user ?? null;
 export const cookieId = (v: string | undefined): string | undefined => (v !== undefined && ID_FORMAT.test(v) ? v : undefined);
 
 export class CartService {
-  constructor(readonly catalogs: CatalogService, readonly store: ShopStore) {}
+  readonly limits: CartLimits;
+  readonly #newCarts: RateLimit;
+  readonly #newWishlists: RateLimit;
+
+  constructor(readonly catalogs: CatalogService, readonly store: ShopStore, config: ShopConfig = DEFAULT_SHOP_CONFIG) {
+    // A cart line holds no more than an order line may: one anonymous order cannot empty the stock.
+    this.limits = { maxQuantity: config.maxUnitsPerOrderLine, maxLines: MAX_CART_LINES };
+    const { cartsPerMinute, clients } = config.rateLimit;
+    this.#newCarts = new RateLimit(cartsPerMinute, clients, 'carts created');
+    this.#newWishlists = new RateLimit(cartsPerMinute, clients, 'wishlists created');
+  }
+
+  /** The line quantity refused at cart changes and orders. */
+  tooManyUnits(field: string): PetalError {
+    return new PetalError('quantityLimitExceeded', `${field}: a line holds at most ${this.limits.maxQuantity} units`);
+  }
 
   /** The caller's usable cart (merging an anonymous one on login), or undefined. */
   async findCart(ctx: ShopContext): Promise<CartRecord | undefined> {
@@ -57,7 +75,7 @@ export class CartService {
       if (c && c.state === 'active' && c.expiresAt > now) {
         if (c.userId === owner) return c;
         if (c.userId === null && owner !== null) {
-          const merged = await this.store.mergeCart(id, owner, now, SHOP_TTL_MS, LIMITS);
+          const merged = await this.store.mergeCart(id, owner, now, SHOP_TTL_MS, this.limits);
           if (merged) return merged;
         }
       }
@@ -96,6 +114,7 @@ export class CartService {
     } else if (input.currency !== undefined) {
       currency = input.currency;
     }
+    if (ctx.client !== undefined) this.#newCarts.take(ctx.client);
     const r = await this.store.createCart({ id: newShopId(), userId: ownerOf(ctx), catalogId, currency, now: Date.now(), ttlMs: newTtl(ctx) });
     return { cart: await this.view(ctx, r.cart), created: r.created };
   }
@@ -126,7 +145,7 @@ export class CartService {
       catalogId = snapshot.catalog.id;
       currency = cart.currency ?? snapshot.catalog.defaultCurrency;
       const quantity = mode === 'add' ? (line?.quantity ?? 0) + input.quantity : input.quantity;
-      if (quantity > MAX_LINE_QUANTITY) throw new PetalError('quantityLimitExceeded', `quantity: a line holds at most ${MAX_LINE_QUANTITY} units`);
+      if (quantity > this.limits.maxQuantity) throw this.tooManyUnits('quantity');
       // A currency chosen at POST /cart without a catalog meets its catalog only here (the first item).
       if (quantity > 0 && !snapshot.catalog.currencies.some((c) => c.code === currency)) {
         throw new PetalError('currencyNotInCatalog', `currency: the cart's currency ${currency} is not a currency of catalog ${snapshot.catalog.name} (product ${product.id})`);
@@ -147,7 +166,7 @@ export class CartService {
       }
     }
     const r = await this.store.changeItem({
-      cartId: cart.id, owner: ownerOf(ctx), productId: input.productId, mode, quantity: input.quantity, limits: LIMITS,
+      cartId: cart.id, owner: ownerOf(ctx), productId: input.productId, mode, quantity: input.quantity, limits: this.limits,
       catalogId: catalogId ?? '', currency: currency ?? '', now: Date.now(), ttlMs: SHOP_TTL_MS,
     });
     switch (r.kind) {
@@ -155,7 +174,7 @@ export class CartService {
       case 'cartNotFound': throw new PetalError('cartNotFound');
       case 'itemNotFound': throw new PetalError('cartItemNotFound', `The cart has no line for product ${input.productId}`);
       case 'catalogMismatch': throw new PetalError('productNotInCatalog');
-      case 'limit': throw new PetalError('quantityLimitExceeded', `quantity: a line holds at most ${MAX_LINE_QUANTITY} units`);
+      case 'limit': throw this.tooManyUnits('quantity');
       case 'tooManyLines': throw new PetalError('tooManyItems', TOO_MANY_LINES);
     }
   }
@@ -200,6 +219,7 @@ export class CartService {
     let w = await this.findWishlist(ctx);
     let created = false;
     if (!w) {
+      if (ctx.client !== undefined) this.#newWishlists.take(ctx.client);
       const r = await this.store.createWishlist(newShopId(), ownerOf(ctx), now, newTtl(ctx));
       w = r.wishlist;
       created = r.created;

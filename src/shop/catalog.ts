@@ -1,5 +1,6 @@
 // Shop layer: reads catalogs through the caller's repository Session (so workspace ACLs apply) and
-// keeps each catalog, fully parsed and indexed, in memory per role set until the content changes.
+// keeps each catalog, fully parsed and indexed, in memory per role set until the content or the
+// security configuration changes (a role set's key stays the same when its permissions change).
 import type { Session } from '../repository/session.js';
 import type { ContentStore } from '../store/content-store.js';
 import {
@@ -11,6 +12,8 @@ import {
 export interface CatalogReader {
   readonly session: Session;
   readonly roleKey: string;
+  /** The security configuration the session's access was compiled from (compared by identity). */
+  readonly security: unknown;
 }
 
 const MAX_CATEGORY_DEPTH = 32;
@@ -19,22 +22,33 @@ const MAX_ENTRIES = 256;
 
 export class CatalogService {
   readonly #store: ContentStore;
+  readonly #currentSecurity: () => unknown;
   #generation = -1;
-  /** `${roleKey}\0${kind}\0${key}` → snapshot or id → catalog name; all dropped when content changes. */
+  #security: unknown;
+  /** `${roleKey}\0${kind}\0${key}` → snapshot or id → catalog name; all dropped when content or security changes. */
   readonly #snapshots = new Map<string, Promise<CatalogSnapshot | undefined>>();
   readonly #owners = new Map<string, Promise<string | undefined>>();
 
-  constructor(store: ContentStore) {
+  /** `currentSecurity`: the security configuration in force (a reload replaces the object). */
+  constructor(store: ContentStore, currentSecurity: () => unknown) {
     this.#store = store;
+    this.#currentSecurity = currentSecurity;
   }
 
-  async #fresh(): Promise<void> {
+  /**
+   * Drops everything cached under another content generation or security configuration. False when
+   * the reader's access predates the configuration in force: what it reads must not be cached.
+   */
+  async #fresh(r: CatalogReader): Promise<boolean> {
     const g = this.#store.generationHint?.() ?? await this.#store.generation();
-    if (g !== this.#generation) {
+    const security = this.#currentSecurity();
+    if (g !== this.#generation || security !== this.#security) {
       this.#generation = g;
+      this.#security = security;
       this.#snapshots.clear();
       this.#owners.clear();
     }
+    return r.security === security;
   }
 
   #remember<T>(map: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
@@ -50,19 +64,21 @@ export class CatalogService {
 
   /** The catalog named `name` (its node name in shopCatalogs) as the reader may see it. */
   async snapshotByName(r: CatalogReader, name: string): Promise<CatalogSnapshot | undefined> {
-    await this.#fresh();
+    const cacheable = await this.#fresh(r);
     const generation = this.#generation;
-    return this.#remember(this.#snapshots, `${r.roleKey}\0${name}`, () => loadSnapshot(r.session, name, generation));
+    const load = () => loadSnapshot(r.session, name, generation);
+    return cacheable ? this.#remember(this.#snapshots, `${r.roleKey}\0${name}`, load) : load();
   }
 
   /** The catalog that holds the node `id` of `workspace` (a catalog, category or product). */
   async #ownerSnapshot(r: CatalogReader, workspace: string, id: string, type: string): Promise<CatalogSnapshot | undefined> {
-    await this.#fresh();
-    const name = await this.#remember(this.#owners, `${r.roleKey}\0${workspace}\0${id}`, async () => {
+    const cacheable = await this.#fresh(r);
+    const load = async () => {
       const [node] = await r.session.getNodesByIds(workspace, [id]);
       if (node === undefined || node.type !== type) return undefined;
       return node.path.split('/')[1];
-    });
+    };
+    const name = await (cacheable ? this.#remember(this.#owners, `${r.roleKey}\0${workspace}\0${id}`, load) : load());
     return name === undefined ? undefined : this.snapshotByName(r, name);
   }
 

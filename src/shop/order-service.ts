@@ -3,6 +3,7 @@
 // caller's), decrements tracked stock, inserts the order (UNIQUE cart id) and marks the cart ordered.
 // A cart that changed in between is priced again (a few times, then 409 cartConflict).
 import { createHash, randomUUID } from 'node:crypto';
+import { DEFAULT_SHOP_CONFIG, type ShopConfig } from '../config/load-config.js';
 import { PetalError } from '../errors.js';
 import { cookieId, type CartService, type ShopContext } from './cart-service.js';
 import { MAX_CART_AMOUNT } from './money.js';
@@ -10,6 +11,7 @@ import { priceCart, selectRate, shippingCharge } from './pricing.js';
 import { parseBody, orderBody, type OrderBody } from './shop-input.js';
 import type { CartRecord, OrderDocument, OrderLine, OrderRecord, StockNeed } from './shop-store.js';
 import { parsePage, type RawPageParams } from './product-list.js';
+import { RateLimit } from './rate-limit.js';
 import { orderView, type OrderView, type Page } from './views.js';
 
 const ATTEMPTS = 5;
@@ -30,7 +32,11 @@ function canonical(v: unknown): string {
 }
 
 export class OrderService {
-  constructor(readonly carts: CartService) {}
+  readonly #orders: RateLimit;
+
+  constructor(readonly carts: CartService, config: ShopConfig = DEFAULT_SHOP_CONFIG) {
+    this.#orders = new RateLimit(config.rateLimit.ordersPerMinute, config.rateLimit.clients, 'orders');
+  }
 
   async placeOrder(ctx: ShopContext, rawBody: unknown, idempotencyKey?: string): Promise<OrderResult> {
     const body = parseBody(orderBody, rawBody) as OrderBody;
@@ -49,6 +55,8 @@ export class OrderService {
       const earlier = await this.carts.store.findIdempotent(idempotency.key);
       if (earlier) return this.#replay(earlier.requestHash, requestHash, earlier.order);
     }
+    // Replays above are free; every attempt to place an order counts (a refused one costs a transaction too).
+    if (ctx.client !== undefined) this.#orders.take(ctx.client);
     try {
       return await this.#place(ctx, body, owner, idempotency);
     } catch (err) {
@@ -100,6 +108,9 @@ export class OrderService {
 
   async #price(ctx: ShopContext, cart: CartRecord, body: OrderBody): Promise<{ document: OrderDocument; stock: StockNeed[] }> {
     if (cart.items.length === 0 || cart.catalogId === null) throw new PetalError('cartEmpty');
+    // A cart filled under a larger limit (or before one was configured) still orders no more per line.
+    const large = cart.items.find((i) => i.quantity > this.carts.limits.maxQuantity);
+    if (large) throw this.carts.tooManyUnits(`items: product ${large.productId}`);
     const snapshot = await this.carts.catalogs.catalog(ctx.reader, cart.catalogId);
     if (!snapshot) throw new PetalError('productNotFound', 'The catalog of this cart no longer exists');
     const currency = cart.currency ?? snapshot.catalog.defaultCurrency;

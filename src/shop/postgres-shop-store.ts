@@ -5,6 +5,7 @@
 // Transactions that lose a race (unique violation, serialization failure, deadlock) are retried.
 import type pg from 'pg';
 import { migrateShop } from './postgres-shop-migrations.js';
+import { Refusal, refusable } from './refusal.js';
 import { guardPool } from '../store/postgres/guard-pool.js';
 import { planMerge, usableBy, wishlistAdditions } from './merge-rule.js';
 import { PURGE_BATCH, purgeInBatches, PurgeSchedule, type PurgeOptions } from './purge-schedule.js';
@@ -181,7 +182,7 @@ export class PostgresShopStore implements ShopStore {
   }
 
   async placeOrder(o: PlaceOrderInput): Promise<PlaceOrderResult> {
-    return this.#tx(async (db): Promise<PlaceOrderResult> => {
+    return refusable(() => this.#tx(async (db): Promise<PlaceOrderResult> => {
       // The cart lock first: a replay of the same request waits here until the first one committed.
       const cart = await this.#cart(db, o.cartId, true);
       if (o.idempotency) {
@@ -204,7 +205,8 @@ export class PostgresShopStore implements ShopStore {
         const { rows } = await db.query<StockRow>('SELECT * FROM shop_stock WHERE product_id = $1 FOR UPDATE', [s.productId]);
         const count = stockCount(toCount(rows[0]), s);
         const left = unitsLeft(count);
-        if (s.quantity > left) return { kind: 'insufficientStock', productId: s.productId, available: left };
+        // Earlier lines are already counted as sold: only a rollback undoes them.
+        if (s.quantity > left) throw new Refusal<PlaceOrderResult>({ kind: 'insufficientStock', productId: s.productId, available: left });
         await db.query('UPDATE shop_stock SET on_hand = $2, sold = $3, generation = $4 WHERE product_id = $1',
           [s.productId, count.onHand, count.sold + s.quantity, count.generation]);
       }
@@ -220,7 +222,7 @@ export class PostgresShopStore implements ShopStore {
       await this.#hooks.beforeOrderCommit?.(); // test hook (crash test)
       const order = await db.query<OrderRow>('SELECT * FROM shop_orders WHERE seq = $1', [seq]);
       return { kind: 'created', order: this.#order(order.rows[0]!) };
-    });
+    }));
   }
 
   async findIdempotent(key: string): Promise<{ requestHash: string; order: OrderRecord } | undefined> {

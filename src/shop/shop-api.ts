@@ -1,6 +1,7 @@
 // Shop layer: the shop as one object (ShopService, what the HTTP routes use) and the typed in-process
 // API of SPEC.md's templating functions (ShopApi), for server-side rendering code running beside
 // Petal. Both call the same operations, so a template sees exactly what /shop/v1 answers.
+import { DEFAULT_SHOP_CONFIG, type ShopConfig } from '../config/load-config.js';
 import { PetalError } from '../errors.js';
 import type { Repository } from '../repository/session.js';
 import type { Caller, SecurityService } from '../security/security-service.js';
@@ -17,19 +18,21 @@ export class ShopService {
   readonly carts: CartService;
   readonly orders: OrderService;
 
-  constructor(readonly repository: Repository, readonly security: SecurityService, readonly store: ShopStore) {
-    const catalogs = new CatalogService(repository.store);
+  constructor(readonly repository: Repository, readonly security: SecurityService, readonly store: ShopStore, config: ShopConfig = DEFAULT_SHOP_CONFIG) {
+    // Cached catalogs are views of one role set's permissions: a security reload drops them.
+    const catalogs = new CatalogService(repository.store, () => security.config);
     this.reads = new CatalogReads(catalogs, store);
-    this.carts = new CartService(catalogs, store);
-    this.orders = new OrderService(this.carts);
+    this.carts = new CartService(catalogs, store, config);
+    this.orders = new OrderService(this.carts, config);
   }
 
   /** The context of one request: the caller's ACL-filtered view of the catalogs and their cookie ids. */
-  context(caller: Caller, ids: { cartId?: string | undefined; wishlistId?: string | undefined } = {}): ShopContext {
+  context(caller: Caller, ids: { cartId?: string | undefined; wishlistId?: string | undefined; client?: string | undefined } = {}): ShopContext {
+    const security = this.security.config;
     return {
       caller,
-      reader: { session: this.repository.session(this.security.readAccess(caller)), roleKey: caller.roleKey },
-      cartId: ids.cartId, wishlistId: ids.wishlistId,
+      reader: { session: this.repository.session(this.security.readAccess(caller)), roleKey: caller.roleKey, security },
+      cartId: ids.cartId, wishlistId: ids.wishlistId, client: ids.client,
     };
   }
 }

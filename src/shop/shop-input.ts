@@ -11,10 +11,15 @@ export const MAX_CART_LINES = 100;
 /** Products of one wishlist. */
 export const MAX_WISHLIST_ITEMS = 200;
 
-const id = z.string().trim().min(1, 'required').max(200, 'at most 200 characters');
-const text = (max: number) => z.string().trim().min(1, 'required').max(max, `at most ${max} characters`);
-const optionalText = (max: number) => z.string().trim().max(max, `at most ${max} characters`).optional();
-const email = z.string().trim().max(254).regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'not an e-mail address');
+/** U+0000 (PostgreSQL text cannot hold it, SQLite can) or an unpaired UTF-16 surrogate (no UTF-8 form). */
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Every string of a shop body: text both stores keep alike, checked first so its problem is the one named. */
+const string = () => z.string().refine((v) => !UNSTORABLE.test(v), 'U+0000 and unpaired surrogates are not allowed');
+const id = string().trim().min(1, 'required').max(200, 'at most 200 characters');
+const text = (max: number) => string().trim().min(1, 'required').max(max, `at most ${max} characters`);
+const optionalText = (max: number) => string().trim().max(max, `at most ${max} characters`).optional();
+const email = string().trim().max(254).regex(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, 'not an e-mail address');
 
 const address = z.object({
   firstName: text(100),
@@ -25,7 +30,7 @@ const address = z.object({
   postalCode: text(20),
   city: text(100),
   region: optionalText(100),
-  country: z.string().trim().regex(/^[A-Za-z]{2}$/, 'an ISO 3166-1 alpha-2 code such as DE').transform((c) => c.toUpperCase()),
+  country: string().trim().regex(/^[A-Za-z]{2}$/, 'an ISO 3166-1 alpha-2 code such as DE').transform((c) => c.toUpperCase()),
   email: email.optional(),
   phone: optionalText(40),
 }).strict();
@@ -42,7 +47,7 @@ export const cartItemUpdateBody = z.object({
 
 export const newCartBody = z.object({
   catalogId: id.optional(),
-  currency: z.string().trim().regex(/^[A-Za-z]{3}$/, 'an ISO 4217 code such as EUR').transform((c) => c.toUpperCase()).optional(),
+  currency: string().trim().regex(/^[A-Za-z]{3}$/, 'an ISO 4217 code such as EUR').transform((c) => c.toUpperCase()).optional(),
 }).strict();
 
 export const newWishlistBody = z.object({ productId: id.optional() }).strict();

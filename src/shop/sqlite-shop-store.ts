@@ -7,6 +7,7 @@
 // each transaction runs to its end without yielding to other requests of this process.
 import Database from 'better-sqlite3';
 import { migrateShop } from './sqlite-shop-migrations.js';
+import { Refusal, refusable } from './refusal.js';
 import { planMerge, usableBy, wishlistAdditions } from './merge-rule.js';
 import { PURGE_BATCH, purgeInBatches, PurgeSchedule, type PurgeOptions } from './purge-schedule.js';
 import {
@@ -177,7 +178,7 @@ export class SqliteShopStore implements ShopStore {
   }
 
   async placeOrder(o: PlaceOrderInput): Promise<PlaceOrderResult> {
-    return this.#tx((db): PlaceOrderResult => {
+    return refusable(async () => this.#tx((db): PlaceOrderResult => {
       if (o.idempotency) {
         const k = db.prepare('SELECT request_hash, order_id FROM shop_idempotency_keys WHERE key = ?').get(o.idempotency.key) as { request_hash: string; order_id: string } | undefined;
         if (k) {
@@ -196,7 +197,8 @@ export class SqliteShopStore implements ShopStore {
       for (const s of o.stock) {
         const count = stockCount(getStock.get(s.productId) as StockCount | undefined, s);
         const left = unitsLeft(count);
-        if (s.quantity > left) return { kind: 'insufficientStock', productId: s.productId, available: left };
+        // Earlier lines are already counted as sold: only a rollback undoes them.
+        if (s.quantity > left) throw new Refusal<PlaceOrderResult>({ kind: 'insufficientStock', productId: s.productId, available: left });
         putStock.run(s.productId, count.onHand, count.sold + s.quantity, count.generation);
       }
       const seq = Number(db.prepare('INSERT INTO shop_orders (id, cart_id, user_id, created_at, document) VALUES (?, ?, ?, ?, ?)')
@@ -209,7 +211,7 @@ export class SqliteShopStore implements ShopStore {
       db.prepare("UPDATE shop_carts SET state = 'ordered', version = version + 1, updated_at = ? WHERE id = ?").run(o.now, o.cartId);
       void this.#hooks.beforeOrderCommit?.(); // test hook (crash test): must be synchronous here
       return { kind: 'created', order: this.#order(db.prepare('SELECT * FROM shop_orders WHERE seq = ?').get(seq) as OrderRow) };
-    }, 'FULL');
+    }, 'FULL'));
   }
 
   async findIdempotent(key: string): Promise<{ requestHash: string; order: OrderRecord } | undefined> {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
-import { DEFAULT_STORE_FILE, loadConfig, packageRoot, type CliOverrides } from '../../src/config/load-config.js';
+import { DEFAULT_SHOP_CONFIG, DEFAULT_STORE_FILE, loadConfig, packageRoot, type CliOverrides } from '../../src/config/load-config.js';
 
 let cwd: string;
 
@@ -82,8 +82,19 @@ describe('loadConfig: which file', () => {
       nodeTypes: {},
       links: { contextPath: '', extension: '', mappings: [] },
       pagesOnAllEndpoints: false,
+      shop: DEFAULT_SHOP_CONFIG,
       isDemo: false,
     });
+  });
+
+  it('reads the shop limits (missing keys keep their defaults) and names a bad one', () => {
+    const c = loadConfig({ config: write('s1.yaml', 'shop: { maxUnitsPerOrderLine: 5, rateLimit: { ordersPerMinute: 3 } }\n') }, {}, cwd);
+    expect(c.shop).toEqual({ maxUnitsPerOrderLine: 5, rateLimit: { cartsPerMinute: 30, ordersPerMinute: 3, clients: 10_000 } });
+    expect(() => loadConfig({ config: write('s2.yaml', 'shop: { rateLimit: { cartsPerMinute: 0 } }\n') }, {}, cwd))
+      .toThrow(/shop\.rateLimit\.cartsPerMinute: at least 1/);
+    expect(() => loadConfig({ config: write('s3.yaml', 'shop: { maxUnitsPerOrderLine: 2.5 }\n') }, {}, cwd)).toThrow(/shop\.maxUnitsPerOrderLine: an integer/);
+    expect(() => loadConfig({ config: write('s4.yaml', 'shop: { maxUnitsPerOrderLine: 1000 }\n') }, {}, cwd)).toThrow(/shop\.maxUnitsPerOrderLine: at most 999/);
+    expect(() => loadConfig({ config: write('s5.yaml', 'shop: { rateLimit: { perHour: 1 } }\n') }, {}, cwd)).toThrow(/shop\.rateLimit: unknown key\(s\) perHour/);
   });
 
   it('reads pages.allEndpoints and rejects other keys under pages', () => {

@@ -6,7 +6,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { SiteConfig } from '../../src/config/load-config.js';
+import type { ShopConfig, SiteConfig } from '../../src/config/load-config.js';
 import { EndpointRegistry } from '../../src/delivery/endpoint-registry.js';
 import { loadDefinitions, type LoadResult } from '../../src/delivery/load-definitions.js';
 import { buildApp } from '../../src/http/build-app.js';
@@ -65,6 +65,8 @@ export interface TestAppOptions {
   readonly store?: ContentStore;
   /** Serve the deprecated /shop/v1 API, its records in the same database as the content. */
   readonly shop?: boolean;
+  /** With `shop: true`: its limits (petal.yaml `shop:`; default ROOMY_SHOP, not production's). */
+  readonly shopConfig?: ShopConfig;
   /** With `shop: true`: test hooks of the shop store (e.g. a pause inside POST /order's transaction). */
   readonly shopHooks?: ShopStoreHooks;
   /** The process logger (default: no logs). */
@@ -72,6 +74,12 @@ export interface TestAppOptions {
   /** petal.yaml `cors.origins`. */
   readonly corsOrigins?: readonly string[];
 }
+
+/**
+ * Shop limits high enough for tests that fill lines of up to 999 units and create many carts and orders
+ * from one address; tests of the limits themselves pass DEFAULT_SHOP_CONFIG or their own.
+ */
+export const ROOMY_SHOP: ShopConfig = { maxUnitsPerOrderLine: 999, rateLimit: { cartsPerMinute: 1_000_000, ordersPerMinute: 1_000_000, clients: 1000 } };
 
 export const OPEN_SECURITY = {
   roles: {
@@ -139,7 +147,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     await shopStore.open();
   }
   const app = await buildApp({
-    ...(shopStore ? { shop: new ShopService(repository, security, shopStore) } : {}),
+    ...(shopStore ? { shop: new ShopService(repository, security, shopStore, o.shopConfig ?? ROOMY_SHOP) } : {}),
     registry, repository, security, site: () => site, outName: outputNameFor(o.namespace ?? 'cms'), logger: o.logger ?? false,
     themes, renditions, theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: o.pagesOnAllEndpoints ?? false,
     ...(o.cache !== undefined ? { cache: o.cache } : {}),

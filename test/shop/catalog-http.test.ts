@@ -2,7 +2,8 @@
 // shipping methods; unknown ids 404, bad parameters 400, workspace ACLs, and the Deprecation header.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/test-app.js';
-import { createShopApp, IDS, ShopClient } from './helpers.js';
+import { loadSecurity } from '../../src/security/security-config.js';
+import { createShopApp, IDS, shopSecurity, ShopClient } from './helpers.js';
 
 let t: TestApp;
 let hidden: TestApp;
@@ -127,6 +128,29 @@ describe('security', () => {
     expect((await c.get(`/category/${IDS.tools}/products`)).body).toMatchObject({ total: 0, items: [] });
     await c.post('/cart');
     expectError(await c.post('/cart/item', { productId: IDS.shears }), 422, 'productNotFound');
+  });
+
+  it('drops cached catalogs when security reloads: a product denied since is no longer shown, nor sold', async () => {
+    const app = await createShopApp();
+    try {
+      const c = new ShopClient(app);
+      const names = async () => (await c.get(`/catalog/${IDS.catalog}/products`)).body.items.map((p: any) => p.name);
+      expect(await names()).toContain('pruning-shears'); // cached for the anonymous role set
+      expect((await c.get(`/category/${IDS.tools}/products`)).body.total).toBe(1);
+      expect((await c.post('/wishlist', { productId: IDS.shears })).status).toBe(201);
+      await c.post('/cart');
+
+      app.security.reload(loadSecurity(await shopSecurity({ hiddenTools: true }), app.dir));
+      expect(await names()).not.toContain('pruning-shears');
+      expect((await c.get(`/category/${IDS.tools}/products`)).body).toMatchObject({ total: 0, items: [] });
+      expectError(await c.post('/cart/item', { productId: IDS.shears }), 422, 'productNotFound');
+      expect((await c.get('/wishlist')).body.items).toEqual([{ productId: IDS.shears, title: null, sku: null, available: false }]);
+
+      app.security.reload(loadSecurity(await shopSecurity(), app.dir));
+      expect(await names()).toContain('pruning-shears');
+    } finally {
+      await app.close();
+    }
   });
 
   it('carries the Deprecation header on unknown shop routes and wrong methods too', async () => {

@@ -3,6 +3,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { InjectOptions } from 'fastify';
+import type { ShopConfig } from '../../src/config/load-config.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { basic, hashOf } from '../security-http/helpers.js';
 
@@ -28,21 +29,27 @@ export const IDS = {
 export const PASSWORD = 'correct horse battery staple';
 const SHOP_WORKSPACES = ['shopCatalogs', 'shopCategories', 'shopProducts', 'shopCurrencies', 'shopShippingMethods'];
 
-export async function createShopApp(o: { hiddenTools?: boolean; content?: Record<string, string> } = {}): Promise<TestApp> {
+/** The `security:` section of the shop tests; `hiddenTools`: anonymous callers may not read the pruning shears. */
+export async function shopSecurity(o: { hiddenTools?: boolean } = {}): Promise<Record<string, unknown>> {
   const hash = await hashOf(PASSWORD);
   const read = [{ path: '/', permission: 'read' }, { path: '/*', permission: 'read' }];
   const workspacePermissions: Record<string, unknown[]> = Object.fromEntries(SHOP_WORKSPACES.map((w) => [w, read]));
   if (o.hiddenTools) {
     workspacePermissions.shopProducts = [...read, { path: '/petal-gardens/pruning-shears', permission: 'deny' }];
   }
+  return {
+    users: { alice: { passwordHash: hash }, bob: { passwordHash: hash } },
+    roles: { anonymous: { uriPermissions: [], workspacePermissions } },
+  };
+}
+
+export async function createShopApp(o: { hiddenTools?: boolean; content?: Record<string, string>; shopConfig?: ShopConfig } = {}): Promise<TestApp> {
   return createTestApp({
     contentPaths: SHOP_FILES,
     ...(o.content ? { content: o.content } : {}),
     shop: true,
-    security: {
-      users: { alice: { passwordHash: hash }, bob: { passwordHash: hash } },
-      roles: { anonymous: { uriPermissions: [], workspacePermissions } },
-    },
+    ...(o.shopConfig ? { shopConfig: o.shopConfig } : {}),
+    security: await shopSecurity(o),
   });
 }
 
@@ -58,7 +65,8 @@ export interface ShopRes {
 /** A browser-like client: keeps the shop cookies it is given and sends them back. */
 export class ShopClient {
   readonly jar = new Map<string, string>();
-  constructor(readonly t: TestApp, readonly user?: string) {}
+  /** `remoteAddress`: the client address the app sees (default 127.0.0.1). */
+  constructor(readonly t: TestApp, readonly user?: string, readonly remoteAddress?: string) {}
 
   async send(method: InjectOptions['method'], path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ShopRes> {
     const cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
@@ -71,6 +79,7 @@ export class ShopClient {
         ...headers,
       },
       ...(body !== undefined ? { payload: JSON.stringify(body) } : {}),
+      ...(this.remoteAddress !== undefined ? { remoteAddress: this.remoteAddress } : {}),
     });
     const raw = res.headers['set-cookie'];
     const setCookies = raw === undefined ? [] : Array.isArray(raw) ? raw : [String(raw)];

@@ -168,6 +168,21 @@ describe('POST /order', () => {
   });
 });
 
+describe('refused orders', () => {
+  it('take no stock: three refused orders of 2 lavender + 1 sold-out rose leave the lavender count alone', async () => {
+    const c = await filledCart(); // 2 lavender + 1 rose
+    const other = new ShopClient(t);
+    await other.post('/cart');
+    await other.post('/cart/item', { productId: IDS.rose, quantity: 3 });
+    expect((await other.post('/order', ORDER_BODY)).status).toBe(201); // the roses are gone
+    for (let i = 0; i < 3; i++) expectError(await c.post('/order', ORDER_BODY), 409, 'insufficientStock');
+    const stock = async (id: string) => (await c.get(`/catalog/${IDS.catalog}/products`)).body.items.find((p: any) => p.id === id).stock;
+    expect(await stock(IDS.lavender)).toBe(48);
+    expect(await stock(IDS.rose)).toBe(0);
+    expect((await c.get('/cart')).body.state).toBe('active');
+  });
+});
+
 describe('GET /orders', () => {
   it('answers 401 to anonymous callers and lists the signed-in user\'s orders, newest first', async () => {
     expectError(await new ShopClient(t).get('/orders'), 401, 'notAuthorized');

@@ -142,6 +142,24 @@ for (const f of FIXTURES) {
       expect(await left(20, 0)).toBe(1);
     });
 
+    it('rolls a refused order back whole: earlier lines keep their stock, the cart stays active', async () => {
+      await cart('r1');
+      await add('r1', 'a-lavender', 2);
+      await add('r1', 'b-rose', 1);
+      // Lines in product order, so the first line is counted before the second is refused (both stores).
+      const stock = [
+        { productId: 'a-lavender', quantity: 2, onHand: 10, generation: 1 },
+        { productId: 'b-rose', quantity: 1, onHand: 0, generation: 1 },
+      ];
+      for (let i = 0; i < 3; i++) {
+        expect(await order('r1', 3, { stock })).toEqual({ kind: 'insufficientStock', productId: 'b-rose', available: 0 });
+      }
+      expect((await s.available(stock)).get('a-lavender')).toBe(10);
+      expect((await s.getCart('r1'))?.state).toBe('active');
+      expect((await order('r1', 3, { stock: [stock[0]!] })).kind).toBe('created');
+      expect((await s.available(stock)).get('a-lavender')).toBe(8);
+    });
+
     it('restarts a count only once when two instances\' catalogs disagree: never more sold than the new count', async () => {
       const other = createShopStore(content); // a second instance on the same database
       await other.open();
