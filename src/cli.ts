@@ -1,4 +1,4 @@
-// The `petal` command: serve | import | publish | versions | user | token | help. Parses flags, loads the config, and calls main.ts or ingest/.
+// The `petal` command: serve | import | publish | versions | user | token | init | help. Parses flags, loads the config, and calls main.ts or ingest/.
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -9,6 +9,7 @@ import { ImportError } from './ingest/import-error.js';
 import { importPaths, type ImportProgress } from './ingest/run-import.js';
 import { createLogger, createStore, startServer } from './main.js';
 import { tokenCommand, userCommand } from './security/cli-commands.js';
+import { initCommand } from './init-magnolia.js';
 import { defaultPublisher, publishCommand, publishNodes, versionsCommand, type StoreOpener } from './ingest/version-commands.js';
 import { ImportConflictError } from './store/write-import.js';
 
@@ -25,6 +26,10 @@ Usage:
                                         add a user (or set a new password) in <security folder>/users.yaml
   petal token create NAME --user U [--expires-days N]
                                         create an API token acting as U; printed once, stored hashed
+  petal init --magnolia [--modules DIR] [--content DIR]... [--context-path PATH] [--front-end ORIGIN]
+                                        write a petal.yaml serving light modules written for the original
+                                        CMS to its front ends (mgnl: names, /magnoliaAuthor, CORS, anonymous
+                                        read on dam); --out FILE (default ./petal.yaml), --force
   petal help                            show this text
 
 Options (serve, import, publish, versions; --config also for user and token):
@@ -113,6 +118,8 @@ export async function main(argv: string[]): Promise<number> {
         return await userCommand(rest);
       case 'token':
         return await tokenCommand(rest);
+      case 'init':
+        return await initCommand(rest);
       default:
         process.stderr.write(`petal: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
         return 2;
