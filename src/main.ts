@@ -5,6 +5,7 @@ import pino, { type Logger } from 'pino';
 
 import { existsSync, mkdirSync } from 'node:fs';
 import { loadConfig, type PetalConfig, type SiteConfig } from './config/load-config.js';
+import { ConfigError } from './config/config-error.js';
 import { SecurityService } from './security/security-service.js';
 import { discoverSites } from './config/discover-sites.js';
 import { watchModules, type ModuleWatcher } from './config/watch-modules.js';
@@ -27,7 +28,7 @@ import { SqliteShopStore } from './shop/sqlite-shop-store.js';
 import { ShopService } from './shop/shop-api.js';
 import { PostgresShopStore } from './shop/postgres-shop-store.js';
 import { RenditionService } from './assets/render-rendition.js';
-import { defaultRenditionCacheDir } from './assets/rendition-cache.js';
+import { defaultRenditionCacheDir, RenditionFolderError } from './assets/rendition-cache.js';
 
 /** JSON lines for machines; readable lines on a terminal (unless PETAL_LOG_FORMAT=json). */
 export function createLogger(level: string): Logger {
@@ -57,6 +58,20 @@ export const DEFAULT_SITE: SiteConfig = Object.freeze({ name: 'fallback', locale
 export function pickSite(config: PetalConfig): SiteConfig {
   const sites = config.sites.length > 0 ? config.sites : discoverSites(config.modules);
   return sites.find((s) => s.name === 'fallback') ?? sites[0] ?? DEFAULT_SITE;
+}
+
+/** The rendition service over its private cache folder; a folder that is not safe to use stops the start. */
+function openRenditions(store: ContentStore, config: PetalConfig, log: Logger): RenditionService {
+  try {
+    return new RenditionService(store, {
+      cacheDir: config.renditions?.cacheDir ?? defaultRenditionCacheDir(config.store),
+      ...(config.renditions?.maxBytes !== undefined ? { maxBytes: config.renditions.maxBytes } : {}),
+      onNotice: (message) => log.warn(message),
+    });
+  } catch (err) {
+    if (err instanceof RenditionFolderError) throw new ConfigError(config.configFile, err.message);
+    throw err;
+  }
 }
 
 export function logProblems(log: Logger, problems: readonly DefinitionProblem[]): void {
@@ -93,7 +108,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   const { registry: pages, problems: pageProblems } = PagesRegistry.load(config.modules);
   for (const p of pageProblems) log.warn(`${p.file}: ${p.reason}`);
   for (const p of themes.problems) log.warn(`theme ${p.file}: ${p.reason}`);
-  const renditions = new RenditionService(store, { cacheDir: defaultRenditionCacheDir(config.store) });
+  const renditions = openRenditions(store, config, log);
   let security: SecurityService;
   let responseCache: ResponseCache | null = null; // set once the app exists
   let watcher: ModuleWatcher | undefined;

@@ -50,6 +50,11 @@ export const configSchema = z.strictObject({
   /** The in-memory cache of rendered delivery answers: its budget in bytes (0 turns it off). */
   cache: z.strictObject({ maxBytes: z.number().int().min(0).optional() }).optional(),
   pages: z.strictObject({ allEndpoints: z.boolean().optional() }).optional(),
+  /** The disk cache of image renditions: its folder (private, 0700) and its budget in bytes. */
+  renditions: z.strictObject({
+    cacheDir: z.string().min(1).optional(),
+    maxBytes: z.number().int().min(1024 * 1024, 'must be at least 1048576 (1 MiB)').optional(),
+  }).optional(),
   limits: z.record(z.string(), z.unknown()).optional(),
 });
 
