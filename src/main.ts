@@ -38,8 +38,12 @@ export function createLogger(level: string): Logger {
     : pino({ level });
 }
 
-export function createStore(url: string, options: { replicas?: readonly string[] } = {}): ContentStore {
-  if (url.startsWith('sqlite:')) return new SqliteStore({ file: url.slice('sqlite:'.length) });
+export function createStore(
+  url: string, options: { replicas?: readonly string[]; onNotice?: (message: string) => void } = {},
+): ContentStore {
+  if (url.startsWith('sqlite:')) {
+    return new SqliteStore({ file: url.slice('sqlite:'.length), ...(options.onNotice !== undefined ? { onNotice: options.onNotice } : {}) });
+  }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     return new PostgresStore({ url, ...(options.replicas !== undefined ? { replicas: options.replicas } : {}) });
   }
@@ -89,7 +93,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: PetalConfig, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const store = createStore(config.store, { replicas: config.replicas });
+  const store = createStore(config.store, { replicas: config.replicas, onNotice: (message) => log.warn(message) });
   await store.open();
   if (config.content.length > 0) {
     const r = await importPaths(store, config.content, { onUuidCollision: config.onUuidCollision });
