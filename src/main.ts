@@ -15,6 +15,7 @@ import { loadDefinitions, type DefinitionProblem } from './delivery/load-definit
 import { buildApp } from './http/build-app.js';
 import type { ResponseCache } from './http/response-cache.js';
 import { importPaths } from './ingest/run-import.js';
+import { sweepAbandonedSpoolFolders } from './ingest/spool-folder.js';
 import { outputNameFor } from './repository/names.js';
 import { NodeTypeRegistry } from './repository/node-types.js';
 import { Repository } from './repository/session.js';
@@ -95,6 +96,8 @@ export interface RunningServer {
 export async function startServer(config: PetalConfig, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
   const store = createStore(config.store, { replicas: config.replicas, onNotice: (message) => log.warn(message) });
   await store.open();
+  // Decoded binaries of imports killed earlier (`petal import` or a start): tens of MB each.
+  for (const f of await sweepAbandonedSpoolFolders()) log.info(`removed ${f}, left by an import that was killed`);
   if (config.content.length > 0) {
     const r = await importPaths(store, config.content, { onUuidCollision: config.onUuidCollision });
     log.info(`imported ${r.nodes} nodes from ${r.files} files of ${config.content.join(', ')}`);
