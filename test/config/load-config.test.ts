@@ -465,3 +465,16 @@ describe('loadConfig: bounds of petal.yaml', () => {
     expect(configError(() => loadConfig({}, {}, cwd)).reason).toMatch(/renditions\.maxBytes: must be at least 1048576/);
   });
 });
+
+describe('loadConfig: the README', () => {
+  it('loads the petal.yaml reference of the README as it is written', async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(join(packageRoot(), 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration: `petal.yaml`'));
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
+    write('petal.yaml', yaml);
+    const c = loadConfig({}, {}, cwd);
+    expect(c.store).toBe(`sqlite:${join(cwd, 'data', 'petal.db')}`);
+    expect(c.renditions).toEqual({ cacheDir: join(cwd, 'data', 'renditions'), maxBytes: 1073741824 });
+  });
+});
