@@ -1,7 +1,6 @@
 // SQLite backend of the ContentStore (embedded default): one file, WAL, better-sqlite3 (synchronous,
 // so every call is one in-process round trip; the async interface is for the networked backends).
-import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, closeSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities } from '../content-store.js';
@@ -23,6 +22,7 @@ import { GenerationMemo } from '../generation-memo.js';
 import { SqliteVersions } from './versions.js';
 import type { VersionInfo } from '../versions.js';
 import { StoreClosedError } from '../store-faults.js';
+import { createProcessFolder } from '../process-folder.js';
 
 const STATEMENT_CACHE_SIZE = 256;
 const GENERATION_HINT_MS = 100;
@@ -125,7 +125,8 @@ export class SqliteStore implements ContentStore {
     // Imports write through a second connection, so readers never see an import's uncommitted rows
     // (WAL lets them read the last commit meanwhile). `:memory:` becomes a temporary file for that.
     if (this.#file === ':memory:') {
-      this.#tempDir = mkdtempSync(join(tmpdir(), 'petal-memory-'));
+      // Named after the process: a killed server's copy (customers' data included) is swept by the next one.
+      this.#tempDir = await createProcessFolder('petal-memory-');
       this.#path = join(this.#tempDir, 'petal.db');
     } else {
       this.#path = this.#file;
