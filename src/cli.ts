@@ -165,11 +165,15 @@ async function serve(args: string[]): Promise<number> {
   return await new Promise<number>(() => { /* runs until a signal stops it */ });
 }
 
+function notice(message: string): void {
+  process.stderr.write(`petal: ${message}\n`);
+}
+
 /** The store of --store / --config, as `petal import` picks it (the default store without either). */
 const openStore: StoreOpener = async (flags) => {
   const config = loadConfig(overridesFrom(flags));
   const url = config.isDemo ? `sqlite:${resolve(DEFAULT_STORE_FILE)}` : config.store;
-  const store = createStore(url);
+  const store = createStore(url, { onNotice: notice });
   await store.open();
   return { store, url };
 };
@@ -201,7 +205,7 @@ async function runImport(args: string[]): Promise<number> {
   const config = loadConfig(overridesFrom(values));
   // Without --store or a petal.yaml, import into the default store that `petal serve --modules` reads.
   const storeUrl = config.isDemo ? `sqlite:${resolve(DEFAULT_STORE_FILE)}` : config.store;
-  const store = createStore(storeUrl);
+  const store = createStore(storeUrl, { onNotice: notice });
   await store.open();
   const bar = process.stderr.isTTY ? new cliProgress.SingleBar({
     format: '{phase} [{bar}] {percentage}% | {value}/{total} KB | {file}', hideCursor: true, clearOnComplete: true,

@@ -5,6 +5,7 @@ import pino, { type Logger } from 'pino';
 
 import { existsSync, mkdirSync } from 'node:fs';
 import { loadConfig, type PetalConfig, type SiteConfig } from './config/load-config.js';
+import { ConfigError } from './config/config-error.js';
 import { SecurityService } from './security/security-service.js';
 import { discoverSites } from './config/discover-sites.js';
 import { watchModules, type ModuleWatcher } from './config/watch-modules.js';
@@ -14,6 +15,7 @@ import { loadDefinitions, type DefinitionProblem } from './delivery/load-definit
 import { buildApp } from './http/build-app.js';
 import type { ResponseCache } from './http/response-cache.js';
 import { importPaths } from './ingest/run-import.js';
+import { sweepAbandonedSpoolFolders } from './ingest/spool-folder.js';
 import { outputNameFor } from './repository/names.js';
 import { NodeTypeRegistry } from './repository/node-types.js';
 import { Repository } from './repository/session.js';
@@ -27,7 +29,7 @@ import { SqliteShopStore } from './shop/sqlite-shop-store.js';
 import { ShopService } from './shop/shop-api.js';
 import { PostgresShopStore } from './shop/postgres-shop-store.js';
 import { RenditionService } from './assets/render-rendition.js';
-import { defaultRenditionCacheDir } from './assets/rendition-cache.js';
+import { defaultRenditionCacheDir, RenditionFolderError } from './assets/rendition-cache.js';
 
 /** JSON lines for machines; readable lines on a terminal (unless PETAL_LOG_FORMAT=json). */
 export function createLogger(level: string): Logger {
@@ -37,8 +39,12 @@ export function createLogger(level: string): Logger {
     : pino({ level });
 }
 
-export function createStore(url: string, options: { replicas?: readonly string[] } = {}): ContentStore {
-  if (url.startsWith('sqlite:')) return new SqliteStore({ file: url.slice('sqlite:'.length) });
+export function createStore(
+  url: string, options: { replicas?: readonly string[]; onNotice?: (message: string) => void } = {},
+): ContentStore {
+  if (url.startsWith('sqlite:')) {
+    return new SqliteStore({ file: url.slice('sqlite:'.length), ...(options.onNotice !== undefined ? { onNotice: options.onNotice } : {}) });
+  }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     return new PostgresStore({ url, ...(options.replicas !== undefined ? { replicas: options.replicas } : {}) });
   }
@@ -59,6 +65,20 @@ export function pickSite(config: PetalConfig): SiteConfig {
   return sites.find((s) => s.name === 'fallback') ?? sites[0] ?? DEFAULT_SITE;
 }
 
+/** The rendition service over its private cache folder; a folder that is not safe to use stops the start. */
+function openRenditions(store: ContentStore, config: PetalConfig, log: Logger): RenditionService {
+  try {
+    return new RenditionService(store, {
+      cacheDir: config.renditions?.cacheDir ?? defaultRenditionCacheDir(config.store),
+      ...(config.renditions?.maxBytes !== undefined ? { maxBytes: config.renditions.maxBytes } : {}),
+      onNotice: (message) => log.warn(message),
+    });
+  } catch (err) {
+    if (err instanceof RenditionFolderError) throw new ConfigError(config.configFile, err.message);
+    throw err;
+  }
+}
+
 export function logProblems(log: Logger, problems: readonly DefinitionProblem[]): void {
   for (const p of problems) {
     const where = p.line !== undefined ? `${p.file}:${p.line}` : p.file;
@@ -74,8 +94,10 @@ export interface RunningServer {
 }
 
 export async function startServer(config: PetalConfig, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const store = createStore(config.store, { replicas: config.replicas });
+  const store = createStore(config.store, { replicas: config.replicas, onNotice: (message) => log.warn(message) });
   await store.open();
+  // Decoded binaries of imports killed earlier (`petal import` or a start): tens of MB each.
+  for (const f of await sweepAbandonedSpoolFolders()) log.info(`removed ${f}, left by an import that was killed`);
   if (config.content.length > 0) {
     const r = await importPaths(store, config.content, { onUuidCollision: config.onUuidCollision });
     log.info(`imported ${r.nodes} nodes from ${r.files} files of ${config.content.join(', ')}`);
@@ -94,7 +116,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   for (const p of pageProblems) log.warn(`${p.file}: ${p.reason}`);
   for (const p of themes.problems) log.warn(`theme ${p.file}: ${p.reason}`);
   for (const p of site.corsProblems ?? []) log.warn(`CORS: ${p}`);
-  const renditions = new RenditionService(store, { cacheDir: defaultRenditionCacheDir(config.store) });
+  const renditions = openRenditions(store, config, log);
   let security: SecurityService;
   let responseCache: ResponseCache | null = null; // set once the app exists
   let watcher: ModuleWatcher | undefined;

@@ -10,10 +10,13 @@ import { pipeline } from 'node:stream/promises';
 import sharp from 'sharp';
 import { openBlob, type AssetBinary, type BlobSource } from './read-binary.js';
 import { RenditionCache, type CachedFile, type RenditionCacheOptions } from './rendition-cache.js';
+import { ByteLru, stringBytes } from '../cache/byte-lru.js';
 import type { Variation } from './themes.js';
 
 /** Largest input image, in pixels (all frames together), a rendition is made of. */
 export const DEFAULT_LIMIT_INPUT_PIXELS = 50_000_000;
+/** Memory for remembering refused images (about 1,500 of them): a refusal costs a read of the whole original. */
+const REFUSED_MEMO_BYTES = 1024 * 1024;
 /** A resize taking longer than this is stopped. */
 const RESIZE_TIMEOUT_SECONDS = 60;
 
@@ -72,8 +75,12 @@ export class RenditionService {
   readonly #blobs: BlobSource;
   readonly #limitInputPixels: number;
   readonly #onResize: ((asset: AssetBinary, variation: Variation) => void) | undefined;
+  /** Images refused before decoding (too many pixels, undecodable), by blob hash: the message to repeat. */
+  readonly #refused = new ByteLru<string, string>(REFUSED_MEMO_BYTES);
   /** Resizes done by this service (cache hits and shared requests not counted). */
   resizeCount = 0;
+  /** Originals copied from the store to be inspected or resized. */
+  inputReads = 0;
 
   constructor(blobs: BlobSource, o: RenditionServiceOptions) {
     this.#blobs = blobs;
@@ -96,6 +103,9 @@ export class RenditionService {
   async rendition(asset: AssetBinary, variation: Variation): Promise<RenditionResult> {
     const out = FORMAT_BY_MIME[asset.mimeType.toLowerCase()];
     if (out === undefined || !this.resizes(asset, variation)) return { kind: 'original' };
+    // The same blob is refused for every box, and whatever the caller: no need to read it again.
+    const refused = this.#refused.get(asset.hash);
+    if (refused !== undefined) throw new ImageRefusedError(refused);
     const file = this.cache.pathFor(asset.hash, variationKey(variation), out.ext);
     const cached: CachedFile = await this.cache.get(file, (temp) => this.#resize(asset, variation, out.format, temp));
     return { kind: 'file', file: cached.file, size: cached.size, mimeType: MIME_BY_FORMAT[out.format], etag: renditionEtag(asset.hash, variation) };
@@ -104,21 +114,22 @@ export class RenditionService {
   async #resize(asset: AssetBinary, variation: Variation, format: OutputFormat, target: string): Promise<void> {
     const source = this.cache.scratchFile('.src');
     try {
-      await pipeline(openBlob(this.#blobs, asset.hash, 0, asset.byteLength - 1), createWriteStream(source));
+      this.inputReads++;
+      await pipeline(openBlob(this.#blobs, asset.hash, 0, asset.byteLength - 1), createWriteStream(source, { mode: 0o600 }));
       const animated = format === 'gif' || format === 'webp';
       const input = { limitInputPixels: this.#limitInputPixels, failOn: 'error', animated, sequentialRead: true } as const;
       let meta: sharp.Metadata;
       try {
         meta = await sharp(source, { ...input, limitInputPixels: false }).metadata();
       } catch (err) {
-        throw new ImageRefusedError(`The image cannot be decoded: ${messageOf(err, source)}`, { cause: err });
+        throw this.#remember(asset.hash, new ImageRefusedError(`The image cannot be decoded: ${messageOf(err, source)}`, { cause: err }));
       }
       const pixels = (meta.width ?? 0) * (meta.pageHeight ?? meta.height ?? 0) * (meta.pages ?? 1);
       if (pixels > this.#limitInputPixels) {
-        throw new ImageRefusedError(
+        throw this.#remember(asset.hash, new ImageRefusedError(
           `The image is too large to resize: ${meta.width}x${meta.pageHeight ?? meta.height} pixels${(meta.pages ?? 1) > 1 ? ` in ${meta.pages} frames` : ''} `
           + `(at most ${this.#limitInputPixels} pixels)`,
-        );
+        ));
       }
       let image = sharp(source, input)
         .timeout({ seconds: RESIZE_TIMEOUT_SECONDS })
@@ -146,6 +157,12 @@ export class RenditionService {
     } finally {
       await rm(source, { force: true });
     }
+  }
+
+  /** Refusals read from the image's header depend on its bytes alone, so they hold for the blob's hash. */
+  #remember(hash: string, err: ImageRefusedError): ImageRefusedError {
+    this.#refused.set(hash, err.message, stringBytes(hash) + stringBytes(err.message));
+    return err;
   }
 }
 

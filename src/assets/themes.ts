@@ -2,11 +2,12 @@
 // (`imaging.variations.<name>: {width?, height?}`), and which theme a site uses. Pure config: no HTTP,
 // no store. The `class` keys of the original CMS are ignored (every variation is a resize that keeps
 // the aspect ratio inside the width × height box).
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isMap, isNode, isScalar, parseDocument } from 'yaml';
 import type { SiteConfig } from '../config/load-config.js';
 import { discoverSites } from '../config/discover-sites.js';
+import { MAX_YAML_ALIASES, readYamlFileSync } from '../config/yaml-file.js';
 
 /** One image variation: the box the rendition must fit in. At least one side is set. */
 export interface Variation {
@@ -67,7 +68,14 @@ export function parseTheme(name: string, file: string, text: string): { theme: T
   }
   // The YAML map itself, not toJS(): a JS object would put integer-like names ("480") first.
   const raw = doc.getIn(['imaging', 'variations'], true);
-  const entries: [unknown, unknown][] = isMap(raw) ? raw.items.map((pair) => [isScalar(pair.key) ? pair.key.value : pair.key, isNode(pair.value) ? pair.value.toJS(doc) : pair.value]) : [];
+  let entries: [unknown, unknown][];
+  try {
+    entries = isMap(raw) ? raw.items.map((pair) => [isScalar(pair.key) ? pair.key.value : pair.key, isNode(pair.value) ? pair.value.toJS(doc, { maxAliasCount: MAX_YAML_ALIASES }) : pair.value]) : [];
+  } catch (err) {
+    // The only throw here is the alias bound (a ReferenceError of the yaml library).
+    problems.push({ file, reason: `invalid YAML: aliases expand too much (more than ${MAX_YAML_ALIASES} alias uses): ${err instanceof Error ? err.message : String(err)}` });
+    return { theme: makeTheme(name, file, variations), problems };
+  }
   for (const [key, value] of entries) {
     const def = asObj(value);
     const vName = String(key);
@@ -109,7 +117,7 @@ export function loadThemes(moduleRoots: readonly string[]): ThemeLoad {
         }
         let text: string;
         try {
-          text = readFileSync(file, 'utf8');
+          text = readYamlFileSync(file);
         } catch (err) {
           problems.push({ file, reason: `unreadable: ${err instanceof Error ? err.message : String(err)}` });
           continue;

@@ -59,6 +59,11 @@ export const configSchema = z.strictObject({
       clients: z.number().int('an integer').min(1, 'at least 1').max(10_000_000, 'at most 10000000').optional(),
     }).optional(),
   }).optional(),
+  /** The disk cache of image renditions: its folder (private, 0700) and its budget in bytes. */
+  renditions: z.strictObject({
+    cacheDir: z.string().min(1).optional(),
+    maxBytes: z.number().int().min(1024 * 1024, 'must be at least 1048576 (1 MiB)').optional(),
+  }).optional(),
   limits: z.record(z.string(), z.unknown()).optional(),
 });
 

@@ -1,9 +1,10 @@
 // Config layer: finds site definitions (locales, default locale, theme) in light modules, for setups
 // without `sites:` in petal.yaml: `<module>/sites/<name>.yaml`, and the site decorations
 // `<module>/decorations/site/config.yaml` and `<module>/decorations/multisite/config.yaml`.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseDocument } from 'yaml';
+import { readYamlFileSync, yamlToJS } from './yaml-file.js';
 import type { SiteConfig } from './load-config.js';
 import { parseSiteCors } from './site-cors.js';
 
@@ -15,8 +16,8 @@ function asObj(v: unknown): Obj | undefined {
 
 function readYaml(file: string): Obj | undefined {
   try {
-    const doc = parseDocument(readFileSync(file, 'utf8'), { logLevel: 'silent' });
-    return doc.errors.length > 0 ? undefined : asObj(doc.toJS());
+    const doc = parseDocument(readYamlFileSync(file), { logLevel: 'silent' });
+    return doc.errors.length > 0 ? undefined : asObj(yamlToJS(doc));
   } catch {
     return undefined; // a broken site file must not stop the server; endpoint loading reports YAML errors
   }

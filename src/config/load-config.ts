@@ -1,13 +1,14 @@
 // Config layer: merges petal.yaml, PETAL_* environment variables and CLI flags (in that order of
 // strength, flags strongest) into one resolved PetalConfig with absolute paths.
 import type { SiteCorsRule } from './site-cors.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { Namespace } from '../repository/names.js';
 import { ConfigError } from './config-error.js';
 import { configSchema, type RawConfig } from './config-schema.js';
+import { readYamlFileSync, yamlToJS } from './yaml-file.js';
 import { loadSecurity, type SecurityConfig } from '../security/security-config.js';
 import type { LinkConfig } from '../delivery/links.js';
 
@@ -64,6 +65,8 @@ export interface PetalConfig {
   readonly security: SecurityConfig;
   /** The response cache's budget (`cache.maxBytes`; absent = the default, 64 MiB; 0 = no cache). */
   readonly cache?: { readonly maxBytes: number };
+  /** The rendition cache (`renditions.cacheDir`, absolute; `renditions.maxBytes`); absent keys take the defaults. */
+  readonly renditions?: { readonly cacheDir?: string; readonly maxBytes?: number };
   /** Inheritance and autogeneration also on plain `jcrDeliveryEndpoint_v2` endpoints (`pages.allEndpoints`). */
   readonly pagesOnAllEndpoints?: boolean;
   /** Shop limits (absent = DEFAULT_SHOP_CONFIG). */
@@ -171,6 +174,12 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
       maxUnitsPerOrderLine: raw.shop?.maxUnitsPerOrderLine ?? DEFAULT_SHOP_CONFIG.maxUnitsPerOrderLine,
       rateLimit: { ...DEFAULT_SHOP_CONFIG.rateLimit, ...raw.shop?.rateLimit },
     },
+    ...(raw.renditions !== undefined ? {
+      renditions: {
+        ...(raw.renditions.cacheDir !== undefined ? { cacheDir: abs(raw.renditions.cacheDir, baseDir) } : {}),
+        ...(raw.renditions.maxBytes !== undefined ? { maxBytes: raw.renditions.maxBytes } : {}),
+      },
+    } : {}),
     isDemo,
   };
 }
@@ -193,14 +202,24 @@ function normalizeStore(value: string | undefined, base: string): string {
 }
 
 function readConfigFile(file: string): RawConfig {
-  const text = readFileSync(file, 'utf8');
+  let text: string;
+  try {
+    text = readYamlFileSync(file);
+  } catch (err) {
+    throw new ConfigError(file, err instanceof Error ? err.message : String(err));
+  }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     throw new ConfigError(file, e.message.split('\n')[0]!, lineCounter.linePos(e.pos[0]).line);
   }
-  const data = doc.toJS() ?? {};
+  let data: unknown;
+  try {
+    data = yamlToJS(doc) ?? {};
+  } catch (err) {
+    throw new ConfigError(file, err instanceof Error ? err.message : String(err));
+  }
   const parsed = configSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

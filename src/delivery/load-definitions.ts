@@ -1,9 +1,10 @@
 // Delivery layer: discovers endpoint definition files in light modules and loads them, collecting problems per file.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import path from 'node:path';
 import { LineCounter, isNode, parseDocument, type Document } from 'yaml';
 import { isYmlExtension } from './derive-endpoint-path.js';
+import { readYamlFile, yamlToJS } from '../config/yaml-file.js';
 import {
   isDisabledDefinition,
   parseEndpointDefinition,
@@ -105,7 +106,7 @@ export async function loadDefinitionFile(file: string, moduleRoot: string): Prom
 
   let text: string;
   try {
-    text = await readFile(source, 'utf8');
+    text = await readYamlFile(source);
   } catch (err) {
     return error(`cannot read the file: ${errorMessage(err)}`);
   }
@@ -131,7 +132,7 @@ export async function loadDefinitionFile(file: string, moduleRoot: string): Prom
 
   let raw: unknown;
   try {
-    raw = doc.toJS({ maxAliasCount: 100 });
+    raw = yamlToJS(doc);
   } catch (err) {
     return error(`invalid YAML: ${errorMessage(err)}`);
   }

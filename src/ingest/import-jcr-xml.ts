@@ -7,6 +7,7 @@ import { ImportError, toImportError } from './import-error.js';
 import { parseExportFileName } from './parse-file-name.js';
 import { addProperty, newDraft } from './node-draft.js';
 import { Base64Spool } from './blob-spool.js';
+import { MAX_IMPORT_DEPTH, MAX_IMPORT_VALUE_CHARS } from './import-limits.js';
 
 /** The root a whole-workspace export is written from; its properties describe the workspace root, not content. */
 const WORKSPACE_ROOT = 'jcr:root';
@@ -15,7 +16,7 @@ const READ_CHUNK = 256 * 1024;
 type Frame =
   | { kind: 'node'; draft: NodeDraft; isWorkspaceRoot: boolean }
   | { kind: 'property'; name: string; type: PropertyType; multiple: boolean; values: ScalarValue[]; line: number }
-  | { kind: 'value'; parts: string[]; spool: Base64Spool | undefined };
+  | { kind: 'value'; parts: string[]; chars: number; spool: Base64Spool | undefined };
 
 export async function parseJcrXmlExport(
   file: string, opts: { spoolDir: string; onProgress?: (bytesRead: number) => void },
@@ -122,6 +123,14 @@ class SystemViewReader {
     return new ImportError(this.file, line ?? this.lines.lineAt(this.parser.startIndex), reason);
   }
 
+  /**
+   * `<!DOCTYPE …>` and `<!ENTITY …>`: a system view export has none, and entity definitions are how an
+   * XML file expands to gigabytes or reads local files, so they are refused rather than ignored.
+   */
+  onprocessinginstruction(name: string): void {
+    if (name.startsWith('!')) throw this.fail(`a <${name.toUpperCase()}> declaration (DTDs and entities are not allowed in an export)`);
+  }
+
   onopentag(name: string, attribs: Record<string, string>): void {
     const top = this.stack.at(-1);
     const line = this.lines.lineAt(this.parser.startIndex);
@@ -129,6 +138,7 @@ class SystemViewReader {
       case 'sv:node': {
         if (top && top.kind !== 'node') throw this.fail(`sv:node inside ${top.kind === 'value' ? 'sv:value' : 'sv:property'}`);
         if (!top && this.rootSeen) throw this.fail('more than one root element');
+        if (this.stack.length >= MAX_IMPORT_DEPTH) throw this.fail(`nodes nested more than ${MAX_IMPORT_DEPTH} deep`);
         const nodeName = requiredAttribute(this, attribs, 'sv:name', name);
         const isWorkspaceRoot = !top && nodeName === WORKSPACE_ROOT;
         if (!top) {
@@ -151,7 +161,7 @@ class SystemViewReader {
         if (top?.kind !== 'property') throw this.fail('sv:value outside sv:property');
         const spool = top.type === 'Binary' ? new Base64Spool(this.spoolDir) : undefined;
         if (spool) this.pending.push(spool);
-        this.stack.push({ kind: 'value', parts: [], spool });
+        this.stack.push({ kind: 'value', parts: [], chars: 0, spool });
         return;
       }
       default:
@@ -162,8 +172,11 @@ class SystemViewReader {
   ontext(text: string): void {
     const top = this.stack.at(-1);
     if (top?.kind === 'value') {
-      if (!top.spool) top.parts.push(text);
-      else {
+      if (!top.spool) {
+        top.chars += text.length;
+        if (top.chars > MAX_IMPORT_VALUE_CHARS) throw this.fail(`a value longer than ${MAX_IMPORT_VALUE_CHARS} characters`);
+        top.parts.push(text);
+      } else {
         try {
           top.spool.appendBase64(text);
         } catch (err) {

@@ -12,6 +12,7 @@ import { ImportError, toImportError } from './import-error.js';
 import { parseExportFileName } from './parse-file-name.js';
 import { addProperty, newDraft } from './node-draft.js';
 import { spoolBase64 } from './blob-spool.js';
+import { MAX_IMPORT_DEPTH, MAX_IMPORT_VALUE_CHARS, MAX_ALIAS_EXPANSION } from './import-limits.js';
 
 const YAML_TAG = 'tag:yaml.org,2002:';
 /** `!!int` and friends are not Magnolia's, but hand-written exports use them; map them to JCR types. */
@@ -51,6 +52,9 @@ class YamlExportReader {
   readonly blobs = new Map<string, BlobSpool>();
   private readonly lines = new LineCounter();
   private readonly doc: Document.Parsed;
+  /** Nodes that aliases may still add: an alias repeats its anchor's whole subtree, so nested ones multiply. */
+  private aliasBudget = MAX_ALIAS_EXPANSION;
+  private readonly subtreeSizes = new WeakMap<object, number>();
 
   constructor(private readonly file: string, source: string, private readonly spoolDir: string) {
     // The failsafe schema keeps every plain scalar as its text, so types are inferred here by JCR rules
@@ -60,6 +64,8 @@ class YamlExportReader {
 
   async read(): Promise<NodeDraft> {
     const error = this.doc.errors[0];
+    // The parser reports its own stack running out (about 900 levels of nesting) as this code.
+    if (error?.code === 'RESOURCE_EXHAUSTION') throw this.fail(error.pos[0], `nodes nested too deep to read (${error.message})`);
     if (error) throw this.fail(error.pos[0], error.message);
     const top = this.doc.contents;
     if (!top || (isScalar(top) && top.value === '')) throw this.fail(0, 'the file is empty');
@@ -72,8 +78,9 @@ class YamlExportReader {
     return this.readNode(pair.key, pair.value);
   }
 
-  private async readNode(keyNode: ParsedNode | null, valueNode: ParsedNode | null): Promise<NodeDraft> {
+  private async readNode(keyNode: ParsedNode | null, valueNode: ParsedNode | null, depth = 1): Promise<NodeDraft> {
     const name = this.keyName(keyNode);
+    if (depth > MAX_IMPORT_DEPTH) throw this.fail(offsetOf(keyNode), `nodes nested more than ${MAX_IMPORT_DEPTH} deep`);
     const value = this.deref(valueNode);
     const draft = newDraft(name, this.lineOf(offsetOf(keyNode)));
     if (value === null || (isScalar(value) && value.type === Scalar.PLAIN && isNullText(value))) return draft;
@@ -82,7 +89,7 @@ class YamlExportReader {
       const itemName = this.keyName(key);
       const itemValue = this.deref(item);
       if (isMap(itemValue)) {
-        draft.children.push(await this.readNode(key, itemValue));
+        draft.children.push(await this.readNode(key, itemValue, depth + 1));
       } else if (isSeq(itemValue)) {
         const multi = await this.readSequence(itemName, itemValue.items, itemValue.tag);
         addProperty(draft, itemName, multi.type, multi.values);
@@ -101,7 +108,7 @@ class YamlExportReader {
   ): Promise<{ type: PropertyType; values: ScalarValue[] }> {
     const read: TypedValue[] = [];
     for (const item of items) {
-      const node = isAlias(item) ? item.resolve(this.doc) : item;
+      const node = isAlias(item) ? this.deref(item as ParsedNode) : item;
       if (!isScalar(node)) throw this.fail(offsetOf(item), `"${name}": a multi-value property holds only scalars`);
       const value = await this.readScalar(name, node, seqTag);
       if (!value) throw this.fail(offsetOf(node), `"${name}": a multi-value property cannot hold null`);
@@ -121,6 +128,11 @@ class YamlExportReader {
   private async readScalar(name: string, node: Scalar, seqTag: string | undefined): Promise<TypedValue | undefined> {
     const tag = node.tag ?? seqTag;
     const text = node.source ?? (typeof node.value === 'string' ? node.value : String(node.value));
+    const where = node.range?.[0];
+    // A binary is spooled to disk, so only the file's size bounds it; other values are kept in memory.
+    if (text.length > MAX_IMPORT_VALUE_CHARS && !(tag !== undefined && this.tagType(tag, node) === 'Binary')) {
+      throw this.fail(where, `"${name}": a value longer than ${MAX_IMPORT_VALUE_CHARS} characters`);
+    }
     if (tag === undefined) {
       if (node.type !== Scalar.PLAIN) return { type: 'String', value: text, text, explicit: false };
       if (NULL_TEXT.test(text)) return undefined;
@@ -129,7 +141,6 @@ class YamlExportReader {
     }
     const type = this.tagType(tag, node);
     if (type === null) return undefined;
-    const where = node.range?.[0];
     if (type === 'Binary') {
       try {
         const blob = await spoolBase64(this.spoolDir, text);
@@ -170,7 +181,22 @@ class YamlExportReader {
     if (!isAlias(node)) return node;
     const target = node.resolve(this.doc);
     if (target === undefined) throw this.fail(node.range[0], `unresolved alias *${node.source}`);
+    this.aliasBudget -= this.subtreeSize(target);
+    if (this.aliasBudget < 0) {
+      throw this.fail(node.range[0], `aliases expand to more than ${MAX_ALIAS_EXPANSION} nodes (an alias bomb?)`);
+    }
     return target as ParsedNode;
+  }
+
+  /** Nodes below `node` as written (an alias inside counts one: it is charged again when it is read). */
+  private subtreeSize(node: unknown): number {
+    if (!isMap(node) && !isSeq(node)) return 1;
+    const known = this.subtreeSizes.get(node);
+    if (known !== undefined) return known;
+    let size = 1;
+    for (const item of node.items) size += isMap(node) ? 1 + this.subtreeSize((item as { value: unknown }).value) : this.subtreeSize(item);
+    this.subtreeSizes.set(node, size);
+    return size;
   }
 
   private lineOf(offset: number | undefined): number | undefined {

@@ -1,12 +1,11 @@
 // Ingest layer: `petal import` end to end: lists the export files, parses them all (binaries spooled
-// to a temporary folder), then writes them in ONE store transaction, so a broken file changes nothing.
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// to a temporary folder, swept at the next import if this one is killed), then writes them in ONE store transaction, so a broken file changes nothing.
+import { rm, stat } from 'node:fs/promises';
 import type { ContentStore } from '../store/content-store.js';
 import type { ImportDocument, UuidCollisionPolicy } from '../store/rows.js';
 import { listExportFiles, loadExport } from './load-export.js';
 import { joinPath } from '../repository/paths.js';
+import { createSpoolFolder } from './spool-folder.js';
 
 export interface ImportProgress {
   readonly phase: 'parse' | 'write';
@@ -18,6 +17,8 @@ export interface ImportProgress {
 export interface ImportRunOptions {
   readonly onUuidCollision: UuidCollisionPolicy;
   readonly onProgress?: (p: ImportProgress) => void;
+  /** Where the temporary folder of decoded binaries goes (default: the OS temporary folder). */
+  readonly spoolParent?: string;
 }
 
 export interface ImportRunResult {
@@ -35,7 +36,7 @@ export async function importPaths(store: ContentStore, paths: readonly string[],
   const files = await listExportFiles([...paths]);
   const sizes = await Promise.all(files.map(async (f) => (await stat(f)).size));
   const bytesTotal = sizes.reduce((a, b) => a + b, 0);
-  const spoolDir = await mkdtemp(join(tmpdir(), 'petal-import-'));
+  const spoolDir = await createSpoolFolder(options.spoolParent);
   try {
     const documents: ImportDocument[] = [];
     let bytesDone = 0;

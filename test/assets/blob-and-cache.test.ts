@@ -1,9 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BLOB_CHUNK_BYTES, openBlob, parseAssetId, resourceInfo, type BlobSource } from '../../src/assets/read-binary.js';
-import { RenditionBusyError, RenditionCache, Semaphore, defaultRenditionCacheDir } from '../../src/assets/rendition-cache.js';
+import {
+  RenditionBusyError, RenditionCache, RenditionFolderError, Semaphore, defaultRenditionCacheDir,
+} from '../../src/assets/rendition-cache.js';
 import type { NodeRecord } from '../../src/store/rows.js';
 
 /** A blob source over one buffer that records every read. */
@@ -150,9 +152,103 @@ describe('Semaphore and RenditionCache', () => {
     expect(() => cache.pathFor('a'.repeat(64), '1x1', 'j/g')).toThrow();
   });
 
-  it('default folder: next to a SQLite file, else in the OS temp folder', () => {
+  it('default folder: next to a SQLite file, else the user\'s private cache folder, never the shared temp folder', () => {
     expect(defaultRenditionCacheDir('sqlite:/var/lib/petal/petal.db')).toBe('/var/lib/petal/renditions');
-    expect(defaultRenditionCacheDir('sqlite::memory:')).toBe(join(tmpdir(), 'petal-renditions'));
-    expect(defaultRenditionCacheDir()).toBe(join(tmpdir(), 'petal-renditions'));
+    expect(defaultRenditionCacheDir('sqlite::memory:', { XDG_CACHE_HOME: '/home/p/.cache' })).toBe('/home/p/.cache/petal/renditions');
+    expect(defaultRenditionCacheDir('postgres://db/petal', {})).toBe(join(homedir(), '.cache', 'petal', 'renditions'));
+    expect(defaultRenditionCacheDir()).not.toContain(tmpdir());
+  });
+});
+
+describe('RenditionCache folder safety and bound', () => {
+  const dirs: string[] = [];
+  const scratch = () => {
+    const d = mkdtempSync(join(tmpdir(), 'petal-cache-safety-'));
+    dirs.push(d);
+    return d;
+  };
+  afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+  const isRoot = process.getuid?.() === 0;
+
+  it('creates the folder 0700 and its files 0600', async () => {
+    const dir = join(scratch(), 'renditions');
+    const cache = new RenditionCache({ cacheDir: dir });
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const file = cache.pathFor('d'.repeat(64), '10x0', 'jpg');
+    await cache.get(file, async (temp) => writeFileSync(temp, 'img', { mode: 0o644 }));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, 'd'.repeat(64))).mode & 0o777).toBe(0o700);
+  });
+
+  it('narrows a folder readable by others (as older versions made it) and says so', () => {
+    const dir = join(scratch(), 'renditions');
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755);
+    const notices: string[] = [];
+    new RenditionCache({ cacheDir: dir, onNotice: (n) => notices.push(n) });
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(notices).toEqual([expect.stringMatching(/narrowed from mode 755 to 700/)]);
+  });
+
+  it('refuses a folder writable by others, or owned by another user, with a clear error', () => {
+    const open = join(scratch(), 'open');
+    mkdirSync(open);
+    chmodSync(open, 0o1777);
+    expect(() => new RenditionCache({ cacheDir: open })).toThrow(RenditionFolderError);
+    expect(() => new RenditionCache({ cacheDir: open })).toThrow(/writable by other users.*renditions\.cacheDir/);
+    if (!isRoot) return;
+    const foreign = join(scratch(), 'foreign');
+    mkdirSync(foreign, { mode: 0o700 });
+    chownSync(foreign, 65534, 65534);
+    expect(() => new RenditionCache({ cacheDir: foreign })).toThrow(/owned by user 65534, not by this process/);
+  });
+
+  it('never serves a file it did not write: a foreign, a world-readable or a symlinked file is replaced', async () => {
+    const dir = join(scratch(), 'renditions');
+    const cache = new RenditionCache({ cacheDir: dir });
+    const secret = join(scratch(), 'secret.txt');
+    writeFileSync(secret, 'secret');
+    const planted = (n: number) => cache.pathFor(String(n).repeat(64), '10x0', 'jpg');
+    mkdirSync(join(dir, '1'.repeat(64)));
+    writeFileSync(planted(1), 'planted', { mode: 0o644 });
+    chmodSync(planted(1), 0o644);
+    mkdirSync(join(dir, '2'.repeat(64)));
+    symlinkSync(secret, planted(2));
+    mkdirSync(join(dir, '3'.repeat(64)));
+    writeFileSync(planted(3), 'planted', { mode: 0o600 });
+    if (isRoot) chownSync(planted(3), 65534, 65534);
+    for (const n of [1, 2, 3]) {
+      const got = await cache.get(planted(n), async (temp) => writeFileSync(temp, 'real'));
+      expect(got.size, String(n)).toBe(4);
+      expect(readFileSync(planted(n), 'utf8')).toBe('real');
+      const served = await collect(RenditionCache.openRange(planted(n), 0, 3));
+      expect(served.toString()).toBe('real');
+    }
+    expect(readFileSync(secret, 'utf8')).toBe('secret');
+    expect(cache.stats.refusedFiles).toBe(isRoot ? 3 : 2);
+  });
+
+  it('a flood of distinct renditions keeps the folder under maxBytes, evicting the least recently used', async () => {
+    const dir = join(scratch(), 'renditions');
+    const maxBytes = 64 * 1024;
+    const cache = new RenditionCache({ cacheDir: dir, maxBytes });
+    const first = cache.pathFor('e'.repeat(64), '1x0', 'jpg');
+    await cache.get(first, async (temp) => writeFileSync(temp, Buffer.alloc(1000)));
+    for (let i = 2; i <= 200; i++) {
+      await cache.get(cache.pathFor('e'.repeat(64), `${i}x0`, 'jpg'), async (temp) => writeFileSync(temp, Buffer.alloc(1000)));
+      if (i % 5 === 0) await cache.get(first, async () => { throw new Error('the first file is kept while used'); });
+    }
+    await new Promise((r) => setTimeout(r, 50)); // evicted files are deleted in the background
+    const files = readdirSync(join(dir, 'e'.repeat(64)));
+    expect(cache.usage.bytes).toBeLessThanOrEqual(maxBytes);
+    expect(files.length).toBe(cache.usage.files);
+    expect(files.length * 4096).toBeLessThanOrEqual(maxBytes);
+    expect(files).toContain('1x0.jpg');
+    expect(files).toContain('200x0.jpg');
+    // A new cache over the same folder adopts what is there and keeps the bound.
+    const again = new RenditionCache({ cacheDir: dir, maxBytes: 16 * 1024 });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(again.usage.bytes).toBeLessThanOrEqual(16 * 1024);
+    expect(readdirSync(join(dir, 'e'.repeat(64))).length).toBe(again.usage.files);
   });
 });

@@ -452,3 +452,40 @@ describe('loadConfig: errors', () => {
     expect(port).not.toBe(0);
   });
 });
+
+describe('loadConfig: bounds of petal.yaml', () => {
+  it('refuses nested aliases ("billion laughs") with a ConfigError, quickly', () => {
+    const keys = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'];
+    const lines = [`x0: &l0 [${keys.map(() => 'lol').join(', ')}]`];
+    for (let l = 1; l <= 8; l++) lines.push(`x${l}: &l${l} [${keys.map(() => `*l${l - 1}`).join(', ')}]`);
+    const file = write('petal.yaml', `${lines.join('\n')}\n`);
+    const e = configError(() => loadConfig({}, {}, cwd));
+    expect(e.file).toBe(file);
+    expect(e.reason).toMatch(/aliases expand too much \(more than 100 alias uses\)/);
+  });
+
+  it('refuses a petal.yaml larger than 4 MiB before reading it', () => {
+    write('petal.yaml', `# ${'x'.repeat(4 * 1024 * 1024)}\nport: 8080\n`);
+    expect(configError(() => loadConfig({}, {}, cwd)).reason).toMatch(/larger than 4194304 bytes/);
+  });
+
+  it('reads renditions.cacheDir (against the file\'s folder) and renditions.maxBytes, refusing a tiny budget', () => {
+    write('conf/petal.yaml', 'renditions:\n  cacheDir: cache/renditions\n  maxBytes: 2097152\n');
+    expect(loadConfig({ config: 'conf/petal.yaml' }, {}, cwd).renditions).toEqual({ cacheDir: join(cwd, 'conf', 'cache', 'renditions'), maxBytes: 2097152 });
+    write('petal.yaml', 'renditions:\n  maxBytes: 1000\n');
+    expect(configError(() => loadConfig({}, {}, cwd)).reason).toMatch(/renditions\.maxBytes: must be at least 1048576/);
+  });
+});
+
+describe('loadConfig: the README', () => {
+  it('loads the petal.yaml reference of the README as it is written', async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(join(packageRoot(), 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration: `petal.yaml`'));
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(section)![1]!;
+    write('petal.yaml', yaml);
+    const c = loadConfig({}, {}, cwd);
+    expect(c.store).toBe(`sqlite:${join(cwd, 'data', 'petal.db')}`);
+    expect(c.renditions).toEqual({ cacheDir: join(cwd, 'data', 'renditions'), maxBytes: 1073741824 });
+  });
+});

@@ -163,6 +163,19 @@ describe('loadDefinitions: edge cases', () => {
   const VALID = '$type: jcrDeliveryEndpoint_v2\nworkspace: tours\n';
   const errorsOf = (problems: DefinitionProblem[]): DefinitionProblem[] => problems.filter((p) => p.severity === 'error');
 
+  it('refuses a definition file larger than 4 MiB, and nested aliases, naming the file', async () => {
+    const big = write('mod/restEndpoints/delivery/big_v1.yaml', `${VALID}# ${'x'.repeat(4 * 1024 * 1024)}\n`);
+    const keys = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'];
+    const lines = [`x0: &l0 [${keys.map(() => 'lol').join(', ')}]`];
+    for (let l = 1; l <= 8; l++) lines.push(`x${l}: &l${l} [${keys.map(() => `*l${l - 1}`).join(', ')}]`);
+    const bomb = write('mod/restEndpoints/delivery/bomb_v1.yaml', `${VALID}${lines.join('\n')}\n`);
+    const result = await loadDefinitions([root]);
+    expect(result.definitions).toEqual([]);
+    const errors = errorsOf(result.problems);
+    expect(errors.find((p) => p.file === big)?.reason).toMatch(/larger than 4194304 bytes/);
+    expect(errors.find((p) => p.file === bomb)?.reason).toMatch(/aliases expand too much/);
+  });
+
   it('rejects .yml files with a clear message and does not load them', async () => {
     const file = write('mod/restEndpoints/delivery/tours_v1.yml', VALID);
     const result = await loadDefinitions([root]);

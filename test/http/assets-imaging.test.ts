@@ -1,5 +1,7 @@
 // Image renditions over HTTP: /.imaging/<theme>/<variation>/dam/jcr:<uuid>/<fileName> (issue 5).
 import { createHash } from 'node:crypto';
+import { chmodSync, chownSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -197,6 +199,18 @@ describe('formats and edge cases', () => {
     expect((await t.app.inject({ method: 'GET', url: renditionUrl('480', ID.webp, 'wide.webp') })).statusCode).toBe(200);
   });
 
+  it('a refused image is remembered: asking again (any box) does not read the original again', async () => {
+    await t.app.inject({ method: 'GET', url: renditionUrl('480', ID.bomb, 'bomb.png') });
+    const reads = t.renditions.inputReads;
+    expect(reads).toBeGreaterThan(0);
+    for (const v of ['480', '960', '960x720']) {
+      const res = await t.app.inject({ method: 'GET', url: renditionUrl(v, ID.bomb, 'bomb.png') });
+      expect(res.statusCode).toBe(422);
+      expect(JSON.parse(res.body).error.message).toMatch(/too large.*20000x20000/);
+    }
+    expect(t.renditions.inputReads).toBe(reads);
+  });
+
   it('an image that cannot be decoded: 422 badRequest', async () => {
     const res = await t.app.inject({ method: 'GET', url: renditionUrl('480', ID.corrupt, 'corrupt.jpg') });
     expect(res.statusCode).toBe(422);
@@ -258,6 +272,38 @@ describe('concurrency and limits', () => {
     expect(peakActive).toBe(2);
     expect(peakQueued).toBeGreaterThan(0);
     expect(c.renditions.cache.load).toEqual({ active: 0, queued: 0, inFlight: 0 });
+  });
+});
+
+describe('a file planted in the cache folder', () => {
+  it('is never served: a rendition is made and served instead; the folder is 0700, the files 0600', async () => {
+    const p = await createTestApp({ contentPaths: [ASSET_CONTENT], moduleRoots: [ASSET_MODULES] });
+    try {
+      const hash = sha256(binaryOf(SIMON.file));
+      const cache = p.renditions.cache;
+      const planted = cache.pathFor(hash, '480x0', 'jpg');
+      const linked = cache.pathFor(hash, '960x0', 'jpg');
+      mkdirSync(dirname(planted), { recursive: true });
+      writeFileSync(planted, 'planted by another user', { mode: 0o644 });
+      chmodSync(planted, 0o644);
+      if (process.getuid?.() === 0) chownSync(planted, 65534, 65534);
+      const secret = join(p.dir, 'secret.txt');
+      writeFileSync(secret, 'not a rendition');
+      symlinkSync(secret, linked);
+      for (const [variation, file] of [['480', planted], ['960', linked]] as const) {
+        const res = await p.app.inject({ method: 'GET', url: renditionUrl(variation, SIMON.id, SIMON.fileName) });
+        expect(res.statusCode).toBe(200);
+        expect(res.rawPayload.toString()).not.toMatch(/planted|not a rendition/);
+        expect((await sharp(res.rawPayload).metadata()).format).toBe('jpeg');
+        expect(lstatSync(file).isSymbolicLink()).toBe(false);
+        expect(statSync(file).mode & 0o777).toBe(0o600);
+      }
+      expect(p.renditions.resizeCount).toBe(2);
+      expect(statSync(cache.dir).mode & 0o777).toBe(0o700);
+      expect(readFileSync(secret, 'utf8')).toBe('not a rendition');
+    } finally {
+      await p.close();
+    }
   });
 });
 

@@ -210,3 +210,38 @@ describe('parseJcrXmlExport errors', () => {
     await expect(parseJcrXmlExport(join(spoolDir, 'website.missing.xml'), { spoolDir })).rejects.toThrow(ImportError);
   });
 });
+
+describe('parseJcrXmlExport bounds (a hostile export)', () => {
+  it('refuses a DOCTYPE with entity definitions ("billion laughs") before reading any node', async () => {
+    const entities = ['<!ENTITY lol "lol">'];
+    for (let i = 1; i <= 9; i++) entities.push(`<!ENTITY lol${i} "${`&lol${i === 1 ? '' : i - 1};`.repeat(10)}">`);
+    const text = `<?xml version="1.0"?>\n<!DOCTYPE lolz [\n${entities.join('\n')}\n]>\n`
+      + `<sv:node sv:name="a" ${SV}><sv:property sv:name="t" sv:type="String"><sv:value>&lol9;</sv:value></sv:property></sv:node>\n`;
+    const err = await parseText('website.lolz.xml', text).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ImportError);
+    expect((err as ImportError).line).toBe(2);
+    expect((err as ImportError).reason).toMatch(/<!DOCTYPE> declaration \(DTDs and entities are not allowed/);
+  });
+
+  it('refuses an ENTITY declaration on its own', async () => {
+    const err = await parseText('website.ent.xml', `<!ENTITY x SYSTEM "file:///etc/passwd">\n<sv:node sv:name="a" ${SV}></sv:node>`)
+      .then(() => undefined, (e: unknown) => e);
+    expect((err as ImportError).reason).toMatch(/<!ENTITY> declaration/);
+  });
+
+  it('refuses nodes nested more than 1000 deep', async () => {
+    const text = `<sv:node sv:name="n" ${SV}>${'<sv:node sv:name="n">'.repeat(1000)}${'</sv:node>'.repeat(1001)}`;
+    const err = await parseText('website.deep.xml', text).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ImportError);
+    expect((err as ImportError).reason).toMatch(/nested more than 1000 deep/);
+    const ok = `<sv:node sv:name="n" ${SV}>${'<sv:node sv:name="n">'.repeat(998)}${'</sv:node>'.repeat(999)}`;
+    await expect(parseText('website.deep-ok.xml', ok)).resolves.toBeDefined();
+  });
+
+  it('refuses a value longer than 16M characters, read across chunks', async () => {
+    const text = `<sv:node sv:name="a" ${SV}>\n<sv:property sv:name="t" sv:type="String"><sv:value>${'x'.repeat(16 * 1024 * 1024 + 1)}</sv:value></sv:property></sv:node>`;
+    const err = await parseText('website.big.xml', text).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ImportError);
+    expect((err as ImportError).reason).toMatch(/a value longer than 16777216 characters/);
+  });
+});

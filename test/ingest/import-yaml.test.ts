@@ -155,3 +155,47 @@ describe('parseYamlExport errors', () => {
     await expectImportError('website.scalar.yaml', "'a': 'b'\n", 1, /must be a mapping/);
   });
 });
+
+describe('parseYamlExport bounds (a hostile export)', () => {
+  /** Nine levels of nine aliases: 1.2 KB written, 9^9 (387 million) nodes once expanded. */
+  function aliasBomb(): string {
+    const keys = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'];
+    const lines = ["'root':", `  'l0': &l0 {${keys.map((k) => `'${k}': 'lol'`).join(', ')}}`];
+    for (let level = 1; level <= 8; level++) {
+      lines.push(`  'l${level}': &l${level} {${keys.map((k) => `'${k}': *l${level - 1}`).join(', ')}}`);
+    }
+    return `${lines.join('\n')}\n`;
+  }
+
+  it('refuses a "billion laughs" of nested aliases with the line of the alias that crosses the bound', async () => {
+    const text = aliasBomb();
+    expect(text.length).toBeLessThan(1300);
+    const err = await parseText('website.bomb.yaml', text).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ImportError);
+    expect((err as ImportError).reason).toMatch(/aliases expand to more than 10000 nodes/);
+    expect((err as ImportError).line).toBeGreaterThan(1);
+  });
+
+  it('still reads a few aliases', async () => {
+    const doc = await parseText('website.alias.yaml', "'root':\n  'a': &x {'t': 'one'}\n  'b': *x\n  'c': *x\n");
+    expect(doc.roots[0]!.children.map((c) => [c.name, c.properties])).toEqual([
+      ['a', [['t', 'String', 'one']]], ['b', [['t', 'String', 'one']]], ['c', [['t', 'String', 'one']]],
+    ]);
+  });
+
+  it('refuses deeply nested nodes with an import error, not a crash', async () => {
+    const depth = 1001;
+    const text = `${"{'n':".repeat(depth)}{'x': 1}${'}'.repeat(depth)}\n`;
+    const err = await parseText('website.deep.yaml', text).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ImportError);
+    expect((err as ImportError).reason).toMatch(/nested (more than 1000 deep|too deep to read)/);
+    expect((err as ImportError).line).toBe(1);
+  });
+
+  it('refuses a value longer than 16M characters (a binary of that size is fine)', async () => {
+    const long = 'x'.repeat(16 * 1024 * 1024 + 1);
+    await expectImportError('website.big.yaml', `'a':\n  'v': '${long}'\n`, 2, /"v": a value longer than 16777216 characters/);
+    const doc = await parseText('website.bigbin.yaml', `'a':\n  'b': !binary '${Buffer.alloc(12 * 1024 * 1024 + 3).toString('base64')}'\n`);
+    expect(doc.blobs[0]!.size).toBe(12 * 1024 * 1024 + 3);
+  });
+});

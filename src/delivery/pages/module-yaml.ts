@@ -2,9 +2,10 @@
 // traits: `!include:/<module>/<path>` merges another file of the light modules under the including
 // map (the including file wins), and decorations (`<module>/decorations/<target>/...`) are merged
 // over the decorated file later. Synchronous: called at start and on a reload, never per request.
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { parseDocument, isMap, isScalar, isSeq, type Node as YamlNode } from 'yaml';
+import { readYamlFileSync } from '../../config/yaml-file.js';
 
 export type YamlMap = { [key: string]: YamlValue };
 export type YamlValue = string | number | boolean | null | YamlValue[] | YamlMap;
@@ -17,6 +18,13 @@ export interface ModuleFileProblem {
 const INCLUDE_TAG = '!include:';
 // Includes of includes are followed this far; a cycle is reported, not followed.
 const MAX_INCLUDE_DEPTH = 8;
+// Files one read may include in all: ten includes per file, eight deep, would otherwise read 10^8 files.
+const MAX_INCLUDES = 256;
+
+/** What is left of one top-level read's include allowance, shared by every include below it. */
+interface IncludeBudget {
+  left: number;
+}
 
 export function isYamlMap(v: unknown): v is YamlMap {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -66,10 +74,13 @@ export function yamlFilesBelow(dir: string, depth = 0): string[] {
 }
 
 /** Reads a light-module YAML file, resolving `!include:` tags against the module roots. */
-export function readModuleYaml(file: string, moduleRoots: readonly string[], problems: ModuleFileProblem[], seen: readonly string[] = []): YamlValue | undefined {
+export function readModuleYaml(
+  file: string, moduleRoots: readonly string[], problems: ModuleFileProblem[], seen: readonly string[] = [],
+  budget: IncludeBudget = { left: MAX_INCLUDES },
+): YamlValue | undefined {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readYamlFileSync(file);
   } catch (err) {
     problems.push({ file, reason: `unreadable: ${err instanceof Error ? err.message : String(err)}` });
     return undefined;
@@ -81,10 +92,12 @@ export function readModuleYaml(file: string, moduleRoots: readonly string[], pro
     return undefined;
   }
   if (doc.contents === null) return null;
-  return convert(doc.contents as YamlNode, file, moduleRoots, problems, [...seen, file]);
+  return convert(doc.contents as YamlNode, file, moduleRoots, problems, [...seen, file], budget);
 }
 
-function convert(node: YamlNode, file: string, roots: readonly string[], problems: ModuleFileProblem[], seen: readonly string[]): YamlValue {
+function convert(
+  node: YamlNode, file: string, roots: readonly string[], problems: ModuleFileProblem[], seen: readonly string[], budget: IncludeBudget,
+): YamlValue {
   let own: YamlValue;
   if (isMap(node)) {
     const map: YamlMap = {};
@@ -94,11 +107,11 @@ function convert(node: YamlNode, file: string, roots: readonly string[], problem
         problems.push({ file, reason: 'the key __proto__ is not allowed' });
         continue;
       }
-      map[key] = pair.value === null || pair.value === undefined ? null : convert(pair.value as YamlNode, file, roots, problems, seen);
+      map[key] = pair.value === null || pair.value === undefined ? null : convert(pair.value as YamlNode, file, roots, problems, seen, budget);
     }
     own = map;
   } else if (isSeq(node)) {
-    own = node.items.map((i) => (i === null ? null : convert(i as YamlNode, file, roots, problems, seen)));
+    own = node.items.map((i) => (i === null ? null : convert(i as YamlNode, file, roots, problems, seen, budget)));
   } else if (isScalar(node)) {
     const v = node.value;
     own = typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : v === null || v === undefined ? null : String(v);
@@ -107,13 +120,15 @@ function convert(node: YamlNode, file: string, roots: readonly string[], problem
   }
   const tag = node.tag;
   if (tag === undefined || !tag.startsWith(INCLUDE_TAG)) return own;
-  const included = includeFile(tag.slice(INCLUDE_TAG.length), file, roots, problems, seen);
+  const included = includeFile(tag.slice(INCLUDE_TAG.length), file, roots, problems, seen, budget);
   if (included === undefined) return own;
   // `!include` on an empty node is the included content; on a map, the map overrides it.
   return isYamlMap(own) ? mergeYaml(included, own) : own === null || own === '' ? included : own;
 }
 
-function includeFile(target: string, from: string, roots: readonly string[], problems: ModuleFileProblem[], seen: readonly string[]): YamlValue | undefined {
+function includeFile(
+  target: string, from: string, roots: readonly string[], problems: ModuleFileProblem[], seen: readonly string[], budget: IncludeBudget,
+): YamlValue | undefined {
   const rel = target.replace(/^\/+/, '');
   // `/<module>/<path>` names a file of the light modules, never one beside or above them.
   const inside = (root: string, f: string) => {
@@ -129,7 +144,12 @@ function includeFile(target: string, from: string, roots: readonly string[], pro
     problems.push({ file: from, reason: `!include:${target} is circular or nested too deep` });
     return undefined;
   }
-  return readModuleYaml(file, roots, problems, seen);
+  if (budget.left <= 0) {
+    problems.push({ file: from, reason: `!include:${target} not read: more than ${MAX_INCLUDES} files included in all` });
+    return undefined;
+  }
+  budget.left--;
+  return readModuleYaml(file, roots, problems, seen, budget);
 }
 
 /**

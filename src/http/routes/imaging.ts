@@ -3,12 +3,11 @@
 // instead, so only hand-made URLs get here). The asset is read through the caller's session like an
 // original; the rendition comes from the disk cache or is resized once. Types without renditions (SVG,
 // PDF…) are served as the original.
-import { createReadStream } from 'node:fs';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { resolveAsset } from '../../assets/read-binary.js';
 import { IMAGING_PREFIX } from '../../assets/links.js';
 import { ImageRefusedError, renditionEtag, type RenditionService } from '../../assets/render-rendition.js';
-import { RenditionBusyError } from '../../assets/rendition-cache.js';
+import { RenditionBusyError, RenditionCache } from '../../assets/rendition-cache.js';
 import type { ThemeRegistry } from '../../assets/themes.js';
 import { errorBody, sendError } from '../error-handler.js';
 import { originalRepresentation, segmentsAfter, sendBinary, sendIfNotModified, type AssetRouteOptions } from './dam.js';
@@ -55,7 +54,8 @@ export function registerImagingRoutes(app: FastifyInstance, o: ImagingRouteOptio
       mimeType: result.mimeType,
       lastModified: asset.lastModified,
       fileName: asset.fileName,
-      open: (start, end) => createReadStream(file, { start, end }),
+      // The file was checked as Petal's own; a symlink swapped in since is still not followed.
+      open: (start, end) => RenditionCache.openRange(file, start, end),
     });
   };
   const prefix = `${o.contextPath}${IMAGING_PREFIX}`;

@@ -1,7 +1,6 @@
 // SQLite backend of the ContentStore (embedded default): one file, WAL, better-sqlite3 (synchronous,
 // so every call is one in-process round trip; the async interface is for the networked backends).
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, closeSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities } from '../content-store.js';
@@ -23,6 +22,7 @@ import { GenerationMemo } from '../generation-memo.js';
 import { SqliteVersions } from './versions.js';
 import type { VersionInfo } from '../versions.js';
 import { StoreClosedError } from '../store-faults.js';
+import { createProcessFolder } from '../process-folder.js';
 
 const STATEMENT_CACHE_SIZE = 256;
 const GENERATION_HINT_MS = 100;
@@ -50,11 +50,36 @@ export interface SqliteStoreOptions {
    * ones (and queries it cannot serve) use SQL. Default 2,000; 0 = always the index; Infinity = never.
    */
   readonly queryIndexThreshold?: number;
+  /** Told when the store changed something an operator should know (a database file's mode narrowed). */
+  readonly onNotice?: (message: string) => void;
+}
+
+/** The database holds customers' addresses and e-mails: readable by its owner only. */
+const DATABASE_FILE_MODE = 0o600;
+
+/**
+ * Creates the database file 0600 before SQLite opens it (SQLite gives its -wal and -shm files the
+ * database file's mode), and narrows an existing one, with its -wal and -shm, that others can read.
+ */
+function privateDatabaseFile(file: string, onNotice: ((message: string) => void) | undefined): void {
+  closeSync(openSync(file, 'a', DATABASE_FILE_MODE));
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    let mode: number;
+    try {
+      mode = statSync(f).mode & 0o777;
+    } catch {
+      continue; // no -wal or -shm yet
+    }
+    if ((mode & 0o077) === 0) continue;
+    chmodSync(f, DATABASE_FILE_MODE);
+    onNotice?.(`database file ${f}: narrowed from mode ${mode.toString(8)} to 600 (it holds customers' data)`);
+  }
 }
 
 export class SqliteStore implements ContentStore {
   readonly capabilities: StoreCapabilities = { name: 'sqlite', fullText: 'fts5', notifyOnWrite: false };
   readonly #file: string;
+  readonly #onNotice: ((message: string) => void) | undefined;
   #db: Database.Database | undefined;
   #writer: Database.Database | undefined;
   #writeStmts: Statements | undefined;
@@ -75,6 +100,7 @@ export class SqliteStore implements ContentStore {
 
   constructor(options: SqliteStoreOptions) {
     this.#file = options.file;
+    this.#onNotice = options.onNotice;
     this.#indexThreshold = options.queryIndexThreshold ?? 2_000;
     this.#index = new QueryIndex(sqliteColumnSource(
       () => { if (!this.#db) throw new StoreClosedError('SqliteStore is not open'); return this.#db; },
@@ -99,12 +125,14 @@ export class SqliteStore implements ContentStore {
     // Imports write through a second connection, so readers never see an import's uncommitted rows
     // (WAL lets them read the last commit meanwhile). `:memory:` becomes a temporary file for that.
     if (this.#file === ':memory:') {
-      this.#tempDir = mkdtempSync(join(tmpdir(), 'petal-memory-'));
+      // Named after the process: a killed server's copy (customers' data included) is swept by the next one.
+      this.#tempDir = await createProcessFolder('petal-memory-');
       this.#path = join(this.#tempDir, 'petal.db');
     } else {
       this.#path = this.#file;
-      mkdirSync(dirname(this.#path), { recursive: true });
+      mkdirSync(dirname(this.#path), { recursive: true, mode: 0o700 });
     }
+    privateDatabaseFile(this.#path, this.#onNotice);
     const writer = connect(this.#path);
     migrate(writer);
     this.#writer = writer;

@@ -53,6 +53,17 @@ describe('templates', () => {
     expect(t.areas.get('gen')!.autoGeneration).toEqual({ a: { nodeType: 'mgnl:component', templateId: 'm:components/a' } });
   });
 
+  it('!include fan-out is bounded: ten includes a level, eight levels deep, stop at 256 files', () => {
+    const files: Record<string, string> = { 'm/templates/pages/l8.yaml': 'title: leaf\n' };
+    for (let level = 7; level >= 0; level--) {
+      const lines = Array.from({ length: 10 }, (_, i) => `k${i}: !include:/m/templates/pages/l${level + 1}.yaml`);
+      files[`m/templates/pages/l${level}.yaml`] = `${lines.join('\n')}\n`;
+    }
+    const root = modules(files);
+    const { problems } = loadTemplates([root]);
+    expect(problems.some((p) => /more than 256 files included in all/.test(p.reason))).toBe(true);
+  });
+
   it('!include merges the included file under the including one (the including file wins)', () => {
     const root = modules({
       'm/templates/pages/base.yaml': 'title: Base\nareas:\n  main:\n    inheritance: { enabled: true, components: all }\n  extras: {}\n',
