@@ -14,6 +14,9 @@ const SPA_SITE = join(FIXTURES, 'spa-lm', 'decorations', 'site', 'config.yaml');
 const SPA_MULTISITE = join(FIXTURES, 'spa-lm', 'decorations', 'multisite', 'config.yaml');
 const DAILY_PLANET = join(FIXTURES, 'daily-planet-lm', 'sites', 'fallback.yaml');
 
+/** The sites without their CORS rules (tested in test/http/site-cors.test.ts). */
+const discover = (roots: string[]) => discoverSites(roots).map(({ cors: _cors, corsProblems: _problems, ...site }) => site);
+
 let root: string;
 
 beforeEach(() => {
@@ -38,31 +41,31 @@ function fixture(file: string): string {
 describe('discoverSites on the real light-module files', () => {
   it('reads the site decoration of the travel SPA module', () => {
     write('spa-lm/decorations/site/config.yaml', fixture(SPA_SITE));
-    expect(discoverSites([root])).toEqual([
+    expect(discover([root])).toEqual([
       { name: 'fallback', locales: ['en', 'de'], defaultLocale: 'en', theme: 'travel-demo-theme' },
     ]);
   });
 
   it('reads the multisite decoration of the travel SPA module', () => {
     write('spa-lm/decorations/multisite/config.yaml', fixture(SPA_MULTISITE));
-    expect(discoverSites([root])).toEqual([
+    expect(discover([root])).toEqual([
       { name: 'fallback', locales: ['en', 'de'], defaultLocale: 'en', theme: 'travel-demo-theme' },
     ]);
   });
 
   it('reads an IETF site definition (languageTag) of Daily Planet', () => {
     write('daily-planet-lm/sites/fallback.yaml', fixture(DAILY_PLANET));
-    expect(discoverSites([root])).toEqual([{ name: 'fallback', locales: ['en', 'de'], defaultLocale: 'en' }]);
+    expect(discover([root])).toEqual([{ name: 'fallback', locales: ['en', 'de'], defaultLocale: 'en' }]);
   });
 
   it('reads the fixture folder as a light-modules root, first module (by name) first', () => {
     // daily-planet-lm sorts before spa-lm, so its `fallback` (no theme) wins
-    expect(discoverSites([FIXTURES])).toEqual([{ name: 'fallback', locales: ['en', 'de'], defaultLocale: 'en' }]);
+    expect(discover([FIXTURES])).toEqual([{ name: 'fallback', locales: ['en', 'de'], defaultLocale: 'en' }]);
   });
 
   it('reads a whole module copied with its layout', () => {
     cpSync(join(FIXTURES, 'spa-lm'), join(root, 'spa-lm'), { recursive: true });
-    const sites = discoverSites([root]);
+    const sites = discover([root]);
     expect(sites).toHaveLength(1);
     expect(sites[0]).toMatchObject({ name: 'fallback', theme: 'travel-demo-theme' });
   });
@@ -71,7 +74,7 @@ describe('discoverSites on the real light-module files', () => {
 describe('discoverSites: locales', () => {
   it('takes the default locale from fallbackLocale', () => {
     write('m/decorations/site/config.yaml', fixture(SPA_SITE).replace('fallbackLocale: en', 'fallbackLocale: de'));
-    expect(discoverSites([root])).toEqual([
+    expect(discover([root])).toEqual([
       { name: 'fallback', locales: ['en', 'de'], defaultLocale: 'de', theme: 'travel-demo-theme' },
     ]);
   });
@@ -79,7 +82,7 @@ describe('discoverSites: locales', () => {
   it('uses the first locale when fallbackLocale is missing or not a locale of the site', () => {
     write('m/sites/none.yaml', 'i18n:\n  locales:\n    de: { language: de }\n    en: { language: en }\n');
     write('m/sites/other.yaml', 'i18n:\n  fallbackLocale: fr\n  locales:\n    de: { language: de }\n    en: { language: en }\n');
-    expect(discoverSites([root])).toEqual([
+    expect(discover([root])).toEqual([
       { name: 'none', locales: ['de', 'en'], defaultLocale: 'de' },
       { name: 'other', locales: ['de', 'en'], defaultLocale: 'de' },
     ]);
@@ -92,7 +95,7 @@ describe('discoverSites: locales', () => {
     );
     expect(text).toContain('country: CH');
     write('m/decorations/site/config.yaml', text);
-    expect(discoverSites([root])[0]!.locales).toEqual(['en', 'de', 'de_CH']);
+    expect(discover([root])[0]!.locales).toEqual(['en', 'de', 'de_CH']);
   });
 
   it('turns an IETF languageTag de-CH into de_CH, also for fallbackLocale', () => {
@@ -101,12 +104,12 @@ describe('discoverSites: locales', () => {
       .replace('languageTag: de\n', 'languageTag: de-CH\n');
     expect(text).toContain('languageTag: de-CH');
     write('m/sites/fallback.yaml', text);
-    expect(discoverSites([root])).toEqual([{ name: 'fallback', locales: ['en', 'de_CH'], defaultLocale: 'de_CH' }]);
+    expect(discover([root])).toEqual([{ name: 'fallback', locales: ['en', 'de_CH'], defaultLocale: 'de_CH' }]);
   });
 
   it('prefers languageTag over language and country', () => {
     write('m/sites/s.yaml', 'i18n:\n  locales:\n    x: { languageTag: fr-CA, language: de, country: CH }\n');
-    expect(discoverSites([root])).toEqual([{ name: 's', locales: ['fr_CA'], defaultLocale: 'fr_CA' }]);
+    expect(discover([root])).toEqual([{ name: 's', locales: ['fr_CA'], defaultLocale: 'fr_CA' }]);
   });
 
   it('skips disabled locales', () => {
@@ -116,31 +119,31 @@ describe('discoverSites: locales', () => {
     );
     expect(text).toContain('enabled: false');
     write('m/decorations/site/config.yaml', text);
-    expect(discoverSites([root])).toEqual([
+    expect(discover([root])).toEqual([
       { name: 'fallback', locales: ['en'], defaultLocale: 'en', theme: 'travel-demo-theme' },
     ]);
   });
 
   it('does not make a disabled locale the default', () => {
     write('m/sites/s.yaml', 'i18n:\n  fallbackLocale: de\n  locales:\n    en: { language: en }\n    de: { language: de, enabled: false }\n');
-    expect(discoverSites([root])).toEqual([{ name: 's', locales: ['en'], defaultLocale: 'en' }]);
+    expect(discover([root])).toEqual([{ name: 's', locales: ['en'], defaultLocale: 'en' }]);
   });
 
   it('ignores the locales when i18n is disabled, keeping a themed site with en', () => {
     write('m/decorations/site/config.yaml', fixture(SPA_SITE).replace('    enabled: true\n    fallbackLocale', '    enabled: false\n    fallbackLocale'));
-    expect(discoverSites([root])).toEqual([
+    expect(discover([root])).toEqual([
       { name: 'fallback', locales: ['en'], defaultLocale: 'en', theme: 'travel-demo-theme' },
     ]);
   });
 
   it('lists a locale once even when two entries name it', () => {
     write('m/sites/s.yaml', 'i18n:\n  locales:\n    en: { language: en }\n    english: { languageTag: en }\n    de: { language: de }\n');
-    expect(discoverSites([root])[0]!.locales).toEqual(['en', 'de']);
+    expect(discover([root])[0]!.locales).toEqual(['en', 'de']);
   });
 
   it('skips locale entries without a language', () => {
     write('m/sites/s.yaml', "i18n:\n  locales:\n    en: { language: en }\n    blank: { language: '' }\n    none: { country: CH }\n    scalar: de\n");
-    expect(discoverSites([root])[0]!.locales).toEqual(['en']);
+    expect(discover([root])[0]!.locales).toEqual(['en']);
   });
 });
 
@@ -149,13 +152,13 @@ describe('discoverSites: files and modules', () => {
     write('m/sites/fallback.yaml', 'i18n:\n  locales:\n    en: { language: en\n   de: [\n');
     write('m/decorations/site/config.yaml', "site:\n  theme:\n    name: x\n   i18n: :\n  - broken\n");
     write('m/decorations/multisite/config.yaml', 'sites: [\n');
-    expect(() => discoverSites([root])).not.toThrow();
+    expect(() => discover([root])).not.toThrow();
   });
 
   it('ignores a file that is not YAML at all', () => {
     write('a-broken/sites/fallback.yaml', '\t{ "i18n": \u0000 }\n');
     write('b-good/sites/fallback.yaml', fixture(DAILY_PLANET));
-    expect(discoverSites([root])).toEqual([{ name: 'fallback', locales: ['en', 'de'], defaultLocale: 'en' }]);
+    expect(discover([root])).toEqual([{ name: 'fallback', locales: ['en', 'de'], defaultLocale: 'en' }]);
   });
 
   // src bug: readYaml calls yaml's parse() with `logLevel: 'silent'`, which in yaml 2 does not throw
@@ -165,7 +168,7 @@ describe('discoverSites: files and modules', () => {
     write('a-broken/sites/fallback.yaml', 'i18n:\n  locales:\n    en: { language: en\n   de: [\n');
     write('a-broken/decorations/site/config.yaml', "site:\n  theme:\n    name: x\n   i18n: :\n  - broken\n");
     write('b-good/sites/fallback.yaml', fixture(DAILY_PLANET));
-    expect(discoverSites([root])).toEqual([{ name: 'fallback', locales: ['en', 'de'], defaultLocale: 'en' }]);
+    expect(discover([root])).toEqual([{ name: 'fallback', locales: ['en', 'de'], defaultLocale: 'en' }]);
   });
 
   it('ignores files that are not YAML mappings and site files without locales or theme', () => {
@@ -174,7 +177,7 @@ describe('discoverSites: files and modules', () => {
     write('m/sites/nothing.yaml', 'templates: {}\n');
     write('m/sites/readme.txt', 'i18n:\n  locales:\n    en: { language: en }\n');
     write('m/decorations/multisite/config.yaml', 'sites:\n  scalar: 1\n  bare: {}\n');
-    expect(discoverSites([root])).toEqual([]);
+    expect(discover([root])).toEqual([]);
   });
 
   it('names sites from sites/<name>.yaml and from the multisite keys', () => {
@@ -191,7 +194,7 @@ describe('discoverSites: files and modules', () => {
       '    theme: { name: ignored }',
       '',
     ].join('\n'));
-    expect(discoverSites([root])).toEqual([
+    expect(discover([root])).toEqual([
       { name: 'travel', locales: ['en'], defaultLocale: 'en', theme: 't1' },
       { name: 'shop', locales: ['fr', 'it'], defaultLocale: 'fr' },
     ]);
@@ -203,8 +206,8 @@ describe('discoverSites: files and modules', () => {
       write('m/decorations/site/config.yaml', fixture(SPA_SITE));
       write('m/sites/fallback.yaml', 'i18n:\n  locales:\n    it: { language: it }\n');
       write('z/sites/fallback.yaml', 'i18n:\n  locales:\n    fr: { language: fr }\n', other);
-      expect(discoverSites([other, root])).toEqual([{ name: 'fallback', locales: ['fr'], defaultLocale: 'fr' }]);
-      expect(discoverSites([root, other])).toEqual([{ name: 'fallback', locales: ['it'], defaultLocale: 'it' }]);
+      expect(discover([other, root])).toEqual([{ name: 'fallback', locales: ['fr'], defaultLocale: 'fr' }]);
+      expect(discover([root, other])).toEqual([{ name: 'fallback', locales: ['it'], defaultLocale: 'it' }]);
     } finally {
       rmSync(other, { recursive: true, force: true });
     }
@@ -214,10 +217,10 @@ describe('discoverSites: files and modules', () => {
     write('.hidden/sites/fallback.yaml', 'i18n:\n  locales:\n    it: { language: it }\n');
     write('loose.yaml', 'i18n:\n  locales:\n    it: { language: it }\n');
     write('m/sites/fallback.yaml', fixture(DAILY_PLANET));
-    expect(discoverSites([join(root, 'does-not-exist'), root])).toEqual([
+    expect(discover([join(root, 'does-not-exist'), root])).toEqual([
       { name: 'fallback', locales: ['en', 'de'], defaultLocale: 'en' },
     ]);
-    expect(discoverSites([])).toEqual([]);
+    expect(discover([])).toEqual([]);
   });
 });
 
