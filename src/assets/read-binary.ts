@@ -127,6 +127,16 @@ export async function resolveAsset(session: Session, blobs: BlobSource, idText: 
   const id = parseAssetId(idText);
   if (id === undefined) throw missing();
   const [asset] = await session.getNodesByIds(DAM_WORKSPACE, [id]);
+  return binaryOf(session, blobs, asset);
+}
+
+/** The asset at `path` of workspace `dam` (the original's rendition URLs name assets by path); as resolveAsset. */
+export async function resolveAssetAt(session: Session, blobs: BlobSource, path: string): Promise<AssetBinary> {
+  if (path === '/' || path === '') throw missing();
+  return binaryOf(session, blobs, await session.getNode(DAM_WORKSPACE, path));
+}
+
+async function binaryOf(session: Session, blobs: BlobSource, asset: NodeRecord | undefined): Promise<AssetBinary> {
   if (asset === undefined || !session.types.isA(asset.type, ASSET_TYPE)) throw missing();
   const resourcePath = `${asset.path}/${RESOURCE_NODE}`;
   const resource = await session.getNode(DAM_WORKSPACE, resourcePath);

@@ -1,6 +1,6 @@
 // Delivery layer: how Petal writes links: to pages (`generateLink`, rich text), to asset originals
 // (`/dam/jcr:<uuid>/<file>`) and to renditions (`/.imaging/<theme>/<variation>/dam/jcr:<uuid>/<file>`).
-import { assetLink as damLink, renditionLink as imagingLink } from '../assets/links.js';
+import { assetLink as damLink, defaultRenditionLink, themedRenditionLink } from '../assets/links.js';
 
 export interface LinkConfig {
   /** Prefix of every link (the context path, e.g. `/magnoliaPublic`). */
@@ -36,9 +36,14 @@ export function assetLink(c: LinkConfig, uuid: string, fileName: string): string
   return damLink(c.contextPath, uuid, fileName);
 }
 
-/** A rendition of an asset, as the `/.imaging` route serves it. */
-export function renditionLink(c: LinkConfig, theme: string, variation: string, uuid: string, fileName: string): string {
-  return imagingLink(c.contextPath, theme, variation, uuid, fileName);
+/** A rendition the theme defines, in the original's form (the `/.imaging` route serves it). */
+export function renditionLink(c: LinkConfig, theme: string, variation: string, assetPath: string, fileName: string): string {
+  return themedRenditionLink(c.contextPath, theme, variation, assetPath, fileName);
+}
+
+/** A rendition the theme does not define: the original's bytes, in the original's form. */
+export function undefinedRenditionLink(c: LinkConfig, assetPath: string, extension: string | undefined): string {
+  return defaultRenditionLink(c.contextPath, assetPath, extension);
 }
 
 /** A link made absolute on the base URL (or kept relative when there is none). */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadThemes, parseTheme, ThemeRegistry } from '../../src/assets/themes.js';
-import { assetLink, renditionLink, renditionLinkOrOriginal } from '../../src/assets/links.js';
+import { assetLink, defaultRenditionLink, renditionLink, themedRenditionLink } from '../../src/assets/links.js';
 import { ASSET_MODULES } from './asset-xml.js';
 
 const dirs: string[] = [];
@@ -103,10 +103,10 @@ describe('links', () => {
     expect(renditionLink('/ctx', 'travel-demo-theme', '960x720', id, 'é.jpg'))
       .toBe(`/ctx/.imaging/travel-demo-theme/960x720/dam/jcr:${id}/%C3%A9.jpg`);
   });
-  it('an undefined rendition links the original', () => {
-    const themes = ThemeRegistry.load([ASSET_MODULES]);
-    expect(renditionLinkOrOriginal(themes, 'travel-demo-theme', '480', '', id, 'x.jpg')).toBe(`/.imaging/travel-demo-theme/480/dam/jcr:${id}/x.jpg`);
-    expect(renditionLinkOrOriginal(themes, 'travel-demo-theme', 'nope', '', id, 'x.jpg')).toBe(`/dam/jcr:${id}/x.jpg`);
-    expect(renditionLinkOrOriginal(themes, undefined, '480', '', id, 'x.jpg')).toBe(`/dam/jcr:${id}/x.jpg`);
+  it("the original's forms: a theme's rendition by asset path, an undefined one by extension", () => {
+    expect(themedRenditionLink('/ctx', 'travel-demo-theme', '960x720', '/tours/a b.jpg', 'a b.jpg'))
+      .toBe('/ctx/.imaging/mte/travel-demo-theme/960x720/dam/tours/a%20b.jpg/jcr:content/a%20b.jpg');
+    expect(defaultRenditionLink('', '/tours/x', 'jpg')).toBe('/.imaging/default/dam/tours/x/jcr:content.jpg');
+    expect(defaultRenditionLink('', '/tours/x', undefined)).toBe('/.imaging/default/dam/tours/x/jcr:content');
   });
 });

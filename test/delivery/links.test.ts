@@ -19,7 +19,7 @@ describe('links', () => {
 
   it('links assets and renditions under the context path, and completes URLs on the base URL', () => {
     expect(assetLink(c, 'u-1', 'a b.jpg')).toBe('/magnoliaPublic/dam/jcr:u-1/a%20b.jpg');
-    expect(renditionLink(c, 'theme', '960', 'u-1', 'a.jpg')).toBe('/magnoliaPublic/.imaging/theme/960/dam/jcr:u-1/a.jpg');
+    expect(renditionLink(c, 'theme', '960', '/pics/a', 'a.jpg')).toBe('/magnoliaPublic/.imaging/mte/theme/960/dam/pics/a/jcr:content/a.jpg');
     expect(completeUrl(c, '/x')).toBe('https://www.example.com/x');
     expect(completeUrl({ ...c, baseUrl: undefined }, '/x')).toBe('/x');
   });

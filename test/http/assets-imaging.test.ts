@@ -1,4 +1,4 @@
-// Image renditions over HTTP: /.imaging/<theme>/<variation>/dam/jcr:<uuid>/<fileName> (issue 5).
+// Image renditions over HTTP in the form of earlier releases, /.imaging/<theme>/<variation>/dam/jcr:<uuid>/<fileName> (issue 5; the original CMS's forms: rendition-url-forms.test.ts).
 import { createHash } from 'node:crypto';
 import { chmodSync, chownSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -27,7 +27,7 @@ beforeAll(async () => {
   t = await createTestApp({
     contentPaths: [`${FIX}content`], moduleRoots: [`${FIX}light-modules`], security: OPEN_SECURITY,
     site: { name: 'travel', locales: ['en'], defaultLocale: 'en', theme: 'travel-demo-theme' },
-    links: { contextPath: '/magnoliaAuthor', extension: '', mappings: [] },
+    contextPath: '/magnoliaAuthor',
   });
 });
 afterAll(async () => t?.close());
@@ -35,10 +35,17 @@ afterAll(async () => t?.close());
 describe.skipIf(!ORIGINAL_DOCS_AVAILABLE)('the original example of a resolved asset', () => {
   it('has the metadata of the published example: the same keys in the same order, every value a string, format the media type', async () => {
     const expected = publishedExample().image;
-    const { status, body } = await getJson(t.app, '/.rest/delivery/tours/magnolia-travels/Kyoto');
+    const { status, body } = await getJson(t.app, '/magnoliaAuthor/.rest/delivery/tours/magnolia-travels/Kyoto');
     expect(status, JSON.stringify(body)).toBe(200);
     expect(Object.keys(body.image.metadata)).toEqual(Object.keys(expected.metadata));
     expect(body.image.metadata).toEqual(expected.metadata);
     for (const key of ['@name', '@path', '@id', '@link']) expect(body.image[key]).toBe(expected[key]);
+  });
+
+  it("is the published example whole: renditions in the original's URL forms, with the context path", async () => {
+    const expected = publishedExample().image;
+    const { body } = await getJson(t.app, '/magnoliaAuthor/.rest/delivery/tours/magnolia-travels/Kyoto');
+    expect(body.image).toEqual(expected);
+    expect(Object.keys(body.image)).toEqual(Object.keys(expected));
   });
 });

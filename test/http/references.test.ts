@@ -123,9 +123,10 @@ describe('assetReferenceResolver', () => {
       height: '1200', width: '1600', title: 'Kyoto', format: 'image/jpeg', subject: ['temple', 'japan'], created: '2024-01-02T03:04:05.000+01:00',
     });
     expect(body.image.renditions).toEqual({
-      960: { mimeType: 'image/jpeg', link: `/.imaging/test-theme/960/dam/jcr:${ASSET}/kyoto%20temple.jpg` },
-      '480x360': { mimeType: 'image/jpeg', link: `/.imaging/test-theme/480x360/dam/jcr:${ASSET}/kyoto%20temple.jpg` },
-      nosuchrendition: { mimeType: 'image/jpeg', link: ASSET_LINK }, // undefined rendition → the original
+      960: { mimeType: 'image/jpeg', link: '/.imaging/mte/test-theme/960/dam/pics/kyoto/jcr:content/kyoto%20temple.jpg' },
+      '480x360': { mimeType: 'image/jpeg', link: '/.imaging/mte/test-theme/480x360/dam/pics/kyoto/jcr:content/kyoto%20temple.jpg' },
+      // An undefined rendition links the original's bytes, in the original's form.
+      nosuchrendition: { mimeType: 'image/jpeg', link: '/.imaging/default/dam/pics/kyoto/jcr:content.jpg' },
     });
   });
 

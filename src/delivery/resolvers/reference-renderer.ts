@@ -4,7 +4,7 @@
 import type { PropertyType, ScalarValue } from '../../repository/property-type.js';
 import type { NodeRecord } from '../../store/rows.js';
 import type { EndpointDefinition, ResolverDefinition } from '../endpoint-definition.js';
-import { assetLink, pageLink, renditionLink, type LinkConfig } from '../links.js';
+import { assetLink, pageLink, renditionLink, undefinedRenditionLink, type LinkConfig } from '../links.js';
 import { compileVisibility, type Visibility } from '../property-visibility.js';
 import { renderNode, type ReferenceRenderer } from '../render-node.js';
 import type { LocaleChoice } from '../resolve-locale.js';
@@ -95,6 +95,8 @@ export function referenceRenderer(env: ReferenceEnv, level: number, chain: Reado
     const fileNameValue = prop(resource, 'fileName');
     const fileName = typeof fileNameValue === 'string' ? fileNameValue : asset.name;
     const link = assetLink(env.links, asset.id, fileName);
+    const extensionValue = prop(resource, 'extension');
+    const extension = typeof extensionValue === 'string' && extensionValue !== '' ? extensionValue : /\.([^./]+)$/.exec(fileName)?.[1];
     if (!r.expand) return r.includeDownloadLink ? JSON.stringify(link) : undefined;
     let out = '{"@name":' + JSON.stringify(asset.name) + ',"@path":' + JSON.stringify(asset.path)
       + ',"@id":' + JSON.stringify(`jcr:${asset.id}`);
@@ -104,8 +106,10 @@ export function referenceRenderer(env: ReferenceEnv, level: number, chain: Reado
       const mime = prop(resource, 'jcr:mimeType');
       let rend = '';
       for (const name of r.assetRenditions) {
-        // An undefined rendition is no error: it links to the original size (SPEC.md).
-        const l = env.theme?.hasVariation(name) ? renditionLink(env.links, env.theme.name, name, asset.id, fileName) : link;
+        // An undefined rendition is no error: it links to the original size (SPEC.md), as the original does.
+        const l = env.theme?.hasVariation(name)
+          ? renditionLink(env.links, env.theme.name, name, asset.path, fileName)
+          : undefinedRenditionLink(env.links, asset.path, extension);
         rend += (rend === '' ? '' : ',') + JSON.stringify(name) + ':{"mimeType":' + JSON.stringify(typeof mime === 'string' ? mime : 'application/octet-stream') + ',"link":' + JSON.stringify(l) + '}';
       }
       out += ',"renditions":{' + rend + '}';

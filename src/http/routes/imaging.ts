@@ -1,11 +1,14 @@
-// HTTP layer: image renditions, `GET/HEAD {contextPath}/.imaging/<theme>/<variation>/dam/jcr:<uuid>/<fileName>`.
-// Unknown theme or variation: 404 `notFound` (links to undefined renditions point at the original
-// instead, so only hand-made URLs get here). The asset is read through the caller's session like an
+// HTTP layer: image renditions in the three forms of assets/links.ts: the original's
+// `/.imaging/mte/<theme>/<variation>/dam/<asset path>/jcr:content/<fileName>`, its
+// `/.imaging/default/dam/<asset path>/jcr:content.<ext>` (a rendition the theme does not define: the
+// original's bytes), and earlier releases' `/.imaging/<theme>/<variation>/dam/jcr:<uuid>/<fileName>`.
+// Unknown theme or variation: 404 `notFound` (links to undefined renditions use the default form, so
+// only hand-made URLs get here). The asset is read through the caller's session like an
 // original; the rendition comes from the disk cache or is resized once. Types without renditions (SVG,
 // PDF…) are served as the original.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { resolveAsset } from '../../assets/read-binary.js';
-import { IMAGING_PREFIX } from '../../assets/links.js';
+import { resolveAsset, resolveAssetAt } from '../../assets/read-binary.js';
+import { DEFAULT_RENDITION, IMAGING_PREFIX, RESOURCE_SEGMENT, THEMED_RENDITION } from '../../assets/links.js';
 import { ImageRefusedError, renditionEtag, type RenditionService } from '../../assets/render-rendition.js';
 import { RenditionBusyError, RenditionCache } from '../../assets/rendition-cache.js';
 import type { ThemeRegistry } from '../../assets/themes.js';
@@ -17,20 +20,47 @@ export interface ImagingRouteOptions extends AssetRouteOptions {
   readonly renditions: RenditionService;
 }
 
+type ImagingTarget =
+  | { readonly kind: 'byPath'; readonly theme: string; readonly variation: string; readonly assetPath: string }
+  | { readonly kind: 'byId'; readonly theme: string; readonly variation: string; readonly assetId: string }
+  | { readonly kind: 'default'; readonly assetPath: string };
+
+/** The rendition a path below `/.imaging` names, in any of the three forms; undefined for none. */
+export function parseImagingPath(s: readonly string[]): ImagingTarget | undefined {
+  // Earlier releases' form first: exactly five segments with a `jcr:<uuid>` in the fourth.
+  if (s.length === 5 && s[2] === 'dam' && s[3]!.startsWith('jcr:') && s[3] !== RESOURCE_SEGMENT) {
+    return { kind: 'byId', theme: s[0]!, variation: s[1]!, assetId: s[3]! };
+  }
+  if (s[0] === THEMED_RENDITION && s.length >= 7 && s[3] === 'dam' && s[s.length - 2] === RESOURCE_SEGMENT) {
+    return { kind: 'byPath', theme: s[1]!, variation: s[2]!, assetPath: `/${s.slice(4, -2).join('/')}` };
+  }
+  const last = s[s.length - 1] ?? '';
+  if (s[0] === DEFAULT_RENDITION && s.length >= 4 && s[1] === 'dam' && (last === RESOURCE_SEGMENT || last.startsWith(`${RESOURCE_SEGMENT}.`))) {
+    return { kind: 'default', assetPath: `/${s.slice(2, -1).join('/')}` };
+  }
+  return undefined;
+}
+
 export function registerImagingRoutes(app: FastifyInstance, o: ImagingRouteOptions): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const s = segmentsAfter(request.canonicalPath, IMAGING_PREFIX);
-    if (s === undefined || s.length < 4 || s[2] !== 'dam') {
-      return sendError(reply, 'notFound', 'Expected /.imaging/<theme>/<variation>/dam/jcr:<uuid>/<fileName>');
+    const target = parseImagingPath(segmentsAfter(request.canonicalPath, IMAGING_PREFIX) ?? []);
+    if (target === undefined) {
+      return sendError(reply, 'notFound', 'Expected /.imaging/mte/<theme>/<variation>/dam/<asset path>/jcr:content/<fileName> or /.imaging/default/dam/<asset path>/jcr:content.<extension>');
     }
-    const [themeName, variationName] = [s[0]!, s[1]!];
+    const session = o.repository.session(o.security.readAccess(request.caller));
+    if (target.kind === 'default') {
+      const asset = await resolveAssetAt(session, o.repository.store, target.assetPath);
+      return sendBinary(request, reply, originalRepresentation(o.repository, asset));
+    }
+    const { theme: themeName, variation: variationName } = target;
     if (o.themes.theme(themeName) === undefined) return sendError(reply, 'notFound', `No theme ${JSON.stringify(themeName)}`);
     const variation = o.themes.variation(themeName, variationName);
     if (variation === undefined) {
       return sendError(reply, 'notFound', `Theme ${JSON.stringify(themeName)} has no image variation ${JSON.stringify(variationName)}`);
     }
-    const session = o.repository.session(o.security.readAccess(request.caller));
-    const asset = await resolveAsset(session, o.repository.store, s[3]!);
+    const asset = target.kind === 'byId'
+      ? await resolveAsset(session, o.repository.store, target.assetId)
+      : await resolveAssetAt(session, o.repository.store, target.assetPath);
 
     if (!o.renditions.resizes(asset, variation)) return sendBinary(request, reply, originalRepresentation(o.repository, asset));
     // Validators first: a revalidation costs no resize and no disk access.
