@@ -69,6 +69,8 @@ export interface TestAppOptions {
   readonly logger?: Logger;
   /** petal.yaml `cors.origins`. */
   readonly corsOrigins?: readonly string[];
+  /** petal.yaml `trustProxy`. */
+  readonly trustProxy?: boolean | number | readonly string[];
 }
 
 export const OPEN_SECURITY = {
@@ -143,6 +145,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     ...(o.cache !== undefined ? { cache: o.cache } : {}),
     ...(o.corsOrigins !== undefined ? { corsOrigins: o.corsOrigins } : {}),
     ...(o.links !== undefined ? { links: o.links } : {}),
+    ...(o.trustProxy !== undefined ? { trustProxy: o.trustProxy } : {}),
   });
   return {
     app, store, load, dir, security, themes, renditions, ...(shopStore ? { shopStore } : {}),

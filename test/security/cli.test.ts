@@ -64,7 +64,7 @@ describe('petal user add', () => {
     const bob = (parse(readFileSync(file, 'utf8')) as UsersShape).users.bob!;
     expect(bob.roles).toEqual(['editor']);
     expect(bob.enabled).toBe(true);
-    expect(bob.passwordHash).toMatch(/^\$scrypt\$ln=15,r=8,p=1\$/);
+    expect(bob.passwordHash).toMatch(/^\$scrypt\$ln=17,r=8,p=1\$/);
     expect(await verifyPassword('bob-password-1', bob.passwordHash)).toBe(true);
     expect(await verifyPassword('bob-password-1\n', bob.passwordHash)).toBe(false);
   });
