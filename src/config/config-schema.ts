@@ -55,7 +55,7 @@ export const configSchema = z.strictObject({
    */
   trustProxy: z.union([
     z.boolean(),
-    z.number().int().min(0).max(32),
+    z.number().int('expected a whole number of proxy hops').min(0, 'expected a number of proxy hops from 0 to 32').max(32, 'expected a number of proxy hops from 0 to 32'),
     z.array(z.string().refine(isProxyAddress, 'expected an IP address, a CIDR range (10.0.0.0/8) or loopback, linklocal, uniquelocal')).min(1),
   ], { error: 'expected true/false, a number of proxy hops (0-32), or a list of proxy addresses or CIDR ranges' }).optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
