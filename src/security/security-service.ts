@@ -281,6 +281,11 @@ export class SecurityService {
     return a;
   }
 
+  /** Size of the workspace-permission decision cache (for tests and monitoring). */
+  aclCacheStats(): { entries: number; bytes: number; maxBytes: number; evictions: number } {
+    return this.#aclCache.stats();
+  }
+
   /** Workspaces the anonymous caller may read nothing of (for a start-up hint). */
   anonymousReadsNothing(workspace: string): boolean {
     const access = this.readAccess(this.anonymous());
