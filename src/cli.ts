@@ -24,6 +24,8 @@ Usage:
                                         list the node's versions: name, date, who
   petal user add NAME --role R [--role R2] [--group G] [--password-stdin]
                                         add a user (or set a new password) in <security folder>/users.yaml
+  petal user logout|disable|enable|remove NAME
+                                        end NAME's sessions; block, unblock or delete NAME
   petal token create NAME --user U [--expires-days N]
                                         create an API token acting as U; printed once, stored hashed
   petal init --magnolia [--modules DIR] [--content DIR]... [--context-path PATH] [--front-end ORIGIN]

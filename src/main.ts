@@ -138,7 +138,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     await watcher.ready;
   }
 
-  security = new SecurityService(config.security);
+  security = new SecurityService(config.security, { warn: (message) => log.warn(message) });
   const securityWatcher = watchSecurity(config, security, log);
   warnAboutAccess(registry, security, log);
 

@@ -1,4 +1,5 @@
 // Config layer: the shape of petal.yaml (every key optional), validated with zod.
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /** True for a serialized origin (`https://host[:port]`), what browsers send in `Origin`. */
@@ -9,6 +10,16 @@ function isOrigin(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** An IP address, a CIDR range, or one of proxy-addr's names (`loopback`, `linklocal`, `uniquelocal`). */
+function isProxyAddress(text: string): boolean {
+  if (text === 'loopback' || text === 'linklocal' || text === 'uniquelocal') return true;
+  const [address, prefix, extra] = text.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
 const stringList = z.union([z.string(), z.array(z.string())]).transform((v) => (typeof v === 'string' ? [v] : v));
@@ -38,8 +49,15 @@ export const configSchema = z.strictObject({
   cors: z.strictObject({
     origins: z.array(z.string().refine(isOrigin, 'must be an origin such as https://www.example.com (scheme, host, port; no path, no *)')).default([]),
   }).optional(),
-  /** Behind a reverse proxy that terminates TLS: trust X-Forwarded-* (secure cookies, client address). */
-  trustProxy: z.boolean().optional(),
+  /**
+   * Behind reverse proxies: how many of them (true = 1) or which addresses to believe in
+   * X-Forwarded-For/-Proto. The client is the address the last trusted proxy saw.
+   */
+  trustProxy: z.union([
+    z.boolean(),
+    z.number().int('expected a whole number of proxy hops').min(0, 'expected a number of proxy hops from 0 to 32').max(32, 'expected a number of proxy hops from 0 to 32'),
+    z.array(z.string().refine(isProxyAddress, 'expected an IP address, a CIDR range (10.0.0.0/8) or loopback, linklocal, uniquelocal')).min(1),
+  ], { error: 'expected true/false, a number of proxy hops (0-32), or a list of proxy addresses or CIDR ranges' }).optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   timeZone: z.string().optional(),
   onUuidCollision: z.enum(['new', 'replace', 'fail']).optional(),

@@ -54,7 +54,8 @@ export interface PetalConfig {
   /** Sites from petal.yaml; empty means "discover them in the light modules". */
   readonly sites: readonly SiteConfig[];
   readonly corsOrigins: readonly string[];
-  readonly trustProxy: boolean;
+  /** Proxies whose X-Forwarded-* are believed: false (none), a number of hops, or their addresses. */
+  readonly trustProxy: TrustProxy;
   /** How links to pages, assets and renditions are written. */
   readonly links: LinkConfig;
   readonly logLevel: string;
@@ -72,6 +73,16 @@ export interface PetalConfig {
   /** Shop limits (absent = DEFAULT_SHOP_CONFIG). */
   readonly shop?: ShopConfig;
   readonly isDemo: boolean;
+}
+
+/** false: no proxy; a number: that many hops in front of Petal; a list: the proxies' addresses/CIDRs. */
+export type TrustProxy = false | number | readonly string[];
+
+/** `true` means one proxy: trusting every hop would let a client choose its address (leftmost X-Forwarded-For). */
+export function normalizeTrustProxy(value: boolean | number | readonly string[] | undefined): TrustProxy {
+  if (value === undefined || value === false || value === 0) return false;
+  if (value === true) return 1;
+  return value;
 }
 
 export interface CliOverrides {
@@ -154,7 +165,7 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     contextPath: raw.contextPath ?? '',
     sites,
     corsOrigins: raw.cors?.origins ?? [],
-    trustProxy: raw.trustProxy ?? false,
+    trustProxy: normalizeTrustProxy(raw.trustProxy),
     links: {
       contextPath: raw.contextPath ?? '',
       extension: raw.links?.extension ?? '',

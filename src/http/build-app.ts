@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { SiteConfig } from '../config/load-config.js';
+import { normalizeTrustProxy, type SiteConfig, type TrustProxy } from '../config/load-config.js';
 import type { EndpointRegistry } from '../delivery/endpoint-registry.js';
 import type { Repository } from '../repository/session.js';
 import { handleError, sendError } from './error-handler.js';
@@ -36,8 +36,11 @@ export interface AppOptions {
   readonly security: SecurityService;
   readonly corsOrigins?: readonly string[];
   readonly links?: LinkConfig;
-  /** Trust X-Forwarded-* from a reverse proxy (TLS terminated there: cookies get `Secure`). */
-  readonly trustProxy?: boolean;
+  /**
+   * Proxies whose X-Forwarded-* are believed (TLS terminated there: cookies get `Secure`; the client
+   * address is the one the last trusted proxy saw): a number of hops (true = 1) or their addresses.
+   */
+  readonly trustProxy?: boolean | number | readonly string[];
   readonly theme?: () => ThemeInfo | undefined;
   /** Themes of the light modules (image variations); none by default. */
   readonly themes?: ThemeRegistry;
@@ -67,6 +70,13 @@ const REQUEST_ID = /^[\w.:-]{1,64}$/;
 const bootId = randomUUID().slice(0, 8);
 let requestCount = 0;
 
+/** Fastify's form of the option: hops as a function (as Fastify builds for a number), addresses as an array. */
+function trustProxyOption(t: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (t === false) return false;
+  if (typeof t === 'number') return (_address: string, hop: number) => hop < t;
+  return [...t];
+}
+
 export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(o.logger ? { loggerInstance: o.logger as FastifyBaseLogger } : { logger: false }),
@@ -85,7 +95,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     http: { maxHeaderSize: LIMITS.maxHeaderBytes, headersTimeout: LIMITS.headersTimeoutMs },
     clientErrorHandler,
     return503OnClosing: true,
-    trustProxy: o.trustProxy ?? false,
+    trustProxy: trustProxyOption(normalizeTrustProxy(o.trustProxy)),
     // Errors Fastify raises before routing (malformed URL, bad content type) get our JSON shape too.
     frameworkErrors: (error, request, reply) => {
       handleError(error, request, reply);

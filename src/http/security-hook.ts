@@ -4,8 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/cookie';
 import { canonicalPath, type CanonicalPath } from '../security/canonical-path.js';
 import { isSameOrAllowedOrigin } from '../security/csrf.js';
-import { SESSION_COOKIE, type Caller, type SecurityService } from '../security/security-service.js';
-import { sendError } from './error-handler.js';
+import { SESSION_COOKIE, type Caller, type Refusal, type SecurityService } from '../security/security-service.js';
+import { sendError, sendUnavailable } from './error-handler.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,6 +25,13 @@ export function challenge(reply: FastifyReply): FastifyReply {
 }
 
 export const HEALTH_PATH = '/.health';
+/** 401 for wrong credentials, 429 for a throttled client, 503 when too many password checks are in flight. */
+export function sendRefusal(reply: FastifyReply, refusal: Refusal, wrongCredentials: string): FastifyReply {
+  if (refusal.retryAfter !== undefined) reply.header('retry-after', String(refusal.retryAfter));
+  if (refusal.busy === true) return sendUnavailable(reply, 'Too many sign-ins are being checked; try again shortly');
+  if (refusal.retryAfter !== undefined) return sendError(reply, 'tooManyRequests');
+  return sendError(challenge(reply), 'notAuthorized', wrongCredentials);
+}
 
 export function registerSecurityHook(
   app: FastifyInstance,
@@ -75,13 +82,7 @@ export function registerSecurityHook(
         ...(sessionId !== undefined ? { sessionId } : {}),
         client: request.ip,
       });
-    if (!id.ok) {
-      if (id.retryAfter !== undefined) {
-        reply.header('retry-after', String(id.retryAfter));
-        return sendError(reply, 'tooManyRequests');
-      }
-      return sendError(challenge(reply), 'notAuthorized', 'The credentials are not valid');
-    }
+    if (!id.ok) return sendRefusal(reply, id, 'The credentials are not valid');
     request.caller = id.caller;
     if (sessionId !== undefined && id.caller.via !== 'session' && request.headers.authorization === undefined) {
       reply.clearCookie(SESSION_COOKIE, { path: '/' }); // a stale session cookie: forget it

@@ -10,11 +10,16 @@ import { createToken, readTokens, writeTokens } from './api-tokens.js';
 import { hashPassword } from './password-hash.js';
 import { packageRoot } from '../config/load-config.js';
 import { loadSecurity, NAME_PATTERN, type SecurityConfig } from './security-config.js';
-import { addUser } from './users-file.js';
+import { recordLogout } from './logouts-file.js';
+import { addUser, removeUser, setUserEnabled } from './users-file.js';
 
 export const USER_USAGE = `Usage: petal user add NAME --role R [--role R2] [--group G] [--password-stdin] [--config petal.yaml]
   Adds NAME (or sets a new password and roles) in <security folder>/users.yaml, with a scrypt hash.
   The password is read from a prompt (asked twice), or from standard input with --password-stdin.
+  A new password ends the user's sessions.
+       petal user logout|disable|enable|remove NAME [--config petal.yaml]
+  logout ends every session of NAME now; disable blocks NAME (sessions, Basic, tokens) until enable;
+  remove deletes NAME from users.yaml. A running server sees the change within a second.
 `;
 
 export const TOKEN_USAGE = `Usage: petal token create NAME --user U [--expires-days N] [--config petal.yaml]
@@ -90,9 +95,42 @@ function usageError(message: string, usage: string): number {
   return 2;
 }
 
-/** `petal user add …` */
+const USER_STATE_COMMANDS: ReadonlySet<string> = new Set(['logout', 'disable', 'enable', 'remove']);
+
+/** `petal user add|logout|disable|enable|remove …` */
 export function userCommand(args: readonly string[]): Promise<number> {
-  return reporting(() => userAdd(args));
+  const sub = args.find((a) => !a.startsWith('-'));
+  return reporting(() => (sub !== undefined && USER_STATE_COMMANDS.has(sub) ? userState(args) : userAdd(args)));
+}
+
+/**
+ * `petal user logout|disable|enable|remove NAME`: sessions live in the server's memory, so a logout
+ * is recorded in <folder>/logouts.yaml, which the server watches. Disable and remove record one too,
+ * so a session unused while the user was disabled cannot come back with `enable`.
+ */
+async function userState(args: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...args], options: { config: { type: 'string' }, help: { type: 'boolean' } }, allowPositionals: true,
+  });
+  if (values.help) { process.stdout.write(USER_USAGE); return 0; }
+  const [sub, name, ...extra] = positionals as [string, string | undefined, ...string[]];
+  if (name === undefined || extra.length > 0) return usageError(`petal user ${sub}: name exactly one user`, USER_USAGE);
+  if (name === '__proto__' || !NAME_PATTERN.test(name)) return usageError(`invalid user name ${JSON.stringify(name)}: use 1-64 letters, digits or . _ @ -`, USER_USAGE);
+  const { configFile, security } = locateSecurity(values.config);
+  const owner = security.definedIn.users.get(name);
+  if (owner === undefined) throw new CommandError(`user ${name} is not defined in ${configFile ?? 'no petal.yaml'} or ${security.folder}`);
+  if (sub !== 'logout' && owner !== security.usersFile) {
+    throw new ConfigError(owner, `user ${name} is defined here; change it in this file (petal user ${sub} only edits ${security.usersFile})`);
+  }
+  ensureFolder(security.folder);
+  // The logout first: if the second write fails, the sessions are ended all the same.
+  if (sub !== 'enable') recordLogout(security.logoutsFile, name);
+  if (sub === 'disable') setUserEnabled(security.usersFile, name, false);
+  if (sub === 'enable') setUserEnabled(security.usersFile, name, true);
+  if (sub === 'remove') removeUser(security.usersFile, name);
+  const done = { logout: 'ended the sessions of', disable: 'disabled', enable: 'enabled', remove: 'removed' }[sub as 'logout'];
+  process.stdout.write(`${done} user ${name}${sub === 'logout' ? '' : ` in ${security.usersFile}`}\n`);
+  return 0;
 }
 
 async function userAdd(args: readonly string[]): Promise<number> {
@@ -133,6 +171,8 @@ async function userAdd(args: readonly string[]): Promise<number> {
 
   ensureFolder(security.folder);
   const outcome = addUser(security.usersFile, { name, passwordHash: await hashPassword(password), roles, ...(groups !== undefined ? { groups } : {}) });
+  // A new password ends the sessions opened with the old one (the server also sees the hash change).
+  if (outcome === 'updated') recordLogout(security.logoutsFile, name);
   process.stdout.write(`${outcome} user ${name} (roles: ${roles.join(', ') || 'none'}${groups !== undefined && groups.length > 0 ? `; groups: ${groups.join(', ')}` : ''}) in ${security.usersFile}\n`);
   return 0;
 }

@@ -8,8 +8,8 @@ export interface ScryptParams {
   readonly p: number;
 }
 
-/** ln=15, r=8: 32 MiB and roughly 0.1 s per hash, the OWASP-recommended floor for scrypt. */
-export const DEFAULT_SCRYPT_PARAMS: ScryptParams = { ln: 15, r: 8, p: 1 };
+/** ln=17, r=8, p=1: 128 MiB and a few hundred ms per hash, OWASP's current minimum for scrypt. */
+export const DEFAULT_SCRYPT_PARAMS: ScryptParams = { ln: 17, r: 8, p: 1 };
 
 // Bounds for parameters read back from a stored hash: below them the hash is too weak to trust,
 // above them one verification could pin gigabytes or minutes of CPU.
@@ -54,7 +54,7 @@ function normalize(password: string): string {
 
 function derive(password: string, salt: Buffer, keyLength: number, { ln, r, p }: ScryptParams): Promise<Buffer> {
   const N = 2 ** ln;
-  // OpenSSL needs 128·r·(N + p + 2) bytes; Node's default cap (32 MiB) is just below ln=15, r=8.
+  // OpenSSL needs 128·r·(N + p + 2) bytes; Node's default cap (32 MiB) is below ln=15, r=8.
   const options: ScryptOptions = { N, r, p, maxmem: 128 * r * (N + p + 2) + 1024 * 1024 };
   return new Promise((resolve, reject) => {
     scrypt(normalize(password), salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key)));
@@ -72,6 +72,17 @@ export async function hashPassword(password: string, params: ScryptParams = DEFA
   return `$scrypt$ln=${ln},r=${r},p=${p}$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
+/**
+ * True when a stored hash was made with weaker parameters than today's defaults, so that the next
+ * successful login should replace it (stronger or equal ones are kept: an operator may have raised them).
+ */
+export function needsRehash(encoded: string, target: ScryptParams = DEFAULT_SCRYPT_PARAMS): boolean {
+  const parsed = parsePasswordHash(encoded);
+  if (!parsed) return false;
+  const { ln, r, p } = parsed.params;
+  return ln < target.ln || (ln === target.ln && r < target.r) || parsed.key.length < KEY_BYTES;
+}
+
 /** True when `password` matches `encoded`; false for a wrong password or a malformed/out-of-bounds string. */
 export async function verifyPassword(password: string, encoded: string): Promise<boolean> {
   const parsed = parsePasswordHash(encoded);
@@ -84,7 +95,7 @@ export async function verifyPassword(password: string, encoded: string): Promise
  * A valid hash (default parameters) of a random password nobody knows: verifying against it costs
  * exactly what verifying a real user costs, so unknown user names cannot be told apart by timing.
  */
-export const DUMMY_HASH = '$scrypt$ln=15,r=8,p=1$7Qm0wB5X6Zq2dJb1b2xZ4g==$2vC7sVJ8yVf3QdWn3o1mQ8t0q3hP1kS5oLr9uE6yZaI=';
+export const DUMMY_HASH = '$scrypt$ln=17,r=8,p=1$uPTE5sAVhM1eRf1hi6VteQ==$mZT+4bbZF/SJT1PLrCdRqqzGHVpltdgY6+b5RvNRUFQ=';
 
 /** Spends one default-cost verification and always answers false (for unknown or unusable accounts). */
 export async function verifyAgainstDummy(password: string): Promise<false> {

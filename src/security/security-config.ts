@@ -13,6 +13,8 @@ export const NAME_PATTERN = /^[A-Za-z0-9._@-]{1,64}$/;
 export const TOKENS_FILE_NAME = 'tokens.yaml';
 /** The file of the security folder that `petal user add` writes. */
 export const USERS_FILE_NAME = 'users.yaml';
+/** The file of the security folder where `petal user logout` records when each user's sessions end. */
+export const LOGOUTS_FILE_NAME = 'logouts.yaml';
 export const DEFAULT_SECURITY_FOLDER = './security';
 /** `definedIn` value of the roles that ship with Petal. */
 export const BUILT_IN = 'built-in';
@@ -62,6 +64,12 @@ export const securityConfigSchema = z.strictObject({
     idleMinutes: z.number().positive().max(60 * 24 * 30).default(30),
     absoluteHours: z.number().positive().max(24 * 365).default(8),
   }).default({ idleMinutes: 30, absoluteHours: 8 }),
+  login: z.strictObject({
+    maxConcurrentHashes: z.number().int().min(1).max(64).default(2),
+    maxQueuedHashes: z.number().int().min(0).max(10_000).default(16),
+  }).default({ maxConcurrentHashes: 2, maxQueuedHashes: 16 }),
+  /** Bytes of memoized workspace-permission decisions (all role sets together). */
+  aclCacheMaxBytes: z.number().int().min(0).default(16 * 1024 * 1024),
   users: z.record(name, userSchema).optional(),
   groups: z.record(name, groupSchema).optional(),
   roles: z.record(name, roleSchema).optional(),
@@ -107,8 +115,14 @@ export interface SecurityConfig {
   readonly tokensFile: string;
   /** `<folder>/users.yaml`: where `petal user add` writes. */
   readonly usersFile: string;
+  /** `<folder>/logouts.yaml`: per user, the time before which their sessions are void. */
+  readonly logoutsFile: string;
   readonly anonymousRoles: readonly string[];
   readonly session: { readonly idleMinutes: number; readonly absoluteHours: number };
+  readonly login: { readonly maxConcurrentHashes: number; readonly maxQueuedHashes: number };
+  readonly aclCacheMaxBytes: number;
+  /** User name → epoch ms: sessions created at or before it are void (from logouts.yaml). */
+  readonly logouts: ReadonlyMap<string, number>;
   readonly users: ReadonlyMap<string, UserConfig>;
   readonly groups: ReadonlyMap<string, GroupConfig>;
   /** Configured roles plus the built-ins that were not overridden. */
@@ -195,8 +209,12 @@ export function loadSecurity(raw: unknown, baseDir: string, configFile?: string)
     folder,
     tokensFile: join(folder, TOKENS_FILE_NAME),
     usersFile: join(folder, USERS_FILE_NAME),
+    logoutsFile: join(folder, LOGOUTS_FILE_NAME),
     anonymousRoles: [...new Set(section.anonymousRoles)].sort(),
     session: section.session,
+    login: section.login,
+    aclCacheMaxBytes: section.aclCacheMaxBytes,
+    logouts: readLogouts(join(folder, LOGOUTS_FILE_NAME)),
     users,
     groups,
     roles,
@@ -210,7 +228,27 @@ function claim(owners: Map<string, string>, kind: string, n: string, file: strin
   owners.set(n, file);
 }
 
-/** The `*.yaml` files of the folder (sorted, hidden files and tokens.yaml left out). */
+const logoutsSchema = z.strictObject({
+  logouts: z.record(name, z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'expected an ISO-8601 date-time')).default({}),
+});
+
+/** The logouts file (missing = none): user name → epoch ms. */
+export function readLogouts(file: string): Map<string, number> {
+  if (!existsSync(file)) return new Map();
+  const lines = new LineCounter();
+  const doc = parseDocument(readFileSync(file, 'utf8'), { lineCounter: lines, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    throw new ConfigError(file, e.message.split('\n')[0]!, lines.linePos(e.pos[0]).line);
+  }
+  const data: unknown = doc.toJS() ?? {};
+  refuseProtoKeys(data, file, []);
+  const parsed = logoutsSchema.safeParse(data);
+  if (!parsed.success) throw zodError(parsed.error, file, [], { doc, lines });
+  return new Map(Object.entries(parsed.data.logouts).map(([user, at]) => [user, Date.parse(at)]));
+}
+
+/** The `*.yaml` files of the folder (sorted, hidden files, tokens.yaml and logouts.yaml left out). */
 function folderFiles(folder: string, configured: boolean, configFile: string): string[] {
   if (!existsSync(folder)) {
     // A folder the operator named but that is missing is most likely a typo: say so at start.
@@ -220,7 +258,7 @@ function folderFiles(folder: string, configured: boolean, configFile: string): s
   if (!statSync(folder).isDirectory()) throw new ConfigError(configFile, `security.folder: ${folder} is not a folder`);
   const files: string[] = [];
   for (const entry of readdirSync(folder).sort()) {
-    if (entry.startsWith('.') || entry === TOKENS_FILE_NAME) continue;
+    if (entry.startsWith('.') || entry === TOKENS_FILE_NAME || entry === LOGOUTS_FILE_NAME) continue;
     const file = join(folder, entry);
     // Silently skipping users.yml would leave an operator wondering why a user cannot log in.
     if (entry.endsWith('.yml')) throw new ConfigError(file, 'security files must end in .yaml, not .yml');

@@ -2,15 +2,20 @@
 // what their roles allow (URI rules and workspace ACLs, compiled once per role set), login sessions and
 // the login throttle. Reloaded whole when the configuration changes; roles are resolved per request.
 import { createHash } from 'node:crypto';
+import { dirname } from 'node:path';
+import { ByteLru, stringBytes } from '../cache/byte-lru.js';
 import type { ReadRule } from '../query/glob.js';
 import type { ReadAccess } from '../repository/session.js';
 import { readTokens, verifyToken, type TokenRecord } from './api-tokens.js';
+import { GATE_FULL, HashGate } from './hash-gate.js';
 import { Identities, roleSetKey } from './identities.js';
 import { LoginThrottle } from './login-throttle.js';
-import type { SecurityConfig } from './security-config.js';
-import { SessionStore } from './sessions.js';
+import { hashPassword, needsRehash } from './password-hash.js';
+import type { SecurityConfig, UserConfig } from './security-config.js';
+import { SessionStore, type LoginSession } from './sessions.js';
 import { compileUriRules, type UriAccess } from './uri-permissions.js';
-import { compileAcl, type AclRule } from './workspace-acl.js';
+import { replacePasswordHash } from './users-file.js';
+import { compileAcl, type AclDecisionCache, type AclPermission, type AclRule } from './workspace-acl.js';
 
 export const SESSION_COOKIE = 'petal_session';
 
@@ -24,10 +29,25 @@ export interface Caller {
   readonly roleKey: string;
 }
 
+/**
+ * A refused password check: wrong credentials (no `retryAfter`), a throttled client (`retryAfter`),
+ * or too many checks in flight server-wide (`busy`, with `retryAfter`): 401, 429 and 503 respectively.
+ */
+export interface Refusal {
+  readonly ok: false;
+  readonly retryAfter?: number;
+  readonly busy?: true;
+}
+
 export type Identification =
   | { readonly ok: true; readonly caller: Caller }
   /** Credentials were sent but are wrong, unknown or expired (always the same answer). */
-  | { readonly ok: false; readonly retryAfter?: number };
+  | Refusal;
+
+export interface SecurityServiceOptions {
+  /** Operator warnings (e.g. a hash that cannot be upgraded); none by default. */
+  readonly warn?: (message: string) => void;
+}
 
 export interface RequestCredentials {
   readonly authorization?: string;
@@ -37,6 +57,7 @@ export interface RequestCredentials {
 }
 
 const BASIC_CACHE_MS = 60_000;
+const BASIC_CACHE_BYTES = 2 * 1024 * 1024;
 
 export class SecurityService {
   #config: SecurityConfig;
@@ -45,31 +66,72 @@ export class SecurityService {
   #uri = new Map<string, UriAccess>();
   #read = new Map<string, ReadAccess>();
   /** Successful Basic credentials by hash, so every request does not pay a scrypt (cleared on reload). */
-  #basic = new Map<string, { user: string; until: number }>();
+  #basic = new ByteLru<string, { user: string; until: number }>(BASIC_CACHE_BYTES);
+  /** Workspace-permission decisions of every role set, bounded in bytes (cleared on reload). */
+  #aclCache: AclDecisionCache;
   readonly sessions: SessionStore;
   readonly throttle = new LoginThrottle();
+  readonly #gate: HashGate;
+  /** Hashes this process wrote back when upgrading them: not a password change when reloaded. */
+  readonly #rehashed = new Map<string, string>();
+  readonly #rehashing = new Set<string>();
+  readonly #warned = new Set<string>();
+  readonly #warn: (message: string) => void;
   #anonymous: Caller | undefined;
 
-  constructor(config: SecurityConfig) {
+  constructor(config: SecurityConfig, options: SecurityServiceOptions = {}) {
     this.#config = config;
     this.#identities = new Identities(config);
     this.#tokens = readTokens(config.tokensFile);
     this.sessions = new SessionStore(config.session);
+    this.#aclCache = new ByteLru<string, AclPermission>(config.aclCacheMaxBytes);
+    this.#gate = new HashGate({ maxConcurrent: config.login.maxConcurrentHashes, maxQueued: config.login.maxQueuedHashes });
+    this.#warn = options.warn ?? (() => undefined);
   }
 
   get config(): SecurityConfig {
     return this.#config;
   }
 
-  /** Takes a new configuration: compiled rules and cached credentials are dropped, sessions stay. */
+  /**
+   * Takes a new configuration: compiled rules, permission decisions and cached credentials are dropped.
+   * Sessions stay, except those of users removed, disabled or given a new password, and those a
+   * logout (logouts.yaml) ended.
+   */
   reload(config: SecurityConfig): void {
+    const before = this.#config.users;
     this.#config = config;
     this.#identities = new Identities(config);
     this.#anonymous = undefined;
     this.#tokens = readTokens(config.tokensFile);
     this.#uri = new Map();
     this.#read = new Map();
-    this.#basic = new Map();
+    this.#basic = new ByteLru(BASIC_CACHE_BYTES);
+    this.#aclCache = new ByteLru(config.aclCacheMaxBytes);
+    this.#gate.limits = { maxConcurrent: config.login.maxConcurrentHashes, maxQueued: config.login.maxQueuedHashes };
+    for (const [name, old] of before) {
+      if (this.#credentialsChanged(name, old, config.users.get(name))) this.sessions.destroyUser(name);
+    }
+    for (const [name, at] of config.logouts) this.sessions.destroyUser(name, at);
+  }
+
+  #credentialsChanged(name: string, old: UserConfig, now: UserConfig | undefined): boolean {
+    if (now === undefined || !now.enabled) return true;
+    if (now.passwordHash === old.passwordHash) return false;
+    // Our own upgrade of the hash (same password, stronger parameters) keeps the sessions.
+    return this.#rehashed.get(name) !== now.passwordHash;
+  }
+
+  /** The live session of an id, or undefined (unknown, expired, or ended by a logout). */
+  #session(id: string): LoginSession | undefined {
+    const s = this.sessions.get(id);
+    if (s === undefined) return undefined;
+    const notBefore = this.#config.logouts.get(s.user);
+    if (notBefore !== undefined && s.created <= notBefore) {
+      this.sessions.destroy(s.id);
+      return undefined;
+    }
+    return s;
   }
 
   anonymous(): Caller {
@@ -101,7 +163,7 @@ export class SecurityService {
       return { ok: false };
     }
     if (c.sessionId !== undefined) {
-      const s = this.sessions.get(c.sessionId);
+      const s = this.#session(c.sessionId);
       const caller = s && this.#callerFor(s.user, 'session', s.id);
       if (caller) return { ok: true, caller };
       if (s) this.sessions.destroy(s.id);
@@ -128,22 +190,58 @@ export class SecurityService {
     const password = colon < 0 ? '' : decoded.slice(colon + 1);
     const result = await this.checkPassword(user, password, client);
     if (!result.ok) return result;
-    this.#basic.set(key, { user, until: Date.now() + BASIC_CACHE_MS });
-    if (this.#basic.size > 10_000) this.#basic.delete(this.#basic.keys().next().value!);
+    this.#basic.set(key, { user, until: Date.now() + BASIC_CACHE_MS }, stringBytes(key) + stringBytes(user) + 16);
     const caller = this.#callerFor(user, 'basic');
     return caller ? { ok: true, caller } : { ok: false };
   }
 
-  /** Checks a password under the per-client throttle; every failure looks the same. */
-  async checkPassword(user: string, password: string, client: string): Promise<{ ok: true } | { ok: false; retryAfter?: number }> {
-    const wait = this.throttle.retryAfter(client);
-    if (wait > 0) return { ok: false, retryAfter: wait };
-    const roles = await this.#identities.authenticate(user, password);
-    if (roles === undefined) {
-      this.throttle.fail(client);
-      return { ok: false };
+  /**
+   * Checks a password under the per-client throttle and the server-wide bound on hashes in flight;
+   * every wrong password looks the same. The attempt is counted before hashing, so concurrent
+   * attempts of one client cannot all pass the throttle; a success or a refusal for load gives it back.
+   */
+  async checkPassword(user: string, password: string, client: string): Promise<{ ok: true } | Refusal> {
+    const attempt = this.throttle.attempt(client);
+    if (!attempt.ok) return { ok: false, retryAfter: attempt.retryAfter };
+    const identities = this.#identities;
+    const roles = await this.#gate.run(() => identities.authenticate(user, password));
+    if (roles === GATE_FULL) {
+      this.throttle.succeeded(attempt.attempt);
+      return { ok: false, busy: true, retryAfter: 1 };
     }
+    if (roles === undefined) return { ok: false };
+    this.throttle.succeeded(attempt.attempt);
+    await this.#upgradeHash(user, password, identities);
     return { ok: true };
+  }
+
+  /**
+   * After a successful login: a hash made with weaker parameters than today's is replaced in its
+   * file (atomically, and only if unchanged meanwhile). Users of petal.yaml cannot be rewritten: a
+   * warning says so once. Failures only warn: the login itself has succeeded.
+   */
+  async #upgradeHash(user: string, password: string, identities: Identities): Promise<void> {
+    const old = identities.user(user)?.passwordHash;
+    if (old === undefined || !needsRehash(old) || this.#rehashing.has(user)) return;
+    const file = this.#config.definedIn.users.get(user);
+    if (file === undefined || dirname(file) !== this.#config.folder) {
+      if (!this.#warned.has(user)) {
+        this.#warned.add(user);
+        this.#warn(`user ${user}: the password hash uses weaker scrypt parameters than today's default; it is defined in ${file ?? 'petal.yaml'}, which Petal does not rewrite: set a new hash there (petal user add writes ${this.#config.usersFile})`);
+      }
+      return;
+    }
+    this.#rehashing.add(user);
+    try {
+      const next = await this.#gate.run(() => hashPassword(password));
+      if (next === GATE_FULL) return; // busy: the next login tries again
+      this.#rehashed.set(user, next);
+      if (!replacePasswordHash(file, user, old, next)) this.#rehashed.delete(user);
+    } catch (err) {
+      this.#warn(`user ${user}: could not upgrade the password hash in ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      this.#rehashing.delete(user);
+    }
   }
 
   uriAccess(caller: Caller): UriAccess {
@@ -165,7 +263,7 @@ export class SecurityService {
           (byWorkspace[ws] ??= []).push(...rules);
         }
       }
-      const acl = compileAcl(byWorkspace);
+      const acl = compileAcl(byWorkspace, { cache: this.#aclCache, cacheKey: caller.roleKey });
       const rulesCache = new Map<string, readonly ReadRule[] | null>();
       a = {
         canRead: (ws, path) => acl.canRead(ws, path),
@@ -181,6 +279,11 @@ export class SecurityService {
       this.#read.set(caller.roleKey, a);
     }
     return a;
+  }
+
+  /** Size of the workspace-permission decision cache (for tests and monitoring). */
+  aclCacheStats(): { entries: number; bytes: number; maxBytes: number; evictions: number } {
+    return this.#aclCache.stats();
   }
 
   /** Workspaces the anonymous caller may read nothing of (for a start-up hint). */

@@ -49,9 +49,12 @@ export class SessionStore {
     this.#sessions.delete(id);
   }
 
-  /** Ends every session of a user (used when the user is disabled or removed). */
-  destroyUser(user: string): void {
-    for (const [id, s] of this.#sessions) if (s.user === user) this.#sessions.delete(id);
+  /**
+   * Ends every session of a user (disabled, removed, new password), or with `createdUpTo` those
+   * created at or before that time (a logout recorded then).
+   */
+  destroyUser(user: string, createdUpTo = Infinity): void {
+    for (const [id, s] of this.#sessions) if (s.user === user && s.created <= createdUpTo) this.#sessions.delete(id);
   }
 
   get size(): number {

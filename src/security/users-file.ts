@@ -77,3 +77,40 @@ function readDocument(file: string): Document {
   }
   return doc;
 }
+
+/** The user's entry of `file` as a YAML map, or a ConfigError when the file does not define it. */
+function userEntry(doc: Document, file: string, name: string): YAMLMap {
+  const entry = doc.getIn(['users', name], true);
+  if (entry === undefined || entry === null) throw new ConfigError(file, `user ${name} is not defined in this file`);
+  if (!isMap(entry)) throw new ConfigError(file, `users.${name}: expected a mapping`);
+  return entry;
+}
+
+/** Sets `users.<name>.enabled` in `file` (other keys and entries kept). */
+export function setUserEnabled(file: string, name: string, enabled: boolean): void {
+  const doc = readDocument(file);
+  userEntry(doc, file, name).set('enabled', enabled);
+  writeFileAtomic(file, doc.toString());
+}
+
+/** Removes `users.<name>` from `file`. */
+export function removeUser(file: string, name: string): void {
+  const doc = readDocument(file);
+  userEntry(doc, file, name);
+  doc.deleteIn(['users', name]);
+  writeFileAtomic(file, doc.toString());
+}
+
+/**
+ * Replaces the user's hash by `next` only if the file still holds `expected` (the password may have
+ * been changed meanwhile, or another login rehashed first). Returns whether the file was written.
+ */
+export function replacePasswordHash(file: string, name: string, expected: string, next: string): boolean {
+  if (!isPasswordHash(next)) throw new RangeError('passwordHash is not a $scrypt$ hash');
+  if (!existsSync(file)) return false;
+  const doc = readDocument(file);
+  if (doc.getIn(['users', name, 'passwordHash']) !== expected) return false;
+  doc.setIn(['users', name, 'passwordHash'], next);
+  writeFileAtomic(file, doc.toString());
+  return true;
+}

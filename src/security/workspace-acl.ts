@@ -2,6 +2,7 @@
 // (its descendants), `/*` (every node, root included), `/` (the root), `*` anywhere as a glob.
 // Precedence as Magnolia's: longest matching pattern wins, tie → most permissive, no match → no access.
 // Rules under the workspace key `*` apply to every workspace, merged with that workspace's own.
+import { ByteLru, stringBytes } from '../cache/byte-lru.js';
 import { compileGlob, type Glob } from './uri-permissions.js';
 
 export type AclPermission = 'deny' | 'read' | 'readWrite';
@@ -40,7 +41,11 @@ export interface WorkspaceAccess {
 }
 
 const ACL_RANK: Readonly<Record<AclPermission, number>> = { deny: 0, read: 1, readWrite: 2 };
-const DEFAULT_CACHE_SIZE = 100_000;
+/** Bytes of memoized decisions of one compiled ACL when the caller shares no cache (16 MiB). */
+export const DEFAULT_ACL_CACHE_BYTES = 16 * 1024 * 1024;
+
+/** Memoized decisions, keyed by `<cacheKey>\n<workspace>\n<path>`: one may serve many compiled ACLs. */
+export type AclDecisionCache = ByteLru<string, AclPermission>;
 const BROAD_PATTERNS: ReadonlySet<string> = new Set(['/', '/*', '*']);
 
 function compileRule(rule: AclRule): CompiledAclRule {
@@ -69,16 +74,20 @@ interface WorkspaceState {
   readonly rules: readonly CompiledAclRule[];
   readonly readsAll: boolean;
   readonly readsNothing: boolean;
-  readonly cache: Map<string, AclPermission>;
+  /** Prefix of this state's keys in the decision cache. */
+  readonly prefix: string;
 }
 
 /** Compiles the merged workspace rules of a role set; do it once per role set and cache the result. */
 export function compileAcl(
   rulesByWorkspace: Readonly<Record<string, readonly AclRule[]>>,
-  options: { readonly cacheSize?: number } = {},
+  options: { readonly cache?: AclDecisionCache; readonly cacheKey?: string; readonly cacheBytes?: number } = {},
 ): WorkspaceAccess {
-  const cacheSize = Math.max(1, options.cacheSize ?? DEFAULT_CACHE_SIZE);
-  const makeState = (rules: CompiledAclRule[]): WorkspaceState => {
+  // Paths are chosen by callers: the memo is bounded in bytes (misses included) and evicts the least
+  // recently used. A shared cache serves every role set of a configuration; `cacheKey` keeps them apart.
+  const cache = options.cache ?? new ByteLru<string, AclPermission>(options.cacheBytes ?? DEFAULT_ACL_CACHE_BYTES);
+  const base = options.cacheKey ?? '';
+  const makeState = (rules: CompiledAclRule[], workspace: string): WorkspaceState => {
     rules.sort((a, b) => b.length - a.length || ACL_RANK[b.permission] - ACL_RANK[a.permission]);
     return {
       rules: Object.freeze(rules),
@@ -87,30 +96,28 @@ export function compileAcl(
         rules.every((r) => r.grantsRead && BROAD_PATTERNS.has(r.path)) &&
         rules.some((r) => r.path !== '/'),
       readsNothing: rules.every((r) => !r.grantsRead),
-      cache: new Map(),
+      prefix: `${base}\n${workspace}\n`,
     };
   };
   // Compiled eagerly (later changes to the input have no effect). Workspaces without rules of their
   // own share one state, so unknown workspace names never grow the map.
   const shared = (Object.hasOwn(rulesByWorkspace, ALL_WORKSPACES) ? rulesByWorkspace[ALL_WORKSPACES]! : [])
     .map(compileRule);
-  const sharedState = makeState([...shared]);
+  // Workspace names cannot hold a line break, so `*` (or a real name) after one is unambiguous.
+  const sharedState = makeState([...shared], ALL_WORKSPACES);
   const states = new Map<string, WorkspaceState>();
   for (const [workspace, rules] of Object.entries(rulesByWorkspace)) {
-    if (workspace !== ALL_WORKSPACES) states.set(workspace, makeState([...rules.map(compileRule), ...shared]));
+    if (workspace !== ALL_WORKSPACES) states.set(workspace, makeState([...rules.map(compileRule), ...shared], workspace));
   }
   const stateOf = (workspace: string): WorkspaceState => states.get(workspace) ?? sharedState;
 
   const permissionAt = (workspace: string, path: string): AclPermission => {
     const state = stateOf(workspace);
-    const cached = state.cache.get(path);
+    const key = state.prefix + path;
+    const cached = cache.get(key);
     if (cached !== undefined) return cached;
     const permission = decideAcl(state.rules, path);
-    if (state.cache.size >= cacheSize) {
-      const oldest = state.cache.keys().next();
-      if (oldest.done !== true) state.cache.delete(oldest.value);
-    }
-    state.cache.set(path, permission);
+    cache.set(key, permission, stringBytes(key));
     return permission;
   };
 

@@ -489,3 +489,39 @@ describe('loadConfig: the README', () => {
     expect(c.renditions).toEqual({ cacheDir: join(cwd, 'data', 'renditions'), maxBytes: 1073741824 });
   });
 });
+
+describe('loadConfig: trustProxy (issue 13 point 6)', () => {
+  const load = (text: string) => loadConfig({ config: write(`tp-${Math.random().toString(36).slice(2)}.yaml`, text) }, {}, cwd);
+  it('takes true as one hop, a number of hops, or a list of proxy addresses and CIDR ranges', () => {
+    expect(load('port: 1\n').trustProxy).toBe(false);
+    expect(load('trustProxy: false\n').trustProxy).toBe(false);
+    expect(load('trustProxy: true\n').trustProxy).toBe(1);
+    expect(load('trustProxy: 2\n').trustProxy).toBe(2);
+    expect(load('trustProxy: 0\n').trustProxy).toBe(false);
+    expect(load('trustProxy: [10.0.0.0/8, "2001:db8::/32", 192.0.2.7, loopback]\n').trustProxy)
+      .toEqual(['10.0.0.0/8', '2001:db8::/32', '192.0.2.7', 'loopback']);
+  });
+
+  it('refuses anything else with a clear error and its line', () => {
+    for (const bad of ['trustProxy: -1', 'trustProxy: 1.5', 'trustProxy: [10.0.0.0/33]', 'trustProxy: [proxy.example.com]', 'trustProxy: []', 'trustProxy: "10.0.0.1"']) {
+      const err = configError(() => load(`port: 1\n${bad}\n`));
+      expect(err.message, bad).toMatch(/trustProxy/);
+      expect(err.message, bad).toMatch(/proxy hops|IP address|CIDR|expected/);
+    }
+  });
+});
+
+describe('loadConfig: security login limits and ACL cache (issue 13 points 2 and 3)', () => {
+  it('defaults and validates security.login and security.aclCacheMaxBytes', () => {
+    const c = loadConfig({ config: write('s1.yaml', 'port: 1\n') }, {}, cwd);
+    expect(c.security.login).toEqual({ maxConcurrentHashes: 2, maxQueuedHashes: 16 });
+    expect(c.security.aclCacheMaxBytes).toBe(16 * 1024 * 1024);
+    const set = loadConfig({ config: write('s2.yaml', 'security:\n  login: { maxConcurrentHashes: 4, maxQueuedHashes: 0 }\n  aclCacheMaxBytes: 1048576\n') }, {}, cwd);
+    expect(set.security.login).toEqual({ maxConcurrentHashes: 4, maxQueuedHashes: 0 });
+    expect(set.security.aclCacheMaxBytes).toBe(1048576);
+    expect(configError(() => loadConfig({ config: write('s3.yaml', 'security:\n  login: { maxConcurrentHashes: 0 }\n') }, {}, cwd)).message)
+      .toMatch(/security\.login\.maxConcurrentHashes/);
+    expect(configError(() => loadConfig({ config: write('s4.yaml', 'security:\n  aclCacheMaxBytes: -5\n') }, {}, cwd)).message)
+      .toMatch(/security\.aclCacheMaxBytes/);
+  });
+});

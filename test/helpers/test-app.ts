@@ -73,6 +73,8 @@ export interface TestAppOptions {
   readonly logger?: Logger;
   /** petal.yaml `cors.origins`. */
   readonly corsOrigins?: readonly string[];
+  /** petal.yaml `trustProxy`. */
+  readonly trustProxy?: boolean | number | readonly string[];
 }
 
 /**
@@ -154,6 +156,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     ...(o.corsOrigins !== undefined ? { corsOrigins: o.corsOrigins } : {}),
     ...(o.links !== undefined ? { links: o.links } : o.contextPath !== undefined ? { links: { contextPath: o.contextPath, extension: '', mappings: [] } } : {}),
     ...(o.contextPath !== undefined ? { contextPath: o.contextPath } : {}),
+    ...(o.trustProxy !== undefined ? { trustProxy: o.trustProxy } : {}),
   });
   return {
     app, store, load, dir, security, themes, renditions, ...(shopStore ? { shopStore } : {}),

@@ -10,6 +10,7 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTokens } from '../../src/security/api-tokens.js';
 import { verifyPassword } from '../../src/security/password-hash.js';
+import { loadSecurity } from '../../src/security/security-config.js';
 
 const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const BIN = join(REPO, 'bin', 'petal.js');
@@ -64,7 +65,7 @@ describe('petal user add', () => {
     const bob = (parse(readFileSync(file, 'utf8')) as UsersShape).users.bob!;
     expect(bob.roles).toEqual(['editor']);
     expect(bob.enabled).toBe(true);
-    expect(bob.passwordHash).toMatch(/^\$scrypt\$ln=15,r=8,p=1\$/);
+    expect(bob.passwordHash).toMatch(/^\$scrypt\$ln=17,r=8,p=1\$/);
     expect(await verifyPassword('bob-password-1', bob.passwordHash)).toBe(true);
     expect(await verifyPassword('bob-password-1\n', bob.passwordHash)).toBe(false);
   });
@@ -140,5 +141,42 @@ describe('petal token create', () => {
     const r = await runPetal(['help'], '');
     expect(r.stdout).toContain('petal user add NAME');
     expect(r.stdout).toContain('petal token create NAME');
+  });
+});
+
+describe('petal user logout|disable|enable|remove', () => {
+  // Issue 13 point 9: the server learns of these through the security folder it watches.
+  it('records logouts, flips enabled and removes, as loadSecurity then reads them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'petal-security-cli-state-'));
+    try {
+      const cfg = join(dir, 'petal.yaml');
+      writeFileSync(cfg, 'security:\n  roles:\n    editor: {}\n  users:\n    yaml-user: { passwordHash: "$scrypt$ln=10,r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=" }\n');
+      expect((await runPetal(['user', 'add', 'eve', '--role', 'editor', '--password-stdin', '--config', cfg], 'eve-password-1', dir)).code).toBe(0);
+      const at = Date.now();
+      const logout = await runPetal(['user', 'logout', 'eve', '--config', cfg], '', dir);
+      expect(logout.code, logout.stderr).toBe(0);
+      expect(logout.stdout).toMatch(/ended the sessions of user eve/);
+      const read = () => loadSecurity(parse(readFileSync(cfg, 'utf8')).security, dir, cfg);
+      expect(read().logouts.get('eve')).toBeGreaterThanOrEqual(at - 1000);
+      expect(statSync(join(dir, 'security', 'logouts.yaml')).mode & 0o777).toBe(0o600);
+
+      expect((await runPetal(['user', 'disable', 'eve', '--config', cfg], '', dir)).code).toBe(0);
+      expect(read().users.get('eve')?.enabled).toBe(false);
+      expect((await runPetal(['user', 'enable', 'eve', '--config', cfg], '', dir)).code).toBe(0);
+      expect(read().users.get('eve')?.enabled).toBe(true);
+      // A user of petal.yaml can be logged out, not edited.
+      expect((await runPetal(['user', 'logout', 'yaml-user', '--config', cfg], '', dir)).code).toBe(0);
+      const edit = await runPetal(['user', 'disable', 'yaml-user', '--config', cfg], '', dir);
+      expect(edit.code).toBe(1);
+      expect(edit.stderr).toMatch(/defined here/);
+      const unknown = await runPetal(['user', 'logout', 'nobody', '--config', cfg], '', dir);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/user nobody is not defined/);
+      expect((await runPetal(['user', 'remove', 'eve', '--config', cfg], '', dir)).code).toBe(0);
+      expect(read().users.has('eve')).toBe(false);
+      expect((await runPetal(['help'], '', dir)).stdout).toContain('petal user logout|disable|enable|remove NAME');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

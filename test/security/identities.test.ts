@@ -8,7 +8,7 @@ import { loadSecurity } from '../../src/security/security-config.js';
 let ids: Identities;
 
 beforeAll(async () => {
-  // Default cost (ln=15): the timing assertions compare real users with the dummy hash.
+  // Default cost (ln=17): the timing assertions compare real users with the dummy hash.
   const [alice, carol] = await Promise.all([hashPassword('alice-password'), hashPassword('carol-password')]);
   ids = new Identities(loadSecurity({
     users: {

@@ -5,7 +5,7 @@ import {
   DUMMY_HASH, hashPassword, isPasswordHash, parsePasswordHash, verifyAgainstDummy, verifyPassword,
 } from '../../src/security/password-hash.js';
 
-const FORMAT = /^\$scrypt\$ln=15,r=8,p=1\$[A-Za-z0-9+/]+={0,2}\$[A-Za-z0-9+/]+={0,2}$/;
+const FORMAT = /^\$scrypt\$ln=17,r=8,p=1\$[A-Za-z0-9+/]+={0,2}\$[A-Za-z0-9+/]+={0,2}$/;
 
 /** Replaces one base64 character of the part at `index` (3 = salt, 4 = key) by another. */
 function tamper(encoded: string, index: number): string {

@@ -191,7 +191,7 @@ describe('compileAcl: rulesFor', () => {
 describe('compileAcl: decision cache', () => {
   it('stays correct when the bounded cache evicts entries', () => {
     const rules = { w: [{ path: '/*', permission: 'read' as const }, { path: '/s*', permission: 'deny' as const }] };
-    const small = compileAcl(rules, { cacheSize: 3 });
+    const small = compileAcl(rules, { cacheBytes: 3 * 200 });
     const expected = (p: string) => !p.startsWith('/s');
     const paths = Array.from({ length: 50 }, (_, i) => (i % 3 === 0 ? `/s${i}` : `/p${i}`));
     for (let round = 0; round < 3; round++) {

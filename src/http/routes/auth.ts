@@ -6,7 +6,7 @@ import type {} from '@fastify/cookie';
 import { isSameOrAllowedOrigin } from '../../security/csrf.js';
 import { SESSION_COOKIE, type SecurityService } from '../../security/security-service.js';
 import { sendError } from '../error-handler.js';
-import { challenge } from '../security-hook.js';
+import { sendRefusal } from '../security-hook.js';
 
 function field(body: unknown, ...names: string[]): string | undefined {
   if (body === null || typeof body !== 'object') return undefined;
@@ -39,13 +39,7 @@ export function registerAuthRoutes(
       return sendError(reply, 'badRequest', 'mgnlUserId and mgnlUserPSWD are required');
     }
     const result = await security.checkPassword(user, password, request.ip);
-    if (!result.ok) {
-      if (result.retryAfter !== undefined) {
-        reply.header('retry-after', String(result.retryAfter));
-        return sendError(reply, 'tooManyRequests');
-      }
-      return sendError(challenge(reply), 'notAuthorized', 'Invalid user name or password');
-    }
+    if (!result.ok) return sendRefusal(reply, result, 'Invalid user name or password');
     const old = request.cookies?.[SESSION_COOKIE];
     if (old !== undefined) security.sessions.destroy(old);
     const session = security.sessions.create(user);
