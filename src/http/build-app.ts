@@ -17,6 +17,7 @@ import { ThemeRegistry } from '../assets/themes.js';
 import { RenditionService } from '../assets/render-rendition.js';
 import { defaultRenditionCacheDir } from '../assets/rendition-cache.js';
 import { registerSecurityHook } from './security-hook.js';
+import { registerRequestGuard } from './request-guard.js';
 import { DEFAULT_CACHE_MAX_BYTES, ResponseCache } from './response-cache.js';
 import fastifyCookie from '@fastify/cookie';
 import { registerCors } from './cors.js';
@@ -104,6 +105,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     });
   }
 
+  registerRequestGuard(app); // first: its header is on every answer, and `#` never reaches a route
   await app.register(fastifyCookie);
   // Before the security hook: preflights carry no credentials and must not meet a 401.
   await registerCors(app, o.corsOrigins ?? []);

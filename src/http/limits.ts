@@ -29,5 +29,5 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
   if (err.code === 'HPE_HEADER_OVERFLOW') { status = 431; code = 'headersTooLarge'; }
   else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_HEADERS_TIMEOUT') { status = 408; code = 'badRequest'; }
   const body = errorBody(code, status === 431 ? 'Request headers too large' : status === 408 ? 'The request took too long to arrive' : 'The request could not be parsed');
-  socket.end(`HTTP/1.1 ${STATUS_LINE[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(`HTTP/1.1 ${STATUS_LINE[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`);
 }
