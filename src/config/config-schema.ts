@@ -50,7 +50,13 @@ export const configSchema = z.strictObject({
   /** The in-memory cache of rendered delivery answers: its budget in bytes (0 turns it off). */
   cache: z.strictObject({ maxBytes: z.number().int().min(0).optional() }).optional(),
   pages: z.strictObject({ allEndpoints: z.boolean().optional() }).optional(),
-  limits: z.record(z.string(), z.unknown()).optional(),
+  /** How long clients may take, and how long a stopping server waits for them (milliseconds). */
+  limits: z.strictObject({
+    headersTimeoutMs: z.number().int().min(1).optional(),
+    requestTimeoutMs: z.number().int().min(1).optional(),
+    keepAliveTimeoutMs: z.number().int().min(1).optional(),
+    shutdownGraceMs: z.number().int().min(0).optional(),
+  }).optional(),
 });
 
 export type RawConfig = z.infer<typeof configSchema>;

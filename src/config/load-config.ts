@@ -48,8 +48,23 @@ export interface PetalConfig {
   readonly cache?: { readonly maxBytes: number };
   /** Inheritance and autogeneration also on plain `jcrDeliveryEndpoint_v2` endpoints (`pages.allEndpoints`). */
   readonly pagesOnAllEndpoints?: boolean;
+  /** Client timeouts and the shutdown grace (`limits:`): only the keys petal.yaml sets. */
+  readonly limits?: LimitsConfig;
   readonly isDemo: boolean;
 }
+
+export interface LimitsConfig {
+  readonly headersTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
+  readonly keepAliveTimeoutMs?: number;
+  /** After SIGTERM/SIGINT, connections still open after this time are closed (default 10 s). */
+  readonly shutdownGraceMs?: number;
+}
+
+/** What a key of `limits:` left out stands for (the HTTP layer and the shutdown apply these). */
+export const DEFAULT_LIMITS: Required<LimitsConfig> = Object.freeze({
+  headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, shutdownGraceMs: 10_000,
+});
 
 export interface CliOverrides {
   config?: string;
@@ -147,8 +162,19 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     security: loadSecurity(raw.security ?? {}, isDemo ? cwd : baseDir, file),
     ...(raw.cache?.maxBytes !== undefined ? { cache: { maxBytes: raw.cache.maxBytes } } : {}),
     pagesOnAllEndpoints: raw.pages?.allEndpoints ?? false,
+    limits: checkLimits(raw.limits ?? {}, file),
     isDemo,
   };
+}
+
+/** Headers cannot be given longer than the whole request they belong to (Node refuses to start). */
+function checkLimits(limits: LimitsConfig, file: string | undefined): LimitsConfig {
+  const headers = limits.headersTimeoutMs ?? DEFAULT_LIMITS.headersTimeoutMs;
+  const request = limits.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs;
+  if (headers > request) {
+    throw new ConfigError(file, `limits.headersTimeoutMs (${headers}) must not exceed limits.requestTimeoutMs (${request}): the headers are part of the request`);
+  }
+  return limits;
 }
 
 /** Replica URLs from a flag or the environment (the file's are checked by its schema). */

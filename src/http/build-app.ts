@@ -7,7 +7,7 @@ import type { SiteConfig } from '../config/load-config.js';
 import type { EndpointRegistry } from '../delivery/endpoint-registry.js';
 import type { Repository } from '../repository/session.js';
 import { handleError, sendError } from './error-handler.js';
-import { clientErrorHandler, LIMITS } from './limits.js';
+import { clientErrorHandler, connectionsCheckingIntervalMs, DEFAULT_TIMEOUTS, LIMITS, type HttpTimeouts } from './limits.js';
 import { registerDeliveryRoutes } from './routes/delivery.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerAuthRoutes } from './routes/auth.js';
@@ -54,6 +54,8 @@ export interface AppOptions {
   readonly pagesOnAllEndpoints?: boolean;
   /** The deprecated /shop/v1 API; absent = not served. */
   readonly shop?: ShopService;
+  /** How long clients may take (petal.yaml `limits:`); DEFAULT_TIMEOUTS for what is not given. */
+  readonly timeouts?: Partial<HttpTimeouts>;
 }
 
 declare module 'fastify' {
@@ -69,6 +71,7 @@ const bootId = randomUUID().slice(0, 8);
 let requestCount = 0;
 
 export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
+  const timeouts: HttpTimeouts = { ...DEFAULT_TIMEOUTS, ...o.timeouts };
   const app = Fastify({
     ...(o.logger ? { loggerInstance: o.logger as FastifyBaseLogger } : { logger: false }),
     // One log line per request, written by the onResponse hook below.
@@ -81,9 +84,13 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `${bootId}-${(++requestCount).toString(36)}`;
     },
     bodyLimit: LIMITS.maxBodyBytes,
-    requestTimeout: LIMITS.requestTimeoutMs,
-    keepAliveTimeout: LIMITS.keepAliveTimeoutMs,
-    http: { maxHeaderSize: LIMITS.maxHeaderBytes, headersTimeout: LIMITS.headersTimeoutMs },
+    requestTimeout: timeouts.requestTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    http: {
+      maxHeaderSize: LIMITS.maxHeaderBytes,
+      headersTimeout: timeouts.headersTimeoutMs,
+      connectionsCheckingInterval: connectionsCheckingIntervalMs(timeouts),
+    },
     clientErrorHandler,
     return503OnClosing: true,
     trustProxy: o.trustProxy ?? false,

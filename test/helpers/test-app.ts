@@ -10,6 +10,7 @@ import type { SiteConfig } from '../../src/config/load-config.js';
 import { EndpointRegistry } from '../../src/delivery/endpoint-registry.js';
 import { loadDefinitions, type LoadResult } from '../../src/delivery/load-definitions.js';
 import { buildApp } from '../../src/http/build-app.js';
+import type { HttpTimeouts } from '../../src/http/limits.js';
 import { importPaths } from '../../src/ingest/run-import.js';
 import { outputNameFor, type Namespace } from '../../src/repository/names.js';
 import { NodeTypeRegistry } from '../../src/repository/node-types.js';
@@ -69,6 +70,8 @@ export interface TestAppOptions {
   readonly logger?: Logger;
   /** petal.yaml `cors.origins`. */
   readonly corsOrigins?: readonly string[];
+  /** Client timeouts (petal.yaml `limits:`). */
+  readonly timeouts?: Partial<HttpTimeouts>;
 }
 
 export const OPEN_SECURITY = {
@@ -142,6 +145,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     themes, renditions, theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: o.pagesOnAllEndpoints ?? false,
     ...(o.cache !== undefined ? { cache: o.cache } : {}),
     ...(o.corsOrigins !== undefined ? { corsOrigins: o.corsOrigins } : {}),
+    ...(o.timeouts !== undefined ? { timeouts: o.timeouts } : {}),
     ...(o.links !== undefined ? { links: o.links } : {}),
   });
   return {
