@@ -4,8 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 
 import { existsSync, mkdirSync } from 'node:fs';
-import { loadConfig, type LimitsConfig, type PetalConfig, type SiteConfig } from './config/load-config.js';
+import { DEFAULT_LIMITS, loadConfig, type LimitsConfig, type PetalConfig, type SiteConfig } from './config/load-config.js';
 import type { HttpTimeouts } from './http/limits.js';
+import { closeGracefully } from './http/graceful-close.js';
 import { SecurityService } from './security/security-service.js';
 import { discoverSites } from './config/discover-sites.js';
 import { watchModules, type ModuleWatcher } from './config/watch-modules.js';
@@ -149,7 +150,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     close: async () => {
       await watcher?.close();
       await securityWatcher?.close();
-      await app.close();
+      await closeGracefully(app, config.limits?.shutdownGraceMs ?? DEFAULT_LIMITS.shutdownGraceMs);
       await shopStore.close();
       await store.close();
     },

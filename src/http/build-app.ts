@@ -18,6 +18,7 @@ import { RenditionService } from '../assets/render-rendition.js';
 import { defaultRenditionCacheDir } from '../assets/rendition-cache.js';
 import { registerSecurityHook } from './security-hook.js';
 import { registerRequestGuard } from './request-guard.js';
+import { registerGracefulClose } from './graceful-close.js';
 import { DEFAULT_CACHE_MAX_BYTES, ResponseCache } from './response-cache.js';
 import fastifyCookie from '@fastify/cookie';
 import { registerCors } from './cors.js';
@@ -92,7 +93,9 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
       connectionsCheckingInterval: connectionsCheckingIntervalMs(timeouts),
     },
     clientErrorHandler,
-    return503OnClosing: true,
+    // While draining, requests on open connections are answered (with `Connection: close`, see
+    // graceful-close.ts), not refused with a 503 of another shape.
+    return503OnClosing: false,
     trustProxy: o.trustProxy ?? false,
     // Errors Fastify raises before routing (malformed URL, bad content type) get our JSON shape too.
     frameworkErrors: (error, request, reply) => {
@@ -113,6 +116,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   }
 
   registerRequestGuard(app); // first: its header is on every answer, and `#` never reaches a route
+  registerGracefulClose(app);
   await app.register(fastifyCookie);
   // Before the security hook: preflights carry no credentials and must not meet a 401.
   await registerCors(app, o.corsOrigins ?? []);

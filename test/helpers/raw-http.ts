@@ -9,6 +9,8 @@ export interface RawAnswer {
   readonly body: string;
   /** Milliseconds from connecting to the server closing the connection. */
   readonly closedAfterMs: number;
+  /** When the server closed it (Date.now()). */
+  readonly closedAt: number;
 }
 
 export function openSocket(port: number): Promise<Socket> {
@@ -29,7 +31,7 @@ export function readUntilClosed(socket: Socket, timeoutMs = 10_000): Promise<Raw
       const split = text.indexOf('\r\n\r\n');
       const head = split < 0 ? text : text.slice(0, split);
       const status = /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1];
-      resolve({ status: status === undefined ? 0 : Number(status), head, body: split < 0 ? '' : text.slice(split + 4), closedAfterMs: Date.now() - started });
+      resolve({ status: status === undefined ? 0 : Number(status), head, body: split < 0 ? '' : text.slice(split + 4), closedAfterMs: Date.now() - started, closedAt: Date.now() });
     };
     const timer = setTimeout(() => { socket.destroy(); finish(); }, timeoutMs);
     socket.on('data', (c: Buffer) => chunks.push(c));
