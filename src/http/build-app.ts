@@ -7,7 +7,7 @@ import type { SiteConfig } from '../config/load-config.js';
 import type { EndpointRegistry } from '../delivery/endpoint-registry.js';
 import type { Repository } from '../repository/session.js';
 import { handleError, sendError } from './error-handler.js';
-import { clientErrorHandler, connectionsCheckingIntervalMs, DEFAULT_TIMEOUTS, LIMITS, type HttpTimeouts } from './limits.js';
+import { answerConnect, clientErrorHandler, connectionsCheckingIntervalMs, DEFAULT_TIMEOUTS, LIMITS, type HttpTimeouts } from './limits.js';
 import { registerDeliveryRoutes } from './routes/delivery.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerAuthRoutes } from './routes/auth.js';
@@ -103,6 +103,13 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     },
     routerOptions: { ignoreDuplicateSlashes: true, maxParamLength: MAX_URL_LENGTH },
   });
+
+  // A client may half-close its side once its request is sent (`shutdown(SHUT_WR)`, curl's and
+  // netcat's way): Node then aborted the request, so an answer computed asynchronously (the 401 after
+  // hashing a wrong Basic password) was never written. With this (undocumented, but kept by Node for
+  // this very purpose) the answer is written and the connection closed after it.
+  (app.server as typeof app.server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  app.server.on('connect', answerConnect);
 
   // One log line per request, only when someone reads it (no hook at all otherwise).
   if (o.logger && o.logger.isLevelEnabled('info')) {

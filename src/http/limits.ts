@@ -1,6 +1,8 @@
 // HTTP layer: limits against hostile or broken clients: URL length, header size and count, body size,
 // query parameter count, timeouts for slow clients, and JSON answers for errors Node raises itself.
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { errorBody } from './error-handler.js';
 import { DEFAULT_LIMITS } from '../config/load-config.js';
 import { ERRORS, type ErrorCode } from '../errors.js';
@@ -39,15 +41,27 @@ export function connectionsCheckingIntervalMs(t: HttpTimeouts): number {
   return Math.max(50, Math.min(1_000, Math.floor(Math.min(t.headersTimeoutMs, t.requestTimeoutMs) / 4)));
 }
 
-const STATUS_LINE: Readonly<Record<number, string>> = { 400: '400 Bad Request', 408: '408 Request Timeout', 431: '431 Request Header Fields Too Large', 413: '413 Payload Too Large', 414: '414 URI Too Long' };
+/** An error answer written on the socket itself, for what never becomes a Fastify request. */
+function endWithError(socket: Duplex, code: ErrorCode, message: string, extraHeaders = ''): void {
+  const status = ERRORS[code].status;
+  const body = errorBody(code, message);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n`
+    + `Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n${extraHeaders}Connection: close\r\n\r\n${body}`);
+}
 
 /** Errors Node's HTTP parser raises before any route runs, answered in our JSON error shape. */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || !socket.writable) return;
-  let status = 400;
-  let code: ErrorCode = 'badRequest';
-  if (err.code === 'HPE_HEADER_OVERFLOW') { status = 431; code = 'headersTooLarge'; }
-  else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_HEADERS_TIMEOUT') { status = 408; code = 'requestTimeout'; }
-  const body = errorBody(code, status === 400 ? 'The request could not be parsed' : ERRORS[code].message);
-  socket.end(`HTTP/1.1 ${STATUS_LINE[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`);
+  if (err.code === 'HPE_HEADER_OVERFLOW') endWithError(socket, 'headersTooLarge', ERRORS.headersTooLarge.message);
+  else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_HEADERS_TIMEOUT') endWithError(socket, 'requestTimeout', ERRORS.requestTimeout.message);
+  else endWithError(socket, 'badRequest', 'The request could not be parsed');
+}
+
+/**
+ * `CONNECT` (a proxy tunnel) is no request Node hands to the app: it emits 'connect', and without a
+ * listener drops the connection without a word. Petal is no proxy: 405 like any other method it
+ * does not serve.
+ */
+export function answerConnect(_request: IncomingMessage, socket: Duplex): void {
+  if (socket.writable) endWithError(socket, 'methodNotAllowed', 'CONNECT is not supported: Petal is not a proxy', 'Allow: GET, HEAD, POST, PUT, DELETE, OPTIONS\r\n');
 }
