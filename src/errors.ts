@@ -20,6 +20,7 @@ export const ERRORS = {
   payloadTooLarge: { status: 413, message: 'Request body too large' },
   uriTooLong: { status: 414, message: 'URI too long' },
   unsupportedMediaType: { status: 415, message: 'Unsupported media type' },
+  expectationFailed: { status: 417, message: 'Only the expectation 100-continue is supported' },
   headersTooLarge: { status: 431, message: 'Request headers too large' },
   tooManyRequests: { status: 429, message: 'Too many failed attempts; try again later' },
   // Shop (deprecated /shop/v1)

@@ -7,7 +7,7 @@ import type { SiteConfig } from '../config/load-config.js';
 import type { EndpointRegistry } from '../delivery/endpoint-registry.js';
 import type { Repository } from '../repository/session.js';
 import { handleError, sendError } from './error-handler.js';
-import { answerConnect, clientErrorHandler, connectionsCheckingIntervalMs, DEFAULT_TIMEOUTS, LIMITS, type HttpTimeouts } from './limits.js';
+import { answerConnect, answerExpectation, clientErrorHandler, connectionsCheckingIntervalMs, DEFAULT_TIMEOUTS, LIMITS, type HttpTimeouts } from './limits.js';
 import { registerDeliveryRoutes } from './routes/delivery.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerAuthRoutes } from './routes/auth.js';
@@ -110,6 +110,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   // this very purpose) the answer is written and the connection closed after it.
   (app.server as typeof app.server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   app.server.on('connect', answerConnect);
+  app.server.on('checkExpectation', answerExpectation);
 
   // One log line per request, only when someone reads it (no hook at all otherwise).
   if (o.logger && o.logger.isLevelEnabled('info')) {

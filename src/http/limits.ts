@@ -1,6 +1,6 @@
 // HTTP layer: limits against hostile or broken clients: URL length, header size and count, body size,
 // query parameter count, timeouts for slow clients, and JSON answers for errors Node raises itself.
-import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { errorBody } from './error-handler.js';
@@ -64,4 +64,13 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): 
  */
 export function answerConnect(_request: IncomingMessage, socket: Duplex): void {
   if (socket.writable) endWithError(socket, 'methodNotAllowed', 'CONNECT is not supported: Petal is not a proxy', 'Allow: GET, HEAD, POST, PUT, DELETE, OPTIONS\r\n');
+}
+
+/** An `Expect` other than 100-continue: Node answered 417 with an empty body; ours has the JSON shape. */
+export function answerExpectation(request: IncomingMessage, response: ServerResponse): void {
+  const body = errorBody('expectationFailed', `${ERRORS.expectationFailed.message}, not ${JSON.stringify(String(request.headers.expect).slice(0, 100))}`);
+  response.writeHead(417, {
+    'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store', 'x-content-type-options': 'nosniff', connection: 'close',
+  }).end(body);
 }

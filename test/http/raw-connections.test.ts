@@ -1,6 +1,7 @@
 // What clients send outside the common request-answer exchange (issue 14, point 8): a client that
 // half-closes its side after its request still gets the answer (a 401 for a wrong Basic password
-// included, computed after an asynchronous hash); `CONNECT` gets a 405 JSON answer, not silence.
+// included, computed after an asynchronous hash); `CONNECT` gets a 405 JSON answer, not silence; an
+// unknown `Expect` a 417 JSON answer, not an empty one.
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, OPEN_SECURITY, type TestApp } from '../helpers/test-app.js';
@@ -42,6 +43,22 @@ describe('a client that half-closes after its request', () => {
     const nothing = await rawRequest(port, '', { halfClose: true, timeoutMs: 5_000 });
     expect(nothing.status).toBe(0);
     expect(nothing.closedAfterMs).toBeLessThan(4_000);
+  });
+});
+
+describe('Expect', () => {
+  it('an expectation other than 100-continue is 417 expectationFailed JSON', async () => {
+    const res = await rawRequest(port, 'GET /.health HTTP/1.1\r\nHost: x\r\nExpect: the-unexpected\r\n\r\n', { timeoutMs: 5_000 });
+    expect(res.status, res.head).toBe(417);
+    expect(headerOf(res.head, 'x-content-type-options')).toBe('nosniff');
+    expect(JSON.parse(res.body).error).toMatchObject({ code: 'expectationFailed' });
+    expect(JSON.parse(res.body).error.message).toContain('the-unexpected');
+  });
+
+  it('100-continue is honoured', async () => {
+    const res = await rawRequest(port, 'GET /.health HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n', { timeoutMs: 5_000 });
+    expect(res.status, res.head).toBe(100);
+    expect(res.body).toMatch(/^HTTP\/1\.1 200 /);
   });
 });
 
