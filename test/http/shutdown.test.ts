@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { headerOf, openSocket, readUntilClosed } from '../helpers/raw-http.js';
 
 const CHILD = join(import.meta.dirname, '..', 'helpers', 'serve-child.ts');
-const GRACE_MS = 1_500;
+const GRACE_MS = 3_000;
 
 let child: ChildProcess | undefined;
 let dir: string | undefined;
