@@ -16,9 +16,11 @@ export const ERRORS = {
   // Protocol
   methodNotAllowed: { status: 405, message: 'Method not allowed' },
   notAcceptable: { status: 406, message: 'Not acceptable' },
+  requestTimeout: { status: 408, message: 'The request took too long to arrive' },
   payloadTooLarge: { status: 413, message: 'Request body too large' },
   uriTooLong: { status: 414, message: 'URI too long' },
   unsupportedMediaType: { status: 415, message: 'Unsupported media type' },
+  expectationFailed: { status: 417, message: 'Only the expectation 100-continue is supported' },
   headersTooLarge: { status: 431, message: 'Request headers too large' },
   tooManyRequests: { status: 429, message: 'Too many failed attempts; try again later' },
   // Shop (deprecated /shop/v1)

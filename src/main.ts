@@ -2,9 +2,10 @@
 // picks a store backend.
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
-
 import { existsSync, mkdirSync } from 'node:fs';
-import { loadConfig, type PetalConfig, type SiteConfig } from './config/load-config.js';
+import { DEFAULT_LIMITS, loadConfig, type LimitsConfig, type PetalConfig, type SiteConfig } from './config/load-config.js';
+import type { HttpTimeouts } from './http/limits.js';
+import { closeGracefully } from './http/graceful-close.js';
 import { ConfigError } from './config/config-error.js';
 import { SecurityService } from './security/security-service.js';
 import { discoverSites } from './config/discover-sites.js';
@@ -155,6 +156,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     registry, repository, security, shop, site: () => site, outName: outputNameFor(config.namespace),
     contextPath: config.contextPath, corsOrigins: config.corsOrigins, links: config.links, trustProxy: config.trustProxy, logger: log,
     themes, renditions, theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: config.pagesOnAllEndpoints ?? false, ...(config.cache !== undefined ? { cache: config.cache } : {}),
+    timeouts: timeoutsOf(config.limits ?? {}),
   });
   responseCache = app.responseCache;
   const address = await app.listen({ port: config.port, host: config.host });
@@ -171,10 +173,18 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     close: async () => {
       await watcher?.close();
       await securityWatcher?.close();
-      await app.close();
+      await closeGracefully(app, config.limits?.shutdownGraceMs ?? DEFAULT_LIMITS.shutdownGraceMs);
       await shopStore.close();
       await store.close();
     },
+  };
+}
+
+function timeoutsOf(l: LimitsConfig): Partial<HttpTimeouts> {
+  return {
+    ...(l.headersTimeoutMs !== undefined ? { headersTimeoutMs: l.headersTimeoutMs } : {}),
+    ...(l.requestTimeoutMs !== undefined ? { requestTimeoutMs: l.requestTimeoutMs } : {}),
+    ...(l.keepAliveTimeoutMs !== undefined ? { keepAliveTimeoutMs: l.keepAliveTimeoutMs } : {}),
   };
 }
 

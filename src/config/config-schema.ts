@@ -82,7 +82,13 @@ export const configSchema = z.strictObject({
     cacheDir: z.string().min(1).optional(),
     maxBytes: z.number().int().min(1024 * 1024, 'must be at least 1048576 (1 MiB)').optional(),
   }).optional(),
-  limits: z.record(z.string(), z.unknown()).optional(),
+  /** How long clients may take, and how long a stopping server waits for them (milliseconds). */
+  limits: z.strictObject({
+    headersTimeoutMs: z.number().int().min(1).optional(),
+    requestTimeoutMs: z.number().int().min(1).optional(),
+    keepAliveTimeoutMs: z.number().int().min(1).optional(),
+    shutdownGraceMs: z.number().int().min(0).optional(),
+  }).optional(),
 });
 
 export type RawConfig = z.infer<typeof configSchema>;

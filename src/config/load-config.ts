@@ -72,8 +72,23 @@ export interface PetalConfig {
   readonly pagesOnAllEndpoints?: boolean;
   /** Shop limits (absent = DEFAULT_SHOP_CONFIG). */
   readonly shop?: ShopConfig;
+  /** Client timeouts and the shutdown grace (`limits:`): only the keys petal.yaml sets. */
+  readonly limits?: LimitsConfig;
   readonly isDemo: boolean;
 }
+
+export interface LimitsConfig {
+  readonly headersTimeoutMs?: number;
+  readonly requestTimeoutMs?: number;
+  readonly keepAliveTimeoutMs?: number;
+  /** After SIGTERM/SIGINT, connections still open after this time are closed (default 10 s). */
+  readonly shutdownGraceMs?: number;
+}
+
+/** What a key of `limits:` left out stands for (the HTTP layer and the shutdown apply these). */
+export const DEFAULT_LIMITS: Required<LimitsConfig> = Object.freeze({
+  headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, shutdownGraceMs: 10_000,
+});
 
 /** false: no proxy; a number: that many hops in front of Petal; a list: the proxies' addresses/CIDRs. */
 export type TrustProxy = false | number | readonly string[];
@@ -191,8 +206,19 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
         ...(raw.renditions.maxBytes !== undefined ? { maxBytes: raw.renditions.maxBytes } : {}),
       },
     } : {}),
+    limits: checkLimits(raw.limits ?? {}, file),
     isDemo,
   };
+}
+
+/** Headers cannot be given longer than the whole request they belong to (Node refuses to start). */
+function checkLimits(limits: LimitsConfig, file: string | undefined): LimitsConfig {
+  const headers = limits.headersTimeoutMs ?? DEFAULT_LIMITS.headersTimeoutMs;
+  const request = limits.requestTimeoutMs ?? DEFAULT_LIMITS.requestTimeoutMs;
+  if (headers > request) {
+    throw new ConfigError(file, `limits.headersTimeoutMs (${headers}) must not exceed limits.requestTimeoutMs (${request}): the headers are part of the request`);
+  }
+  return limits;
 }
 
 /** Replica URLs from a flag or the environment (the file's are checked by its schema). */

@@ -7,7 +7,7 @@ import { normalizeTrustProxy, type SiteConfig, type TrustProxy } from '../config
 import type { EndpointRegistry } from '../delivery/endpoint-registry.js';
 import type { Repository } from '../repository/session.js';
 import { handleError, sendError } from './error-handler.js';
-import { clientErrorHandler, LIMITS } from './limits.js';
+import { answerConnect, answerExpectation, clientErrorHandler, connectionsCheckingIntervalMs, DEFAULT_TIMEOUTS, LIMITS, type HttpTimeouts } from './limits.js';
 import { registerDeliveryRoutes } from './routes/delivery.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerAuthRoutes } from './routes/auth.js';
@@ -17,6 +17,8 @@ import { ThemeRegistry } from '../assets/themes.js';
 import { RenditionService } from '../assets/render-rendition.js';
 import { defaultRenditionCacheDir } from '../assets/rendition-cache.js';
 import { registerSecurityHook } from './security-hook.js';
+import { registerRequestGuard } from './request-guard.js';
+import { registerGracefulClose } from './graceful-close.js';
 import { DEFAULT_CACHE_MAX_BYTES, ResponseCache } from './response-cache.js';
 import fastifyCookie from '@fastify/cookie';
 import { registerCors } from './cors.js';
@@ -56,6 +58,8 @@ export interface AppOptions {
   readonly pagesOnAllEndpoints?: boolean;
   /** The deprecated /shop/v1 API; absent = not served. */
   readonly shop?: ShopService;
+  /** How long clients may take (petal.yaml `limits:`); DEFAULT_TIMEOUTS for what is not given. */
+  readonly timeouts?: Partial<HttpTimeouts>;
 }
 
 declare module 'fastify' {
@@ -78,6 +82,7 @@ function trustProxyOption(t: TrustProxy): boolean | string[] | ((address: string
 }
 
 export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
+  const timeouts: HttpTimeouts = { ...DEFAULT_TIMEOUTS, ...o.timeouts };
   const app = Fastify({
     ...(o.logger ? { loggerInstance: o.logger as FastifyBaseLogger } : { logger: false }),
     // One log line per request, written by the onResponse hook below.
@@ -90,11 +95,17 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `${bootId}-${(++requestCount).toString(36)}`;
     },
     bodyLimit: LIMITS.maxBodyBytes,
-    requestTimeout: LIMITS.requestTimeoutMs,
-    keepAliveTimeout: LIMITS.keepAliveTimeoutMs,
-    http: { maxHeaderSize: LIMITS.maxHeaderBytes, headersTimeout: LIMITS.headersTimeoutMs },
+    requestTimeout: timeouts.requestTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    http: {
+      maxHeaderSize: LIMITS.maxHeaderBytes,
+      headersTimeout: timeouts.headersTimeoutMs,
+      connectionsCheckingInterval: connectionsCheckingIntervalMs(timeouts),
+    },
     clientErrorHandler,
-    return503OnClosing: true,
+    // While draining, requests on open connections are answered (with `Connection: close`, see
+    // graceful-close.ts), not refused with a 503 of another shape.
+    return503OnClosing: false,
     trustProxy: trustProxyOption(normalizeTrustProxy(o.trustProxy)),
     // Errors Fastify raises before routing (malformed URL, bad content type) get our JSON shape too.
     frameworkErrors: (error, request, reply) => {
@@ -102,6 +113,14 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     },
     routerOptions: { ignoreDuplicateSlashes: true, maxParamLength: MAX_URL_LENGTH },
   });
+
+  // A client may half-close its side once its request is sent (`shutdown(SHUT_WR)`, curl's and
+  // netcat's way): Node then aborted the request, so an answer computed asynchronously (the 401 after
+  // hashing a wrong Basic password) was never written. With this (undocumented, but kept by Node for
+  // this very purpose) the answer is written and the connection closed after it.
+  (app.server as typeof app.server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
+  app.server.on('connect', answerConnect);
+  app.server.on('checkExpectation', answerExpectation);
 
   // One log line per request, only when someone reads it (no hook at all otherwise).
   if (o.logger && o.logger.isLevelEnabled('info')) {
@@ -114,6 +133,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     });
   }
 
+  registerRequestGuard(app); // first: its header is on every answer, and `#` never reaches a route
+  registerGracefulClose(app);
   await app.register(fastifyCookie);
   // Before the security hook: preflights carry no credentials and must not meet a 401.
   await registerCors(app, o.corsOrigins ?? [], { rules: () => o.site().cors ?? [], contextPath: o.contextPath ?? '' });

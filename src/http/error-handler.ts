@@ -18,6 +18,7 @@ export function sendError(reply: FastifyReply, code: ErrorCode, message?: string
     .code(ERRORS[code].status)
     .header('content-type', 'application/json; charset=utf-8')
     .header('cache-control', 'no-store')
+    .header('x-content-type-options', 'nosniff')
     .send(errorBody(code, message ?? ERRORS[code].message));
 }
 

@@ -5,6 +5,7 @@
 // possibly stale (stale-if-error).
 import type { SiteConfig } from '../config/load-config.js';
 import { resolveLocale } from '../delivery/resolve-locale.js';
+import type { QueryParams, QueryValue } from '../delivery/parse-request.js';
 
 export const DEFAULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -182,30 +183,18 @@ export class ResponseCache {
 }
 
 /**
- * The query string of a raw URL in a canonical order, so that `a=1&b=2` and `b=2&a=1` share an entry.
- * Parameters are ordered by name only (a stable sort keeps repeated names in their order, which decides
- * the first value); a query with escaped names (`%`, `+`) is kept as received, since two spellings of
- * one name must keep their relative order.
+ * The query as the route reads it (Fastify's one parse of the target), in a canonical form: names in
+ * order, each with its value or values as parsed. So `a=1&b=2` and `b=2&a=1`, `x=a+b` and `x=a%20b`,
+ * `a=1` and `%61=1` share an entry, while repeated names keep their order (it decides the first value).
+ * Never derived from the raw URL: a second parser could read another query than the route did.
  */
-export function canonicalQuery(url: string): string {
-  const q = url.indexOf('?');
-  if (q < 0 || q === url.length - 1) return '';
-  const qs = url.slice(q + 1);
-  if (qs.indexOf('&') < 0) return qs;
-  const parts = qs.split('&');
-  const names: string[] = new Array<string>(parts.length);
-  for (let i = 0; i < parts.length; i++) {
-    const p = parts[i]!;
-    const eq = p.indexOf('=');
-    const name = eq < 0 ? p : p.slice(0, eq);
-    if (name.indexOf('%') >= 0 || name.indexOf('+') >= 0) return qs;
-    names[i] = name;
-  }
-  const order = parts.map((_, i) => i);
-  order.sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : a - b));
-  let out = '';
-  for (let i = 0; i < order.length; i++) out += (i === 0 ? '' : '&') + parts[order[i]!]!;
-  return out;
+export function canonicalQuery(query: QueryParams): string {
+  const names = Object.keys(query);
+  if (names.length === 0) return '';
+  names.sort();
+  const entries: [string, QueryValue][] = new Array<[string, QueryValue]>(names.length);
+  for (let i = 0; i < names.length; i++) entries[i] = [names[i]!, query[names[i]!]];
+  return JSON.stringify(entries);
 }
 
 const MAX_REMEMBERED_HEADERS = 512;

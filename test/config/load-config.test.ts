@@ -83,6 +83,7 @@ describe('loadConfig: which file', () => {
       links: { contextPath: '', extension: '', mappings: [] },
       pagesOnAllEndpoints: false,
       shop: DEFAULT_SHOP_CONFIG,
+      limits: {},
       isDemo: false,
     });
   });
@@ -100,6 +101,17 @@ describe('loadConfig: which file', () => {
   it('reads pages.allEndpoints and rejects other keys under pages', () => {
     expect(loadConfig({ config: write('p1.yaml', 'pages: { allEndpoints: true }\n') }, {}, cwd).pagesOnAllEndpoints).toBe(true);
     expect(() => loadConfig({ config: write('p2.yaml', 'pages: { everywhere: true }\n') }, {}, cwd)).toThrow(/pages/);
+  });
+
+  it('reads limits (timeouts, shutdown grace) and rejects other keys, bad values and headers longer than requests', () => {
+    const c = loadConfig({ config: write('l1.yaml', 'limits: { headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 1000, shutdownGraceMs: 0 }\n') }, {}, cwd);
+    expect(c.limits).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 1000, shutdownGraceMs: 0 });
+    expect(loadConfig({ config: write('l0.yaml', 'port: 1\n') }, {}, cwd).limits).toEqual({});
+    expect(() => loadConfig({ config: write('l2.yaml', 'limits: { headerTimeoutMs: 2000 }\n') }, {}, cwd)).toThrow(/limits/);
+    expect(() => loadConfig({ config: write('l3.yaml', 'limits: { requestTimeoutMs: 0 }\n') }, {}, cwd)).toThrow(/limits\.requestTimeoutMs/);
+    expect(() => loadConfig({ config: write('l4.yaml', 'limits: { shutdownGraceMs: -1 }\n') }, {}, cwd)).toThrow(/limits\.shutdownGraceMs/);
+    expect(configError(() => loadConfig({ config: write('l5.yaml', 'limits: { headersTimeoutMs: 40000 }\n') }, {}, cwd)).message)
+      .toMatch(/limits\.headersTimeoutMs \(40000\) must not exceed limits\.requestTimeoutMs \(30000\)/);
   });
 
   it('uses petal.yaml in the working directory', () => {

@@ -10,6 +10,7 @@ import type { ShopConfig, SiteConfig } from '../../src/config/load-config.js';
 import { EndpointRegistry } from '../../src/delivery/endpoint-registry.js';
 import { loadDefinitions, type LoadResult } from '../../src/delivery/load-definitions.js';
 import { buildApp } from '../../src/http/build-app.js';
+import type { HttpTimeouts } from '../../src/http/limits.js';
 import { importPaths } from '../../src/ingest/run-import.js';
 import { outputNameFor, type Namespace } from '../../src/repository/names.js';
 import { NodeTypeRegistry } from '../../src/repository/node-types.js';
@@ -75,6 +76,8 @@ export interface TestAppOptions {
   readonly corsOrigins?: readonly string[];
   /** petal.yaml `trustProxy`. */
   readonly trustProxy?: boolean | number | readonly string[];
+  /** Client timeouts (petal.yaml `limits:`). */
+  readonly timeouts?: Partial<HttpTimeouts>;
 }
 
 /**
@@ -157,6 +160,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     ...(o.links !== undefined ? { links: o.links } : o.contextPath !== undefined ? { links: { contextPath: o.contextPath, extension: '', mappings: [] } } : {}),
     ...(o.contextPath !== undefined ? { contextPath: o.contextPath } : {}),
     ...(o.trustProxy !== undefined ? { trustProxy: o.trustProxy } : {}),
+    ...(o.timeouts !== undefined ? { timeouts: o.timeouts } : {}),
   });
   return {
     app, store, load, dir, security, themes, renditions, ...(shopStore ? { shopStore } : {}),

@@ -148,7 +148,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       else cache.observeWithoutGeneration(o.security.config, site);
       // Role set first: answers of different role sets never share an entry. No part but the last
       // can hold a newline (canonical paths reject control characters; role names are plain).
-      key = `${request.caller.roleKey}\n${anonymous ? 'a' : 's'}\n${languageKey(firstValue(query.lang), acceptLanguage, site)}\n${request.canonicalPath}\n${canonicalQuery(request.raw.url ?? '')}`;
+      key = `${request.caller.roleKey}\n${anonymous ? 'a' : 's'}\n${languageKey(firstValue(query.lang), acceptLanguage, site)}\n${request.canonicalPath}\n${canonicalQuery(query)}`;
       if (traits !== undefined) key += `\n${traitKey(traits)}`;
       if (unreachable !== undefined) {
         const stale = cache.getStale(key, definition);
