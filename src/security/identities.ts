@@ -17,6 +17,7 @@ export class Identities {
   private readonly users: ReadonlyMap<string, UserConfig>;
   private readonly roles: ReadonlyMap<string, RoleConfig>;
   private readonly anonymous: readonly string[];
+  private readonly authenticated: readonly string[];
   /** Roles of every enabled user, computed once: a request never walks the group graph. */
   private readonly rolesByUser: ReadonlyMap<string, readonly string[]>;
 
@@ -24,6 +25,7 @@ export class Identities {
     this.users = config.users;
     this.roles = config.roles;
     this.anonymous = Object.freeze([...new Set(config.anonymousRoles)].sort());
+    this.authenticated = Object.freeze([...new Set(config.authenticatedRoles)].sort());
     const byUser = new Map<string, readonly string[]>();
     for (const [name, user] of config.users) {
       if (user.enabled) byUser.set(name, Object.freeze(collectRoles(user, config.groups)));
@@ -39,6 +41,11 @@ export class Identities {
   /** Roles every caller holds without credentials (sorted). */
   anonymousRoles(): readonly string[] {
     return this.anonymous;
+  }
+
+  /** Roles every signed-in caller holds besides their own (sorted). */
+  authenticatedRoles(): readonly string[] {
+    return this.authenticated;
   }
 
   role(name: string): RoleConfig | undefined {

@@ -60,6 +60,8 @@ export const securityFileSchema = z.strictObject({
 export const securityConfigSchema = z.strictObject({
   folder: z.string().min(1).optional(),
   anonymousRoles: z.array(name).default(['anonymous', 'rest-anonymous']),
+  /** Roles every signed-in caller holds besides their own (never the anonymous ones). */
+  authenticatedRoles: z.array(name).default(['rest-anonymous']),
   session: z.strictObject({
     idleMinutes: z.number().positive().max(60 * 24 * 30).default(30),
     absoluteHours: z.number().positive().max(24 * 365).default(8),
@@ -118,6 +120,8 @@ export interface SecurityConfig {
   /** `<folder>/logouts.yaml`: per user, the time before which their sessions are void. */
   readonly logoutsFile: string;
   readonly anonymousRoles: readonly string[];
+  /** Roles every signed-in caller holds besides their own (sorted). */
+  readonly authenticatedRoles: readonly string[];
   readonly session: { readonly idleMinutes: number; readonly absoluteHours: number };
   readonly login: { readonly maxConcurrentHashes: number; readonly maxQueuedHashes: number };
   readonly aclCacheMaxBytes: number;
@@ -204,6 +208,9 @@ export function loadSecurity(raw: unknown, baseDir: string, configFile?: string)
     }
   }
   checkReferences(users, groups, roles, definedIn, section.anonymousRoles, sectionFile);
+  for (const r of section.authenticatedRoles) {
+    if (!roles.has(r)) throw new ConfigError(sectionFile, `security.authenticatedRoles names unknown role ${r} (known: ${[...roles.keys()].sort().join(', ')})`);
+  }
 
   return {
     folder,
@@ -211,6 +218,7 @@ export function loadSecurity(raw: unknown, baseDir: string, configFile?: string)
     usersFile: join(folder, USERS_FILE_NAME),
     logoutsFile: join(folder, LOGOUTS_FILE_NAME),
     anonymousRoles: [...new Set(section.anonymousRoles)].sort(),
+    authenticatedRoles: [...new Set(section.authenticatedRoles)].sort(),
     session: section.session,
     login: section.login,
     aclCacheMaxBytes: section.aclCacheMaxBytes,

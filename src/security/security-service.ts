@@ -140,11 +140,14 @@ export class SecurityService {
     return this.#anonymous;
   }
 
-  /** Roles of a signed-in user: their own plus the anonymous ones (a user can do what anyone can). */
+  /**
+   * Roles of a signed-in user: their own plus `security.authenticatedRoles`, never the anonymous ones
+   * (as in the original CMS: a deny meant for the public does not bind editors).
+   */
   #callerFor(user: string, via: Caller['via'], sessionId?: string): Caller | undefined {
     const own = this.#identities.roleNamesOf(user);
     if (own === undefined) return undefined; // unknown or disabled: effective at once
-    const roles = [...new Set([...own, ...this.#identities.anonymousRoles()])].sort();
+    const roles = [...new Set([...own, ...this.#identities.authenticatedRoles()])].sort();
     return { user, roles, via, roleKey: roleSetKey(roles), ...(sessionId !== undefined ? { sessionId } : {}) };
   }
 

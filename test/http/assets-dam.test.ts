@@ -225,6 +225,7 @@ describe('workspace permissions', () => {
           },
           editor: { workspacePermissions: { dam: [read(hidden), read(`${hidden}/*`), read(simonResource)] } },
         },
+        authenticatedRoles: ['anonymous', 'rest-anonymous'],
         users: { ed: { passwordHash: hash, roles: ['editor'] } },
       },
     });

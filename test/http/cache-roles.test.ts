@@ -25,6 +25,7 @@ function securityConfig(hash: string, anonymousSeesHidden: boolean) {
       full: { workspacePermissions: { category: [{ path: '/tour-types/hidden', permission: 'read' }] } },
     },
     // bob has no role of his own: the same role set as anonymous callers.
+    authenticatedRoles: ['anonymous', 'rest-anonymous'],
     users: { ann: { passwordHash: hash, roles: ['full'] }, bob: { passwordHash: hash, roles: [] } },
   };
 }

@@ -38,6 +38,7 @@ function securityConfig(hash: string, folder: string, change: { daveRoles?: stri
       },
       'private-reader': { uriPermissions: [{ path: '/.rest/private/*', permission: 'get' }] },
     },
+    authenticatedRoles: ['anonymous', 'rest-anonymous'],
     users: {
       alice: { passwordHash: hash, roles: ['private-reader'] },
       bob: { passwordHash: hash },

@@ -24,6 +24,7 @@ beforeAll(async () => {
           },
           full: { workspacePermissions: { category: [{ path: '/tour-types/hidden', permission: 'read' }] } },
         },
+        authenticatedRoles: ['anonymous', 'rest-anonymous'],
         users: { ann: { passwordHash: await hashPassword('correct horse'), roles: ['full'] } },
       },
     });

@@ -64,6 +64,7 @@ function security(hash: string) {
       // Same pattern as the anonymous deny: a tie, the most permissive wins.
       'secret-tie': { uriPermissions: [{ path: '/.rest/delivery/secret/*', permission: 'get' }, { path: '/.rest/delivery/secret', permission: 'get' }] },
     },
+    authenticatedRoles: ['anonymous', 'rest-anonymous'],
     users: {
       reader: { passwordHash: hash, roles: ['private-reader'] },
       writer: { passwordHash: hash, roles: ['private-writer'] },

@@ -146,6 +146,7 @@ function security(hash: string, extraAnonymousDenies: string[] = []) {
         },
       },
     },
+    authenticatedRoles: ['anonymous', 'rest-anonymous'],
     users: {
       tieuser: { passwordHash: hash, roles: ['tie-read'] },
       narrowuser: { passwordHash: hash, roles: ['narrow'] },

@@ -38,6 +38,7 @@ export async function shopSecurity(o: { hiddenTools?: boolean } = {}): Promise<R
     workspacePermissions.shopProducts = [...read, { path: '/petal-gardens/pruning-shears', permission: 'deny' }];
   }
   return {
+    authenticatedRoles: ['anonymous', 'rest-anonymous'],
     users: { alice: { passwordHash: hash }, bob: { passwordHash: hash } },
     roles: { anonymous: { uriPermissions: [], workspacePermissions } },
   };
