@@ -8,7 +8,8 @@ import type { QueryResult } from '../content-store.js';
 import type { NodeRecord } from '../rows.js';
 import { Bitmap } from './bitmap.js';
 import type { ColumnSource } from './column-source.js';
-import { compareCodePoints, likeToRegExp } from './compare.js';
+import { compareCodePoints } from './compare.js';
+import { compileLike, likeMatchAny } from '../../query/like.js';
 import { inRange, lowerBound, rangeInto, uuidEqualities, type Column } from './column-scan.js';
 import { hasIdColumn } from './column-source.js';
 import { orderKeysOf, type OrderKeys } from './order-keys.js';
@@ -250,9 +251,8 @@ export class QueryIndex {
         return c.exists ? b : Bitmap.full(size).andNot(b);
       }
       case 'like': {
-        const res = c.patterns.map(likeToRegExp);
-        const test = (v: string) => res.some((r) => r.test(v));
-        const b = await this.#match(ws, workspace, c.target, size, c.caseInsensitive, (_kind, _num, str) => test(str));
+        const patterns = c.patterns.map(compileLike);
+        const b = await this.#match(ws, workspace, c.target, size, c.caseInsensitive, (_kind, _num, str) => likeMatchAny(patterns, str));
         return c.negate ? Bitmap.full(size).andNot(b) : b;
       }
       case 'ranges': {
