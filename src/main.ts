@@ -37,10 +37,11 @@ export function createLogger(level: string): Logger {
     : pino({ level });
 }
 
-export function createStore(url: string, options: { replicas?: readonly string[] } = {}): ContentStore {
-  if (url.startsWith('sqlite:')) return new SqliteStore({ file: url.slice('sqlite:'.length) });
+export function createStore(url: string, options: { replicas?: readonly string[]; queryIndexMaxBytes?: number } = {}): ContentStore {
+  const index = options.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: options.queryIndexMaxBytes } : {};
+  if (url.startsWith('sqlite:')) return new SqliteStore({ file: url.slice('sqlite:'.length), ...index });
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    return new PostgresStore({ url, ...(options.replicas !== undefined ? { replicas: options.replicas } : {}) });
+    return new PostgresStore({ url, ...(options.replicas !== undefined ? { replicas: options.replicas } : {}), ...index });
   }
   throw new Error(`Unknown store ${JSON.stringify(url)}: expected sqlite:<file> or postgres://…`);
 }
@@ -74,7 +75,10 @@ export interface RunningServer {
 }
 
 export async function startServer(config: PetalConfig, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const store = createStore(config.store, { replicas: config.replicas });
+  const store = createStore(config.store, {
+    ...(config.replicas !== undefined ? { replicas: config.replicas } : {}),
+    ...(config.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: config.queryIndexMaxBytes } : {}),
+  });
   await store.open();
   if (config.content.length > 0) {
     const r = await importPaths(store, config.content, { onUuidCollision: config.onUuidCollision });
@@ -82,7 +86,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     for (const w of r.warnings) log.warn(w);
   }
   const types = new NodeTypeRegistry(config.nodeTypes);
-  const repository = new Repository(store, types);
+  const repository = new Repository(store, types, config.subtreeCacheMaxBytes !== undefined ? { maxBytes: config.subtreeCacheMaxBytes } : {});
   const registry = new EndpointRegistry();
   const initial = await loadDefinitions([...config.modules]);
   registry.applyLoad(initial);

@@ -46,6 +46,10 @@ export interface PetalConfig {
   readonly security: SecurityConfig;
   /** The response cache's budget (`cache.maxBytes`; absent = the default, 64 MiB; 0 = no cache). */
   readonly cache?: { readonly maxBytes: number };
+  /** The repository's subtree cache budget (`cache.subtreeMaxBytes`; absent = 64 MiB; 0 = off). */
+  readonly subtreeCacheMaxBytes?: number;
+  /** The query index's budget for what requests choose (`cache.queryIndexMaxBytes`; absent = 1 GiB). */
+  readonly queryIndexMaxBytes?: number;
   /** Inheritance and autogeneration also on plain `jcrDeliveryEndpoint_v2` endpoints (`pages.allEndpoints`). */
   readonly pagesOnAllEndpoints?: boolean;
   readonly isDemo: boolean;
@@ -146,6 +150,8 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     // writes them when there is no petal.yaml.
     security: loadSecurity(raw.security ?? {}, isDemo ? cwd : baseDir, file),
     ...(raw.cache?.maxBytes !== undefined ? { cache: { maxBytes: raw.cache.maxBytes } } : {}),
+    ...(raw.cache?.subtreeMaxBytes !== undefined ? { subtreeCacheMaxBytes: raw.cache.subtreeMaxBytes } : {}),
+    ...(raw.cache?.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: raw.cache.queryIndexMaxBytes } : {}),
     pagesOnAllEndpoints: raw.pages?.allEndpoints ?? false,
     isDemo,
   };
