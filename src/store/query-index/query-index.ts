@@ -293,10 +293,12 @@ export class QueryIndex {
       }
       case 'descendantOf': {
         const b = new Bitmap(size);
-        for (const p of c.paths) {
-          const [lo, hi] = descendantRange(p);
-          const [a, z] = this.#pathRange(ws, lo, hi);
-          for (let i = a; i < z; i++) b.set(i);
+        // Overlapping ancestors (`/a|/a|/a/b|…`, up to 100) set each ordinal once: work stays O(size).
+        const spans = c.paths.map((p) => this.#pathRange(ws, ...descendantRange(p))).sort((x, y) => x[0] - y[0]);
+        let done = 0;
+        for (const [a, z] of spans) {
+          for (let i = Math.max(a, done); i < z; i++) b.set(i);
+          done = Math.max(done, z);
         }
         return c.negate ? Bitmap.full(size).andNot(b) : b;
       }
