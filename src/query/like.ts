@@ -1,12 +1,19 @@
 // Query vocabulary (no I/O): `like` patterns (`%` any run, `_` one code point, `\` makes the next
 // code point literal; a trailing `\` is itself literal). Matched by two pointers with one backtrack
-// point, O(value × pattern) in the worst case and never exponential: a pattern comes from the
-// request, and a backtracking regex or GLOB let `%_%_%_%#` pin the CPU for minutes. Every store
+// point, O(value × pattern) in the worst case and never exponential (patterns of text and `%` only
+// use indexOf per piece): a pattern comes from the request, and the backtracking regex the index
+// used let `%_%_%_%#` pin the CPU for minutes. Every store
 // path (query index, SQLite's `like_match`) uses this one matcher, so they answer alike.
 // Case-insensitive matching folds both sides before calling (see index-values and build-query).
 
-/** A compiled pattern: code points, with ANY (`%`) and ONE (`_`) as negative codes. */
-export type LikePattern = Int32Array;
+/**
+ * A compiled pattern: code points, with ANY (`%`) and ONE (`_`) as negative codes; and, for the
+ * common patterns of literal text and `%` only, the literal pieces between the `%`s.
+ */
+export interface LikePattern {
+  readonly tokens: Int32Array;
+  readonly pieces?: readonly string[];
+}
 
 const ANY = -1;
 const ONE = -2;
@@ -22,7 +29,35 @@ export function compileLike(pattern: string): LikePattern {
     } else if (c === 0x5f) out.push(ONE);
     else out.push(c);
   }
-  return Int32Array.from(out);
+  const tokens = Int32Array.from(out);
+  // Without `_` and surrogates, a code point match is a UTF-16 match: indexOf finds the pieces.
+  if (out.some((c) => c === ONE || (c >= 0xd800 && c <= 0xdfff) || c > 0xffff)) return { tokens };
+  const pieces: string[] = [''];
+  for (const c of out) {
+    if (c === ANY) pieces.push('');
+    else pieces[pieces.length - 1] += String.fromCharCode(c);
+  }
+  return { tokens, pieces };
+}
+
+/**
+ * `piece0 % piece1 % … % pieceN`: the first and last pieces are anchored, and each middle piece is
+ * taken where it first occurs (leftmost is never worse, since `%` absorbs whatever lies between).
+ */
+function piecesMatch(pieces: readonly string[], text: string): boolean {
+  const first = pieces[0]!;
+  if (pieces.length === 1) return text === first;
+  const last = pieces[pieces.length - 1]!;
+  const end = text.length - last.length;
+  if (end < first.length || !text.startsWith(first) || !text.endsWith(last)) return false;
+  let pos = first.length;
+  for (let i = 1; i < pieces.length - 1; i++) {
+    const piece = pieces[i]!;
+    const at = text.indexOf(piece, pos);
+    if (at < 0 || at + piece.length > end) return false;
+    pos = at + piece.length;
+  }
+  return true;
 }
 
 /** UTF-16 units of a code point (an unpaired surrogate counts as one code point of one unit). */
@@ -31,7 +66,9 @@ function width(cp: number): number {
 }
 
 /** True when the whole of `text` matches `p`. */
-export function likeMatch(p: LikePattern, text: string): boolean {
+export function likeMatch(pattern: LikePattern, text: string): boolean {
+  if (pattern.pieces !== undefined) return piecesMatch(pattern.pieces, text);
+  const p = pattern.tokens;
   const m = p.length;
   const n = text.length;
   let pi = 0;

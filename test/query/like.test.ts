@@ -73,6 +73,13 @@ describe('like matcher', () => {
       const s = pick(rand(10), ['a', 'b', '😀', '%', '_', '\\']);
       expect(match(p, s), `${JSON.stringify(s)} like ${JSON.stringify(p)}`).toBe(dpReference(p, s));
     }
+    // Literal text and `%` only: the indexOf path.
+    for (let i = 0; i < 5_000; i++) {
+      const p = pick(rand(8), ['a', 'b', '%', '%', '\\']);
+      const s = pick(rand(10), ['a', 'b', '%', '\\', 'é']);
+      expect(compileLike(p).pieces, p).toBeDefined();
+      expect(match(p, s), `${JSON.stringify(s)} like ${JSON.stringify(p)}`).toBe(dpReference(p, s));
+    }
   });
 
   it('matches a backtracking pattern against long values in linear time (the regex took minutes)', () => {

@@ -23,7 +23,7 @@ export function connect(file: string): Database.Database {
   // `like` as the query index matches it (query/like.ts): GLOB backtracks exponentially on `*?*?*?`.
   // A statement calls it with one pattern per row run, so the last compiled pattern is kept.
   let lastPattern: string | undefined;
-  let compiled: LikePattern = new Int32Array(0);
+  let compiled: LikePattern = compileLike('');
   db.function('like_match', { deterministic: true }, (value: unknown, pattern: unknown) => {
     if (typeof value !== 'string' || typeof pattern !== 'string') return 0;
     if (pattern !== lastPattern) {
