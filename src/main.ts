@@ -41,13 +41,14 @@ export function createLogger(level: string): Logger {
 }
 
 export function createStore(
-  url: string, options: { replicas?: readonly string[]; onNotice?: (message: string) => void } = {},
+  url: string, options: { replicas?: readonly string[]; onNotice?: (message: string) => void; queryIndexMaxBytes?: number } = {},
 ): ContentStore {
+  const index = options.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: options.queryIndexMaxBytes } : {};
   if (url.startsWith('sqlite:')) {
-    return new SqliteStore({ file: url.slice('sqlite:'.length), ...(options.onNotice !== undefined ? { onNotice: options.onNotice } : {}) });
+    return new SqliteStore({ file: url.slice('sqlite:'.length), ...index, ...(options.onNotice !== undefined ? { onNotice: options.onNotice } : {}) });
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    return new PostgresStore({ url, ...(options.replicas !== undefined ? { replicas: options.replicas } : {}) });
+    return new PostgresStore({ url, ...(options.replicas !== undefined ? { replicas: options.replicas } : {}), ...index });
   }
   throw new Error(`Unknown store ${JSON.stringify(url)}: expected sqlite:<file> or postgres://…`);
 }
@@ -95,7 +96,11 @@ export interface RunningServer {
 }
 
 export async function startServer(config: PetalConfig, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
-  const store = createStore(config.store, { replicas: config.replicas, onNotice: (message) => log.warn(message) });
+  const store = createStore(config.store, {
+    ...(config.replicas !== undefined ? { replicas: config.replicas } : {}),
+    ...(config.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: config.queryIndexMaxBytes } : {}),
+    onNotice: (message) => log.warn(message),
+  });
   await store.open();
   // Decoded binaries of imports killed earlier (`petal import` or a start): tens of MB each.
   for (const f of await sweepAbandonedSpoolFolders()) log.info(`removed ${f}, left by an import that was killed`);
@@ -105,7 +110,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     for (const w of r.warnings) log.warn(w);
   }
   const types = new NodeTypeRegistry(config.nodeTypes);
-  const repository = new Repository(store, types);
+  const repository = new Repository(store, types, config.subtreeCacheMaxBytes !== undefined ? { maxBytes: config.subtreeCacheMaxBytes } : {});
   const registry = new EndpointRegistry();
   const initial = await loadDefinitions([...config.modules]);
   registry.applyLoad(initial);

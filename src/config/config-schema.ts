@@ -65,8 +65,16 @@ export const configSchema = z.strictObject({
   nodeTypes: z.record(z.string().min(1), z.array(z.string().min(1))).optional(),
   // Sections filled in by later capabilities; accepted now so one file works across versions.
   security: z.record(z.string(), z.unknown()).optional(),
-  /** The in-memory cache of rendered delivery answers: its budget in bytes (0 turns it off). */
-  cache: z.strictObject({ maxBytes: z.number().int().min(0).optional() }).optional(),
+  /**
+   * Memory budgets in bytes: `maxBytes` the rendered delivery answers (0 turns it off),
+   * `subtreeMaxBytes` the decoded subtree reads (0 turns it off), `queryIndexMaxBytes` what the query
+   * index keeps per property name, condition and result row (at least 1 MiB).
+   */
+  cache: z.strictObject({
+    maxBytes: z.number().int().min(0).optional(),
+    subtreeMaxBytes: z.number().int().min(0).optional(),
+    queryIndexMaxBytes: z.number().int().min(1024 * 1024).optional(),
+  }).optional(),
   pages: z.strictObject({ allEndpoints: z.boolean().optional() }).optional(),
   /** Limits of the /shop/v1 API against cheap writes anyone can repeat (README: Shop limits). */
   shop: z.strictObject({

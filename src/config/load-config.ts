@@ -68,6 +68,10 @@ export interface PetalConfig {
   readonly cache?: { readonly maxBytes: number };
   /** The rendition cache (`renditions.cacheDir`, absolute; `renditions.maxBytes`); absent keys take the defaults. */
   readonly renditions?: { readonly cacheDir?: string; readonly maxBytes?: number };
+  /** The repository's subtree cache budget (`cache.subtreeMaxBytes`; absent = 64 MiB; 0 = off). */
+  readonly subtreeCacheMaxBytes?: number;
+  /** The query index's budget for what requests choose (`cache.queryIndexMaxBytes`; absent = 1 GiB). */
+  readonly queryIndexMaxBytes?: number;
   /** Inheritance and autogeneration also on plain `jcrDeliveryEndpoint_v2` endpoints (`pages.allEndpoints`). */
   readonly pagesOnAllEndpoints?: boolean;
   /** Shop limits (absent = DEFAULT_SHOP_CONFIG). */
@@ -195,6 +199,8 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     // writes them when there is no petal.yaml.
     security: loadSecurity(raw.security ?? {}, isDemo ? cwd : baseDir, file),
     ...(raw.cache?.maxBytes !== undefined ? { cache: { maxBytes: raw.cache.maxBytes } } : {}),
+    ...(raw.cache?.subtreeMaxBytes !== undefined ? { subtreeCacheMaxBytes: raw.cache.subtreeMaxBytes } : {}),
+    ...(raw.cache?.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: raw.cache.queryIndexMaxBytes } : {}),
     pagesOnAllEndpoints: raw.pages?.allEndpoints ?? false,
     shop: {
       maxUnitsPerOrderLine: raw.shop?.maxUnitsPerOrderLine ?? DEFAULT_SHOP_CONFIG.maxUnitsPerOrderLine,

@@ -46,12 +46,17 @@ export function parseOrderBy(raw: string | undefined): OrderSpec[] {
     const dir = (words[1] ?? 'asc').toLowerCase();
     if (dir !== 'asc' && dir !== 'desc') throw new PetalError('invalidQuery', `orderBy: unknown direction "${words[1]}" (use asc or desc)`);
     out.push({ target: orderTarget(words[0]!), descending: dir === 'desc' });
+    if (out.length > MAX_ORDER_KEYS) throw new PetalError('invalidQuery', `orderBy: at most ${MAX_ORDER_KEYS} keys`);
   }
-  if (out.length > 10) throw new PetalError('invalidQuery', 'orderBy: at most 10 keys');
   return out;
 }
 
+const MAX_ORDER_KEYS = 10;
+/** As for filters (parse-filter.ts): a longer name is no property's, and only costs the store work. */
+const MAX_NAME_LENGTH = 256;
+
 function orderTarget(name: string): Target {
+  if (name.length > MAX_NAME_LENGTH) throw new PetalError('invalidQuery', `orderBy: property name longer than ${MAX_NAME_LENGTH} characters`);
   if (name === '@name') return { kind: 'name' };
   if (name === '@path') return { kind: 'path' };
   if (name === '@id' || name === '@jcr:uuid' || name === 'jcr:uuid') return { kind: 'uuid' };

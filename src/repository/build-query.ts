@@ -5,7 +5,8 @@ import type {
   Condition, FilterSpec, QuerySpec, RawOperator, StoreQuery, Target, TypedRange, ValueKind,
 } from '../query/ast.js';
 
-const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+// One way to split the digits only: `\d+\.?\d*` backtracked quadratically over a long run of digits.
+const NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})(Z|[+-]\d{2}:\d{2})$/;
 const DAY = 86_400_000;

@@ -44,6 +44,11 @@ export class Repository {
     this.#subtrees = new SubtreeCache(store, cache);
   }
 
+  /** What the subtree cache holds against its byte budget. */
+  subtreeCacheStats(): { entries: number; bytes: number; maxBytes: number } {
+    return this.#subtrees.stats();
+  }
+
   /** True when the store answers (for health probes). */
   ping(): Promise<boolean> {
     return this.store.ping();

@@ -5,27 +5,38 @@
 // exactly as the response cache sees it), so nothing staler than a cached answer is ever served.
 import type { ContentStore } from '../store/content-store.js';
 import type { NodeRecord } from '../store/rows.js';
+import { ByteLru, stringBytes } from '../cache/byte-lru.js';
+import { recordsBytes } from '../store/record-bytes.js';
+
+/** Default budget of the subtree cache (`cache.subtreeMaxBytes`). */
+export const DEFAULT_SUBTREE_CACHE_BYTES = 64 * 1024 * 1024;
 
 export interface SubtreeCacheOptions {
-  /** Rows kept over all entries (default 200,000). */
-  readonly maxRows?: number;
+  /**
+   * Estimated bytes kept over all entries, keys and misses included (default 64 MiB; 0 = no cache).
+   * Paths are the caller's choice: a flood of random 404 paths only evicts older entries.
+   */
+  readonly maxBytes?: number;
   /** Larger subtrees are read every time (default 2,000 rows). */
   readonly maxRowsPerEntry?: number;
 }
 
 export class SubtreeCache {
   readonly #store: ContentStore;
-  readonly #maxRows: number;
   readonly #maxPerEntry: number;
   #generation: number | undefined;
-  // Insertion order is recency order: a hit re-inserts its entry.
-  #entries = new Map<string, readonly NodeRecord[]>();
-  #rows = 0;
+  readonly #entries: ByteLru<string, readonly NodeRecord[]>;
 
   constructor(store: ContentStore, o: SubtreeCacheOptions = {}) {
     this.#store = store;
-    this.#maxRows = o.maxRows ?? 200_000;
+    this.#entries = new ByteLru(o.maxBytes ?? DEFAULT_SUBTREE_CACHE_BYTES);
     this.#maxPerEntry = o.maxRowsPerEntry ?? 2_000;
+  }
+
+  /** Entries and estimated bytes held (for tests and diagnostics). */
+  stats(): { entries: number; bytes: number; maxBytes: number } {
+    const { entries, bytes, maxBytes } = this.#entries.stats();
+    return { entries, bytes, maxBytes };
   }
 
   /**
@@ -41,29 +52,19 @@ export class SubtreeCache {
 
   async getSubtree(workspace: string, path: string, depth: number): Promise<NodeRecord[]> {
     const generation = await this.#currentGeneration();
-    if (generation === undefined || this.#maxRows === 0) return this.#store.getSubtree(workspace, path, depth);
+    if (generation === undefined || this.#entries.maxBytes === 0) return this.#store.getSubtree(workspace, path, depth);
     if (generation !== this.#generation) {
       this.#entries.clear();
-      this.#rows = 0;
       this.#generation = generation;
     }
     const key = `${workspace}\n${depth}\n${path}`;
     const hit = this.#entries.get(key);
-    if (hit !== undefined) {
-      this.#entries.delete(key);
-      this.#entries.set(key, hit);
-      return hit.slice();
-    }
+    if (hit !== undefined) return hit.slice();
     const rows = await this.#store.getSubtree(workspace, path, depth);
     // A write may have committed while the store read: keep the rows only if the generation held.
     if (rows.length <= this.#maxPerEntry && await this.#currentGeneration() === generation && this.#generation === generation) {
-      this.#entries.set(key, rows.slice());
-      this.#rows += rows.length;
-      for (const [k, v] of this.#entries) {
-        if (this.#rows <= this.#maxRows) break;
-        this.#entries.delete(k);
-        this.#rows -= v.length;
-      }
+      // A miss (no rows) still costs its key: that is what a flood of random paths fills.
+      this.#entries.set(key, rows.slice(), stringBytes(key) + recordsBytes(rows));
     }
     return rows;
   }

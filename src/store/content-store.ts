@@ -5,6 +5,17 @@ import type { Condition, StoreQuery, ValueKind } from '../query/ast.js';
 export type ReadableCondition = Extract<Condition, { kind: 'readable' }>;
 import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from './rows.js';
 import type { VersionInfo } from './versions.js';
+import type { ByteLruStats } from '../cache/byte-lru.js';
+import type { QueryIndexStats } from './query-index/memory-budget.js';
+
+/** What a store's caches of request-chosen keys hold, each against its byte bound. */
+export interface StoreMemoryStats {
+  readonly queryIndex: QueryIndexStats;
+  /** Property kinds and node types by the names a query asks for. */
+  readonly memo: ByteLruStats;
+  /** Prepared statements of compiled queries (SQLite). */
+  readonly statements?: ByteLruStats;
+}
 
 export interface QueryResult {
   /** Number of matching nodes, whatever the page. */
@@ -93,4 +104,6 @@ export interface ContentStore {
    * once; other processes' within a short bound the backend documents); undefined when there is none.
    */
   generationHint?(): number | undefined;
+  /** What the store's byte-bounded caches hold (for tests and diagnostics). */
+  memoryStats?(): StoreMemoryStats;
 }

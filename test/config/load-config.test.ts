@@ -114,6 +114,14 @@ describe('loadConfig: which file', () => {
       .toMatch(/limits\.headersTimeoutMs \(40000\) must not exceed limits\.requestTimeoutMs \(30000\)/);
   });
 
+  it('reads the subtree cache and query index budgets, and rejects bad ones naming the key', () => {
+    const c = loadConfig({ config: write('b.yaml', 'cache: { subtreeMaxBytes: 0, queryIndexMaxBytes: 268435456 }\n') }, {}, cwd);
+    expect(c.subtreeCacheMaxBytes).toBe(0);
+    expect(c.queryIndexMaxBytes).toBe(268435456);
+    expect(configError(() => loadConfig({ config: write('b2.yaml', 'cache: { subtreeMaxBytes: -1 }\n') }, {}, cwd)).message).toMatch(/subtreeMaxBytes/);
+    expect(configError(() => loadConfig({ config: write('b3.yaml', 'cache: { queryIndexMaxBytes: 1000 }\n') }, {}, cwd)).message).toMatch(/queryIndexMaxBytes/);
+  });
+
   it('uses petal.yaml in the working directory', () => {
     const file = write('petal.yaml', 'port: 9123\n');
     const c = loadConfig({}, {}, cwd);

@@ -140,7 +140,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   const moduleRoots = [...(o.definitions || o.moduleFiles ? [modules] : []), ...(o.moduleRoots ?? [])];
   const load = await loadDefinitions(moduleRoots);
   registry.applyLoad(load);
-  const repository = new Repository(store, new NodeTypeRegistry(), o.subtreeCache === false ? { maxRows: 0 } : {});
+  const repository = new Repository(store, new NodeTypeRegistry(), o.subtreeCache === false ? { maxBytes: 0 } : {});
   const site = o.site ?? TWO_LANGUAGE_SITE;
   const security = new SecurityService(loadSecurity(o.security ?? OPEN_SECURITY, dir));
   const themes = ThemeRegistry.load(moduleRoots);

@@ -231,7 +231,7 @@ describe('an app with its own cache budget', () => {
 
   beforeAll(async () => {
     const base = {
-      registry: new EndpointRegistry(t.load), repository: new Repository(t.store, new NodeTypeRegistry(), { maxRows: 0 }), security: t.security,
+      registry: new EndpointRegistry(t.load), repository: new Repository(t.store, new NodeTypeRegistry(), { maxBytes: 0 }), security: t.security,
       site: () => TWO_LANGUAGE_SITE, outName: outputNameFor('cms'), logger: false as const,
     };
     const bodyBytes = (await t.app.inject({ method: 'GET', url: '/.rest/delivery/plain/site/a' })).rawPayload.length;

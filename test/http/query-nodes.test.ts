@@ -433,6 +433,8 @@ describe('Query nodes: orderBy', () => {
     ['price%20desc%20extra', 'orderBy'],
     ['@foo', '@foo'],
     ['@name%20up', 'up'],
+    // Issue 13: a property name longer than any filter may name (it only costs the store work).
+    ['p'.repeat(257), 'orderBy'],
   ])('answers 400 invalidQuery for orderBy=%s', async (o, mention) => {
     await expectError(`/.rest/delivery/tours?orderBy=${o}`, 400, 'invalidQuery', mention);
   });

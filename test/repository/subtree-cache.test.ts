@@ -88,14 +88,30 @@ describe('subtree cache', () => {
     expect(calls()).toBe(2);
   });
 
-  it('stays within its row budget', async () => {
+  it('stays within its byte budget, evicting the least recently used', async () => {
     const { store, calls } = counting(await open());
-    const s = new Repository(store, new NodeTypeRegistry(), { maxRows: 2 }).systemSession();
+    const repo = new Repository(store, new NodeTypeRegistry(), { maxBytes: 1_500 });
+    const s = repo.systemSession();
     await s.getSubtree('website', '/a', 1); // 2 rows
-    await s.getSubtree('website', '/b', 1); // 1 row: /a is evicted
+    await s.getSubtree('website', '/b', 1); // 1 row: /a no longer fits beside it
     await s.getSubtree('website', '/b', 1);
     expect(calls()).toBe(2);
     await s.getSubtree('website', '/a', 1);
     expect(calls()).toBe(3);
+    expect(repo.subtreeCacheStats().bytes).toBeLessThanOrEqual(1_500);
+  });
+
+  it('a flood of reads of random missing paths stays within the budget (misses cost bytes)', async () => {
+    const repo = new Repository(await open(), new NodeTypeRegistry(), { maxBytes: 64 * 1024 });
+    const s = repo.systemSession();
+    let peak = 0;
+    for (let i = 0; i < 5_000; i++) {
+      expect(await s.getSubtree('website', `/missing-${i}-${'x'.repeat(i % 200)}`, 1)).toEqual([]);
+      peak = Math.max(peak, repo.subtreeCacheStats().bytes);
+    }
+    const stats = repo.subtreeCacheStats();
+    expect(peak).toBeLessThanOrEqual(64 * 1024);
+    expect(stats.entries).toBeGreaterThan(0); // misses are cached, not free
+    expect(stats.entries).toBeLessThan(5_000);
   });
 });

@@ -49,6 +49,10 @@ export function postgresColumnSource(
         : await read((db) => runArrays<PropertyRow>(db, SQL.propertyColumn, [workspace, name]));
       return columnFromRows(rows);
     },
+    async propertyNames(workspace: string): Promise<string[]> {
+      const rows = await read((db) => runArrays<[string]>(db, SQL.propertyNames, [workspace]));
+      return rows.map((r) => r[0]);
+    },
     async nidsOfIds(workspace: string, ids: readonly string[]): Promise<Int32Array> {
       const wanted = ids.filter((id) => !id.includes('\u0000')); // no stored id holds U+0000
       if (wanted.length === 0) return new Int32Array(0);

@@ -5,7 +5,7 @@
 // instances learn of each other's writes at once. Optional read replicas serve the reads once they
 // have caught up with the newest generation this instance knows of (read-router.ts).
 import pg from 'pg';
-import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities } from '../content-store.js';
+import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities, StoreMemoryStats } from '../content-store.js';
 import type { StoreQuery, ValueKind } from '../../query/ast.js';
 import { QueryIndex } from '../query-index/query-index.js';
 import { kindsFromRows } from '../query-index/column-source.js';
@@ -65,6 +65,8 @@ export interface PostgresStoreOptions {
    * are busy) before it fails as "store unreachable" (503); default 10 s.
    */
   readonly connectionTimeoutMs?: number;
+  /** Bytes the query index may keep of what requests choose (`cache.queryIndexMaxBytes`; default 1 GiB). */
+  readonly queryIndexMaxBytes?: number;
 }
 
 /** A host that does not answer (network cut) must not hold requests for the kernel's 2-minute connect timeout. */
@@ -99,7 +101,12 @@ export class PostgresStore implements ContentStore {
       // The announced generation saves a round trip per query; without a listener, ask the primary.
       async () => this.generationHint() ?? this.generation(),
       toRecord as (row: never) => NodeRecord,
-    ));
+    ), options.queryIndexMaxBytes !== undefined ? { maxBytes: options.queryIndexMaxBytes } : {});
+  }
+
+  /** What the store's byte-bounded caches hold (the query index and memos). */
+  memoryStats(): StoreMemoryStats {
+    return { queryIndex: this.#index.memoryStats(), memo: this.#memo.stats() };
   }
 
   get schema(): string | undefined {

@@ -47,6 +47,7 @@ export const SQL = {
   countWs: s('count_ws', 'SELECT count(*)::int AS n FROM nodes WHERE workspace = $1'),
   workspaces: s('workspaces', 'SELECT DISTINCT workspace FROM nodes ORDER BY workspace'),
   kinds: s('kinds', 'SELECT name, kind FROM prop_kinds WHERE ws = $1 AND name = ANY ($2::text[])'),
+  propertyNames: s('property_names', 'SELECT DISTINCT name FROM prop_kinds WHERE ws = $1'),
   types: s('types', 'SELECT type FROM node_types WHERE ws = $1'),
   blobInfo: s('blob_info', 'SELECT hash, size FROM blobs WHERE hash = $1'),
   blobChunks: s('blob_chunks', 'SELECT seq, data FROM blob_chunks WHERE hash = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq'),

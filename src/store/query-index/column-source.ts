@@ -29,6 +29,11 @@ export interface ColumnSource {
   generation(): Promise<number>;
   nodeTable(workspace: string): Promise<NodeTable>;
   propertyColumn(workspace: string, name: string): Promise<PropertyColumn>;
+  /**
+   * Names of the properties the workspace's nodes have (a superset is fine): a name outside it has
+   * an empty column, which the index then neither loads nor keeps.
+   */
+  propertyNames(workspace: string): Promise<readonly string[]>;
   /** Row ids of the nodes with these UUIDs. */
   nidsOfIds(workspace: string, ids: readonly string[]): Promise<Int32Array>;
   /** Row ids of the nodes whose full text matches (the same match expression as the SQL path). */

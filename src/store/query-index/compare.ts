@@ -15,21 +15,3 @@ export function compareCodePoints(a: string, b: string): number {
   }
   return a.length - b.length;
 }
-
-/** A `like` pattern (`%`, `_`, `\` escapes) as an anchored regular expression over code points. */
-export function likeToRegExp(pattern: string): RegExp {
-  let src = '^';
-  const chars = [...pattern];
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i]!;
-    if (c === '\\' && i + 1 < chars.length) src += escapeRegExp(chars[++i]!);
-    else if (c === '%') src += '[\\s\\S]*';
-    else if (c === '_') src += '[\\s\\S]';
-    else src += escapeRegExp(c);
-  }
-  return new RegExp(`${src}$`, 'u');
-}
-
-function escapeRegExp(c: string): string {
-  return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
-}

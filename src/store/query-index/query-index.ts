@@ -1,92 +1,139 @@
 // Store layer (query index): evaluates a StoreQuery over in-memory columns of the property index,
 // as bit sets over node ordinals. Exact totals over hundreds of thousands of candidates then cost a
 // few word operations instead of a B-tree probe per row. Columns load lazily, per workspace and
-// property, and are dropped whenever the store's content generation changes.
+// property, and are dropped whenever the store's content generation changes. Whatever a request
+// chooses (property names, conditions, result rows) is kept within a byte budget (memory-budget.ts).
 import type { Condition, StoreQuery, Target, ValueKind } from '../../query/ast.js';
 import { descendantRange } from '../../repository/paths.js';
 import type { QueryResult } from '../content-store.js';
 import type { NodeRecord } from '../rows.js';
 import { Bitmap } from './bitmap.js';
 import type { ColumnSource } from './column-source.js';
-import { compareCodePoints, likeToRegExp } from './compare.js';
+import { compareCodePoints } from './compare.js';
+import { compileLike, likeMatchAny } from '../../query/like.js';
 import { inRange, lowerBound, rangeInto, uuidEqualities, type Column } from './column-scan.js';
 import { hasIdColumn } from './column-source.js';
 import { orderKeysOf, type OrderKeys } from './order-keys.js';
 import { chainCompare, orderedPage, propertyCompare, type OrdinalCompare } from './ordered-page.js';
 import { readableBy } from '../../query/glob.js';
 import { ordinalOf, type Workspace } from './workspace.js';
+import { bitmapBytes, columnBytes, DEFAULT_QUERY_INDEX_BYTES, MemoryBudget, orderKeysBytes, type QueryIndexStats, type Result } from './memory-budget.js';
+import { stringBytes } from '../../cache/byte-lru.js';
+import { recordBytes } from '../record-bytes.js';
 
-const FILTER_CACHE_ENTRIES = 64;
-const CONJUNCTION_CACHE_ENTRIES = 32;
+export interface QueryIndexOptions {
+  /** Bytes of columns, order keys, bit sets and rows kept (`cache.queryIndexMaxBytes`; default 1 GiB). */
+  readonly maxBytes?: number;
+}
 
-const RECORD_CACHE_ENTRIES = 20_000;
+/** A column of a property no node has: shared, so asking for one allocates nothing. */
+const NO_VALUES: Column = {
+  nids: new Int32Array(0), pos: new Uint16Array(0), kinds: [], nums: new Float64Array(0), strs: [], folded: [], ords: new Int32Array(0),
+};
 
 export class QueryIndex {
   #generation = -1;
   #workspaces = new Map<string, Promise<Workspace>>();
+  readonly #budget: MemoryBudget;
+  /** Columns being read, so concurrent requests share one read; never kept once settled (a failure is retried). */
+  #loading = new Map<string, Promise<Column>>();
+  /** Changes whenever the caches drop: a read begun before must not fill them afterwards. */
+  #epoch = 0;
 
-  constructor(private readonly source: ColumnSource) {}
+  constructor(private readonly source: ColumnSource, options: QueryIndexOptions = {}) {
+    this.#budget = new MemoryBudget(options.maxBytes ?? DEFAULT_QUERY_INDEX_BYTES);
+  }
 
   /** Drops every loaded column (after a write in this process). */
   invalidate(): void {
-    this.#workspaces = new Map();
+    this.#drop();
     this.#generation = -1;
   }
 
-  async run(q: StoreQuery, ftsMatch: string): Promise<QueryResult> {
+  /** What the byte-bounded caches hold. */
+  memoryStats(): QueryIndexStats {
+    return this.#budget.stats();
+  }
+
+  #drop(): void {
+    this.#workspaces = new Map();
+    this.#loading = new Map();
+    this.#budget.clear();
+    this.#epoch++;
+  }
+
+  async #sync(): Promise<void> {
     const generation = await this.source.generation();
     if (generation !== this.#generation) {
-      this.#workspaces = new Map();
+      this.#drop();
       this.#generation = generation;
     }
+  }
+
+  async run(q: StoreQuery, ftsMatch: string): Promise<QueryResult> {
+    await this.#sync();
     const ws = await this.#workspace(q.workspace);
     const size = ws.table.nids.length;
     // The whole conjunction is kept too: pages and orders of one list repeat it, and intersecting and
     // counting a million-bit set on every request would be most of the query's cost.
-    const conjunction = `${q.rootPath}\u0000${q.types === null ? '*' : q.types.join('\u0000')}\u0000${JSON.stringify(q.conditions)}\u0000${ftsMatch}`;
-    let hit = ws.conjunctions.get(conjunction);
+    const conjunction = `${q.workspace}\u0000and\u0000${q.rootPath}\u0000${q.types === null ? '*' : q.types.join('\u0000')}\u0000${JSON.stringify(q.conditions)}\u0000${ftsMatch}`;
+    let hit = this.#budget.results.get(conjunction) as { readonly matches: Bitmap; readonly total: number } | undefined;
     if (hit === undefined) {
+      const epoch = this.#epoch;
       const matches = this.#scope(ws, q);
       for (const c of q.conditions) {
         matches.and(await this.#cachedCondition(ws, q.workspace, c, size));
       }
       if (q.fullText.length > 0) {
-        const key = `fullText\u0000${ftsMatch}`;
-        let b = ws.filters.get(key);
+        const key = `${q.workspace}\u0000fullText\u0000${ftsMatch}`;
+        let b = this.#budget.results.get(key) as Bitmap | undefined;
         if (!b) {
           b = this.#fromNids(ws, await this.source.fullText(ftsMatch), size);
-          ws.filters.set(key, b);
-          if (ws.filters.size > FILTER_CACHE_ENTRIES) ws.filters.delete(ws.filters.keys().next().value!);
+          this.#keepResult(epoch, key, b);
         }
         matches.and(b);
       }
       hit = { matches, total: matches.count() };
-      if (ws.conjunctions.size >= CONJUNCTION_CACHE_ENTRIES) ws.conjunctions.delete(ws.conjunctions.keys().next().value!);
-    } else {
-      ws.conjunctions.delete(conjunction); // most recently used last
+      this.#keepResult(epoch, conjunction, hit);
     }
-    ws.conjunctions.set(conjunction, hit);
     const { matches, total } = hit;
     if (total === 0 || q.offset >= total) return { total, nodes: [] };
     const ordinals = q.orderBy.length === 0
       ? matches.first(q.limit, q.offset)
       : await this.#ordered(ws, q, matches, total);
-    return { total, nodes: await this.#records(ws, ordinals.map((o) => ws.table.nids[o]!)) };
+    return { total, nodes: await this.#records(ws, q.workspace, ordinals.map((o) => ws.table.nids[o]!)) };
   }
 
-  async #records(ws: Workspace, nids: readonly number[]): Promise<NodeRecord[]> {
-    const missing = nids.filter((n) => !ws.records.has(n));
+  /** Keeps a bit set or conjunction if the caches have not dropped since `epoch`. */
+  #keepResult(epoch: number, key: string, value: Result): void {
+    if (epoch !== this.#epoch) return;
+    const words = 'words' in value ? value : value.matches;
+    this.#budget.results.set(key, value, stringBytes(key) + bitmapBytes(words));
+  }
+
+  async #records(ws: Workspace, workspace: string, nids: readonly number[]): Promise<NodeRecord[]> {
+    const cache = this.#budget.records;
+    const found = new Map<number, NodeRecord>();
+    const missing: number[] = [];
+    for (const n of nids) {
+      const r = cache.get(`${workspace}\u0000${n}`);
+      if (r !== undefined) found.set(n, r);
+      else missing.push(n);
+    }
     if (missing.length > 0) {
-      if (ws.records.size + missing.length > RECORD_CACHE_ENTRIES) ws.records.clear();
+      const epoch = this.#epoch;
       const nidOfPath = new Map(missing.map((n) => [ws.table.paths[ws.ordinalOfNid[n]! - 1]!, n]));
       for (const r of await this.source.nodesByNid(missing)) {
         const nid = nidOfPath.get(r.path);
-        if (nid !== undefined) ws.records.set(nid, r);
+        if (nid === undefined) continue;
+        found.set(nid, r);
+        const key = `${workspace}\u0000${nid}`;
+        if (epoch === this.#epoch) cache.set(key, r, stringBytes(key) + recordBytes(r));
       }
     }
     const out: NodeRecord[] = [];
     for (const n of nids) {
-      const r = ws.records.get(n);
+      const r = found.get(n);
       if (r !== undefined) out.push(r);
     }
     return out;
@@ -94,15 +141,12 @@ export class QueryIndex {
 
   /** The kinds of these properties among the nodes the rules let the caller read. */
   async kinds(workspace: string, names: readonly string[], readable: Extract<Condition, { kind: 'readable' }>): Promise<Map<string, ValueKind[]>> {
-    const generation = await this.source.generation();
-    if (generation !== this.#generation) {
-      this.#workspaces = new Map();
-      this.#generation = generation;
-    }
+    await this.#sync();
     const ws = await this.#workspace(workspace);
     const scope = await this.#condition(ws, workspace, readable, ws.table.nids.length);
     const out = new Map<string, ValueKind[]>();
     for (const name of names) {
+      if (!ws.propertyNames.has(name)) continue;
       const col = await this.#column(ws, workspace, name);
       const seen = new Set<ValueKind>();
       for (let i = 0; i < col.ords.length; i++) {
@@ -117,29 +161,44 @@ export class QueryIndex {
   #workspace(name: string): Promise<Workspace> {
     let w = this.#workspaces.get(name);
     if (!w) {
-      w = this.source.nodeTable(name).then((table) => {
+      const loading: Promise<Workspace> = Promise.all([this.source.nodeTable(name), this.source.propertyNames(name)]).then(([table, names]) => {
         let max = 0;
         for (let i = 0; i < table.nids.length; i++) if (table.nids[i]! > max) max = table.nids[i]!;
         const ordinalOfNid = new Int32Array(max + 1);
         for (let i = 0; i < table.nids.length; i++) ordinalOfNid[table.nids[i]!] = i + 1;
-        return { table, ordinalOfNid, columns: new Map(), orderKeys: new Map(), scopes: new Map(), filters: new Map(), records: new Map(), conjunctions: new Map() };
+        return { table, ordinalOfNid, propertyNames: new Set(names) };
       });
-      this.#workspaces.set(name, w);
+      // A failed read (store unreachable) is not kept: the next request reads again.
+      loading.catch(() => { if (this.#workspaces.get(name) === loading) this.#workspaces.delete(name); });
+      this.#workspaces.set(name, loading);
+      w = loading;
     }
     return w;
   }
 
+  /** The column of a property; a name no node has costs nothing (no read, no allocation, no entry). */
   #column(ws: Workspace, workspace: string, name: string): Promise<Column> {
-    let c = ws.columns.get(name);
-    if (!c) {
-      c = this.source.propertyColumn(workspace, name).then((col) => {
+    if (!ws.propertyNames.has(name)) return Promise.resolve(NO_VALUES);
+    const key = `${workspace}\u0000${name}`;
+    const hit = this.#budget.perName.get(`column\u0000${key}`);
+    if (hit !== undefined && 'column' in hit) return Promise.resolve(hit.column);
+    let loading = this.#loading.get(key);
+    if (!loading) {
+      const epoch = this.#epoch;
+      const pending = this.#loading;
+      const read: Promise<Column> = this.source.propertyColumn(workspace, name).then((col) => {
         const ords = new Int32Array(col.nids.length);
         for (let i = 0; i < ords.length; i++) ords[i] = ordinalOf(ws, col.nids[i]!);
-        return { ...col, ords };
+        const column: Column = { ...col, ords };
+        if (epoch === this.#epoch) this.#budget.perName.set(`column\u0000${key}`, { column }, stringBytes(key) + columnBytes(column));
+        return column;
       });
-      ws.columns.set(name, c);
+      const forget = () => { if (pending.get(key) === read) pending.delete(key); };
+      read.then(forget, forget);
+      pending.set(key, read);
+      loading = read;
     }
-    return c;
+    return loading;
   }
 
   /** Ordinals of the half-open path range [lo, hi) (paths are sorted). */
@@ -148,11 +207,11 @@ export class QueryIndex {
   }
 
   #scope(ws: Workspace, q: StoreQuery): Bitmap {
-    const key = `${q.rootPath}\u0000${q.types === null ? '*' : q.types.join('\u0000')}`;
-    let cached = ws.scopes.get(key);
+    const key = `${q.workspace}\u0000scope\u0000${q.rootPath}\u0000${q.types === null ? '*' : q.types.join('\u0000')}`;
+    let cached = this.#budget.results.get(key) as Bitmap | undefined;
     if (!cached) {
       cached = this.#computeScope(ws, q);
-      ws.scopes.set(key, cached);
+      this.#keepResult(this.#epoch, key, cached);
     }
     return cached.clone();
   }
@@ -208,16 +267,12 @@ export class QueryIndex {
    * repeat the same filters with other pages, orders and companions. Bounded; dropped with the columns.
    */
   async #cachedCondition(ws: Workspace, workspace: string, c: Condition, size: number): Promise<Bitmap> {
-    const key = JSON.stringify(c);
-    const hit = ws.filters.get(key);
-    if (hit) {
-      ws.filters.delete(key);
-      ws.filters.set(key, hit); // most recently used last
-      return hit;
-    }
+    const key = `${workspace}\u0000if\u0000${JSON.stringify(c)}`;
+    const hit = this.#budget.results.get(key) as Bitmap | undefined;
+    if (hit) return hit;
+    const epoch = this.#epoch;
     const b = await this.#condition(ws, workspace, c, size);
-    ws.filters.set(key, b);
-    if (ws.filters.size > FILTER_CACHE_ENTRIES) ws.filters.delete(ws.filters.keys().next().value!);
+    this.#keepResult(epoch, key, b);
     return b;
   }
 
@@ -226,22 +281,24 @@ export class QueryIndex {
       case 'never':
         return new Bitmap(size);
       case 'readable': {
-        const key = `readable\u0000${JSON.stringify(c.rules)}`;
-        let b = ws.scopes.get(key);
+        const key = `${workspace}\u0000readable\u0000${JSON.stringify(c.rules)}`;
+        let b = this.#budget.results.get(key) as Bitmap | undefined;
         if (!b) {
           b = new Bitmap(size);
           const paths = ws.table.paths;
           for (let i = 0; i < size; i++) if (readableBy(c.rules, paths[i]!)) b.set(i);
-          ws.scopes.set(key, b);
+          this.#keepResult(this.#epoch, key, b);
         }
         return b.clone();
       }
       case 'descendantOf': {
         const b = new Bitmap(size);
-        for (const p of c.paths) {
-          const [lo, hi] = descendantRange(p);
-          const [a, z] = this.#pathRange(ws, lo, hi);
-          for (let i = a; i < z; i++) b.set(i);
+        // Overlapping ancestors (`/a|/a|/a/b|…`, up to 100) set each ordinal once: work stays O(size).
+        const spans = c.paths.map((p) => this.#pathRange(ws, ...descendantRange(p))).sort((x, y) => x[0] - y[0]);
+        let done = 0;
+        for (const [a, z] of spans) {
+          for (let i = Math.max(a, done); i < z; i++) b.set(i);
+          done = Math.max(done, z);
         }
         return c.negate ? Bitmap.full(size).andNot(b) : b;
       }
@@ -250,9 +307,8 @@ export class QueryIndex {
         return c.exists ? b : Bitmap.full(size).andNot(b);
       }
       case 'like': {
-        const res = c.patterns.map(likeToRegExp);
-        const test = (v: string) => res.some((r) => r.test(v));
-        const b = await this.#match(ws, workspace, c.target, size, c.caseInsensitive, (_kind, _num, str) => test(str));
+        const patterns = c.patterns.map(compileLike);
+        const b = await this.#match(ws, workspace, c.target, size, c.caseInsensitive, (_kind, _num, str) => likeMatchAny(patterns, str));
         return c.negate ? Bitmap.full(size).andNot(b) : b;
       }
       case 'ranges': {
@@ -318,11 +374,17 @@ export class QueryIndex {
 
   async #ordered(ws: Workspace, q: StoreQuery, matches: Bitmap, total: number): Promise<number[]> {
     const keys: OrdinalCompare[] = [];
+    let firstKeys: OrderKeys | undefined;
     for (const o of q.orderBy) {
       const dir = o.descending ? -1 : 1;
       switch (o.target.kind) {
         case 'property':
-          keys.push(propertyCompare(await this.#orderKeys(ws, q.workspace, o.target.name), o.descending));
+          // A property no node has orders nothing (every node lacks it); it costs no keys either.
+          if (ws.propertyNames.has(o.target.name)) {
+            const k = await this.#orderKeys(ws, q.workspace, o.target.name);
+            firstKeys ??= o === q.orderBy[0] ? k : undefined;
+            keys.push(propertyCompare(k, o.descending));
+          }
           break;
         case 'name': {
           const folded = this.#foldedNames(ws);
@@ -349,8 +411,8 @@ export class QueryIndex {
       }
     }
     const first = q.orderBy[0]!;
-    const single = q.orderBy.length === 1 && first.target.kind === 'property'
-      ? { keys: await this.#orderKeys(ws, q.workspace, first.target.name), descending: first.descending, size: ws.table.nids.length }
+    const single = q.orderBy.length === 1 && first.target.kind === 'property' && firstKeys !== undefined
+      ? { keys: firstKeys, descending: first.descending, size: ws.table.nids.length }
       : undefined;
     return orderedPage({ matches, total, offset: q.offset, limit: q.limit, compare: chainCompare(keys), ...(single ? { single } : {}) });
   }
@@ -370,10 +432,13 @@ export class QueryIndex {
   }
 
   async #orderKeys(ws: Workspace, workspace: string, name: string): Promise<OrderKeys> {
-    let keys = ws.orderKeys.get(name);
-    if (keys) return keys;
-    keys = orderKeysOf(await this.#column(ws, workspace, name), ws.table.nids.length);
-    ws.orderKeys.set(name, keys);
+    const key = `keys\u0000${workspace}\u0000${name}`;
+    const hit = this.#budget.perName.get(key);
+    if (hit !== undefined && 'keys' in hit) return hit.keys;
+    const epoch = this.#epoch;
+    const col = await this.#column(ws, workspace, name);
+    const keys = orderKeysOf(col, ws.table.nids.length);
+    if (epoch === this.#epoch) this.#budget.perName.set(key, { keys }, stringBytes(key) + orderKeysBytes(col, ws.table.nids.length));
     return keys;
   }
 

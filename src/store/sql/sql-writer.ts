@@ -40,24 +40,3 @@ export class SqlWriter {
     return { sql: this.#sql, params: [...this.#params] };
   }
 }
-
-/**
- * A `like` pattern (`%` any run, `_` one character, `\` escapes) as a GLOB pattern, which is
- * case-sensitive in SQLite (its LIKE is not), with GLOB's own wildcards made literal.
- */
-export function likeToGlob(pattern: string): string {
-  let out = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '\\' && i + 1 < pattern.length) {
-      out += literalGlob(pattern[++i]!);
-    } else if (c === '%') out += '*';
-    else if (c === '_') out += '?';
-    else out += literalGlob(c);
-  }
-  return out;
-}
-
-function literalGlob(c: string): string {
-  return c === '*' || c === '?' || c === '[' ? `[${c}]` : c;
-}

@@ -44,6 +44,9 @@ export function sqliteColumnSource(
         .all(workspace, name) as PropertyRow[];
       return columnFromRows(rows);
     },
+    async propertyNames(workspace: string): Promise<string[]> {
+      return db().prepare('SELECT DISTINCT name FROM prop_kinds WHERE ws = ?').pluck().all(workspace) as string[];
+    },
     async nidsOfIds(workspace: string, ids: readonly string[]): Promise<Int32Array> {
       const rows = db().prepare('SELECT nid FROM nodes WHERE workspace = ? AND id IN (SELECT value FROM json_each(?))')
         .pluck().all(workspace, JSON.stringify(ids)) as number[];

@@ -2,7 +2,7 @@
 // properties and all values are bound parameters; only fixed SQL text is written here.
 import type { Condition, StoreQuery, Target, TypedRange } from '../../query/ast.js';
 import { descendantRange } from '../../repository/paths.js';
-import { likeToGlob, SqlWriter, type CompiledSql } from '../sql/sql-writer.js';
+import { SqlWriter, type CompiledSql } from '../sql/sql-writer.js';
 import { uuidEqualities } from '../query-index/column-scan.js';
 import { KIND_CODE } from './migrations.js';
 
@@ -85,19 +85,19 @@ function writeCondition(w: SqlWriter, ws: string, c: Condition): void {
       return;
     case 'like': {
       const t = c.target;
-      const globs = c.patterns.map(likeToGlob);
+      // like_match (statements.ts) is the query index's matcher: linear, and the same answers.
       if (c.negate) w.text('NOT ');
       if (t.kind === 'property') {
-        writePropertySet(w, ws, t.name, () => globs.forEach((g, i) => {
+        writePropertySet(w, ws, t.name, () => c.patterns.forEach((g, i) => {
           if (i > 0) w.text(' OR ');
-          w.text(c.caseInsensitive ? 'p.f GLOB ' : 'p.s GLOB ').value(g);
+          w.text(c.caseInsensitive ? 'like_match(p.f, ' : 'like_match(p.s, ').value(g).text(')');
         }));
       } else {
         const col = c.caseInsensitive ? `fold(${nodeColumn(t)})` : nodeColumn(t);
         w.text('(');
-        globs.forEach((g, i) => {
+        c.patterns.forEach((g, i) => {
           if (i > 0) w.text(' OR ');
-          w.text(`${col} GLOB `).value(g);
+          w.text(`like_match(${col}, `).value(g).text(')');
         });
         w.text(')');
       }

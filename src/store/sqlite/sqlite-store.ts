@@ -3,7 +3,7 @@
 import { chmodSync, closeSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities } from '../content-store.js';
+import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities, StoreMemoryStats } from '../content-store.js';
 import type { StoreQuery, ValueKind } from '../../query/ast.js';
 import { fullTextOf, indexRows } from '../index-values.js';
 import { withoutHiddenWordMatches } from '../hidden-full-text.js';
@@ -19,12 +19,16 @@ import { descendantRange } from '../../repository/paths.js';
 import { migrate } from './schema.js';
 import { BLOB_CHUNK, connect, insertBlobChunks, prepare, type Statements } from './statements.js';
 import { GenerationMemo } from '../generation-memo.js';
+import { ByteLru, stringBytes } from '../../cache/byte-lru.js';
 import { SqliteVersions } from './versions.js';
 import type { VersionInfo } from '../versions.js';
 import { StoreClosedError } from '../store-faults.js';
 import { createProcessFolder } from '../process-folder.js';
 
-const STATEMENT_CACHE_SIZE = 256;
+/** Prepared statements of compiled queries kept; their shape (filters, `in` lists, orders) is the caller's. */
+const STATEMENT_CACHE_BYTES = 8 * 1024 * 1024;
+/** What SQLite's compiled program of a statement costs beyond its text, roughly. */
+const STATEMENT_OVERHEAD = 4_096;
 const GENERATION_HINT_MS = 100;
 
 interface NodeRow {
@@ -50,6 +54,8 @@ export interface SqliteStoreOptions {
    * ones (and queries it cannot serve) use SQL. Default 2,000; 0 = always the index; Infinity = never.
    */
   readonly queryIndexThreshold?: number;
+  /** Bytes the query index may keep of what requests choose (`cache.queryIndexMaxBytes`; default 1 GiB). */
+  readonly queryIndexMaxBytes?: number;
   /** Told when the store changed something an operator should know (a database file's mode narrowed). */
   readonly onNotice?: (message: string) => void;
 }
@@ -91,7 +97,7 @@ export class SqliteStore implements ContentStore {
   #tempDir: string | undefined;
   #stmts: Statements | undefined;
   #versions: SqliteVersions | undefined;
-  readonly #cache = new Map<string, Database.Statement>();
+  readonly #cache = new ByteLru<string, Database.Statement>(STATEMENT_CACHE_BYTES);
 
   readonly #indexThreshold: number;
   readonly #index: QueryIndex;
@@ -107,7 +113,12 @@ export class SqliteStore implements ContentStore {
       async () => this.generationHint() ?? this.generation(),
       toRecord as (row: never) => NodeRecord,
       NODE_COLUMNS,
-    ));
+    ), options.queryIndexMaxBytes !== undefined ? { maxBytes: options.queryIndexMaxBytes } : {});
+  }
+
+  /** What the store's byte-bounded caches hold (the query index, memos, prepared statements). */
+  memoryStats(): StoreMemoryStats {
+    return { queryIndex: this.#index.memoryStats(), memo: this.#memo.stats(), statements: this.#cache.stats() };
   }
 
   get file(): string {
@@ -293,9 +304,9 @@ export class SqliteStore implements ContentStore {
   #statement(sql: string): Database.Statement {
     let stmt = this.#cache.get(sql);
     if (stmt === undefined) {
-      if (this.#cache.size >= STATEMENT_CACHE_SIZE) this.#cache.clear();
       stmt = this.#db!.prepare(sql);
-      this.#cache.set(sql, stmt);
+      // The compiled program grows with the text: count it several times over.
+      this.#cache.set(sql, stmt, STATEMENT_OVERHEAD + 4 * stringBytes(sql));
     }
     return stmt;
   }

@@ -3,6 +3,7 @@
 import { openSync, readSync, closeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { BlobSpool } from '../rows.js';
+import { compileLike, likeMatch, type LikePattern } from '../../query/like.js';
 
 /** Binaries are stored in chunks of this size (a Range read touches only the chunks it needs). */
 export const BLOB_CHUNK = 1 << 20;
@@ -19,6 +20,18 @@ export function connect(file: string): Database.Database {
   db.pragma('cache_size = -65536');
   // Unicode-aware lower case, as PostgreSQL's lower(): for ilike on names and case-insensitive order.
   db.function('fold', { deterministic: true }, (v: unknown) => (typeof v === 'string' ? v.toLowerCase() : v));
+  // `like` as the query index matches it (query/like.ts): GLOB backtracks exponentially on `*?*?*?`.
+  // A statement calls it with one pattern per row run, so the last compiled pattern is kept.
+  let lastPattern: string | undefined;
+  let compiled: LikePattern = compileLike('');
+  db.function('like_match', { deterministic: true }, (value: unknown, pattern: unknown) => {
+    if (typeof value !== 'string' || typeof pattern !== 'string') return 0;
+    if (pattern !== lastPattern) {
+      compiled = compileLike(pattern);
+      lastPattern = pattern;
+    }
+    return likeMatch(compiled, value) ? 1 : 0;
+  });
   return db;
 }
 

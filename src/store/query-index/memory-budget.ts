@@ -1,0 +1,72 @@
+// Store layer (query index): the byte-bounded caches of what requests choose. Property names come
+// from filters and `orderBy`, conditions and conjunctions from query strings: each kind of structure
+// is an LRU over its share of `cache.queryIndexMaxBytes`, so no flood of names or filters can grow
+// the index past it (typed arrays live outside the JS heap, where nothing else would stop them).
+import { ByteLru, stringBytes, type ByteLruStats } from '../../cache/byte-lru.js';
+import type { NodeRecord } from '../rows.js';
+import type { Bitmap } from './bitmap.js';
+import type { Column } from './column-scan.js';
+import type { OrderKeys } from './order-keys.js';
+
+/** Default of `cache.queryIndexMaxBytes`. */
+export const DEFAULT_QUERY_INDEX_BYTES = 1024 * 1024 * 1024;
+
+export type PerName = { readonly column: Column } | { readonly keys: OrderKeys };
+export type Result = Bitmap | { readonly matches: Bitmap; readonly total: number };
+
+export interface QueryIndexStats {
+  readonly maxBytes: number;
+  /** Property columns and order keys. */
+  readonly perName: ByteLruStats;
+  /** Bit sets of scopes, conditions and conjunctions. */
+  readonly results: ByteLruStats;
+  /** Result rows already read. */
+  readonly records: ByteLruStats;
+}
+
+export class MemoryBudget {
+  readonly perName: ByteLru<string, PerName>;
+  readonly results: ByteLru<string, Result>;
+  readonly records: ByteLru<string, NodeRecord>;
+
+  constructor(readonly maxBytes: number) {
+    // Half for per-name structures (they are what makes a query fast), the rest for results and rows.
+    this.perName = new ByteLru(Math.floor(maxBytes / 2));
+    this.results = new ByteLru(Math.floor(maxBytes / 4));
+    this.records = new ByteLru(Math.floor(maxBytes / 4));
+  }
+
+  clear(): void {
+    this.perName.clear();
+    this.results.clear();
+    this.records.clear();
+  }
+
+  stats(): QueryIndexStats {
+    return { maxBytes: this.maxBytes, perName: this.perName.stats(), results: this.results.stats(), records: this.records.stats() };
+  }
+}
+
+/**
+ * A column's arrays, its strings, and a reserve for the lookups built on first use (`byValue`,
+ * `numOrder`), so that the entry's cost does not grow after it is counted.
+ */
+export function columnBytes(col: Column): number {
+  let n = 64 + col.ords.length * 120;
+  for (let i = 0; i < col.strs.length; i++) n += 2 * stringBytes(col.strs[i]!) + stringBytes(col.folded[i]!);
+  return n;
+}
+
+/**
+ * Order keys over `size` ordinals with the sorted ordinals, and the first values' strings they hold
+ * (again: the column that shared them may be evicted first).
+ */
+export function orderKeysBytes(col: Column, size: number): number {
+  let n = 64 + size * (1 + 8 + 8 + 8 + 4);
+  for (let i = 0; i < col.strs.length; i++) if (col.pos[i] === 0) n += stringBytes(col.strs[i]!) + stringBytes(col.folded[i]!);
+  return n;
+}
+
+export function bitmapBytes(b: Bitmap): number {
+  return 64 + b.words.length * 4;
+}
