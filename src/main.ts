@@ -11,6 +11,7 @@ import { SecurityService } from './security/security-service.js';
 import { discoverSites } from './config/discover-sites.js';
 import { watchModules, type ModuleWatcher } from './config/watch-modules.js';
 import { EndpointRegistry } from './delivery/endpoint-registry.js';
+import type { EndpointDefinition } from './delivery/endpoint-definition.js';
 import { PagesRegistry } from './delivery/pages/pages-registry.js';
 import { loadDefinitions, type DefinitionProblem } from './delivery/load-definitions.js';
 import { buildApp } from './http/build-app.js';
@@ -205,6 +206,23 @@ function warnAboutAccess(registry: EndpointRegistry, security: SecurityService, 
       log.info(`endpoint /.rest${def.endpointPath} links assets, but anonymous callers may read nothing of workspace dam: its /dam and /.imaging links answer 404 to them until read is granted`);
     }
   }
+  for (const w of anonymousAssetUriWarnings(registry.list(), security)) log.warn(w);
+}
+
+/**
+ * A configured `anonymous` role replaces the built-in one, which lets anyone GET `/dam/*` and
+ * `/.imaging/*`: when endpoints link assets and those URLs are now denied to anonymous callers, every
+ * image of their answers is a 401 (a common slip when copying a security example).
+ */
+export function anonymousAssetUriWarnings(definitions: readonly EndpointDefinition[], security: SecurityService): string[] {
+  const linking = definitions.filter((d) => d.references.some((r) => r.resolver.kind === 'assetReferenceResolver' || r.resolver.kind === 'richTextLinkReferenceResolver'));
+  if (linking.length === 0) return [];
+  const uri = security.uriAccess(security.anonymous());
+  const denied = ['/dam/*', '/.imaging/*'].filter((p) => uri.decide(p.replace('*', 'x'), 'GET') === 'deny');
+  if (denied.length === 0) return [];
+  const names = linking.map((d) => `/.rest${d.endpointPath}`).join(', ');
+  return [`anonymous callers may not GET ${denied.join(' or ')} (a configured role replaces the built-in one of the same name, which allowed it), `
+    + `but ${names} link assets there: those links answer 401 to them. Add { path: ${denied[0]}, permission: get } to the uriPermissions of security.roles.anonymous (or of another anonymous role) if assets are public.`];
 }
 
 /** Reloads users, groups, roles and tokens when petal.yaml or the security folder changes. */
