@@ -1,6 +1,6 @@
 // SQLite backend of the ContentStore (embedded default): one file, WAL, better-sqlite3 (synchronous,
 // so every call is one in-process round trip; the async interface is for the networked backends).
-import { chmodSync, closeSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities, StoreMemoryStats } from '../content-store.js';
@@ -24,6 +24,7 @@ import { SqliteVersions } from './versions.js';
 import type { VersionInfo } from '../versions.js';
 import { StoreClosedError } from '../store-faults.js';
 import { createProcessFolder } from '../process-folder.js';
+import { privateDatabaseFile } from './database-file.js';
 
 /** Prepared statements of compiled queries kept; their shape (filters, `in` lists, orders) is the caller's. */
 const STATEMENT_CACHE_BYTES = 8 * 1024 * 1024;
@@ -58,28 +59,6 @@ export interface SqliteStoreOptions {
   readonly queryIndexMaxBytes?: number;
   /** Told when the store changed something an operator should know (a database file's mode narrowed). */
   readonly onNotice?: (message: string) => void;
-}
-
-/** The database holds customers' addresses and e-mails: readable by its owner only. */
-const DATABASE_FILE_MODE = 0o600;
-
-/**
- * Creates the database file 0600 before SQLite opens it (SQLite gives its -wal and -shm files the
- * database file's mode), and narrows an existing one, with its -wal and -shm, that others can read.
- */
-function privateDatabaseFile(file: string, onNotice: ((message: string) => void) | undefined): void {
-  closeSync(openSync(file, 'a', DATABASE_FILE_MODE));
-  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
-    let mode: number;
-    try {
-      mode = statSync(f).mode & 0o777;
-    } catch {
-      continue; // no -wal or -shm yet
-    }
-    if ((mode & 0o077) === 0) continue;
-    chmodSync(f, DATABASE_FILE_MODE);
-    onNotice?.(`database file ${f}: narrowed from mode ${mode.toString(8)} to 600 (it holds customers' data)`);
-  }
 }
 
 export class SqliteStore implements ContentStore {
