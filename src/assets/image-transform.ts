@@ -82,8 +82,8 @@ function presetList(policy: TransformPolicy): string {
 }
 
 /**
- * The output format `auto` stands for: AVIF, else WebP, when the Accept header takes it (q > 0,
- * `image/*` and `*\/*` count too only when named explicitly: browsers send them for every image).
+ * The output format `auto` stands for: AVIF, else WebP, when the Accept header names it with q > 0
+ * (wildcards do not count: browsers send `*\/*` with every image request, AVIF-capable or not).
  */
 export function autoFormat(accept: string | undefined): 'avif' | 'webp' | undefined {
   const taken = new Set<string>();
