@@ -92,10 +92,10 @@ export function planRendition(asset: Pick<AssetBinary, 'mimeType' | 'hash'>, spe
   if (original === undefined) return undefined;
   const format: OutputFormat = spec.format ?? original.format;
   const converted = format !== original.format;
-  if (spec.width === undefined && spec.height === undefined && !converted && spec.quality === undefined) return undefined;
-  const fit = spec.width !== undefined && spec.height !== undefined && spec.fit !== undefined && spec.fit !== 'inside' ? `-${spec.fit}` : '';
   const defaultQuality = DEFAULT_QUALITY[format];
   const quality = defaultQuality !== undefined && spec.quality !== undefined && spec.quality !== defaultQuality ? `-q${spec.quality}` : '';
+  if (spec.width === undefined && spec.height === undefined && !converted && quality === '') return undefined;
+  const fit = spec.width !== undefined && spec.height !== undefined && spec.fit !== undefined && spec.fit !== 'inside' ? `-${spec.fit}` : '';
   const key = `${spec.width ?? 0}x${spec.height ?? 0}${fit}${quality}`;
   return { spec, key, format, etag: `"${asset.hash}-${key}${converted ? `.${EXT_BY_FORMAT[format]}` : ''}"` };
 }

@@ -108,6 +108,15 @@ describe('imaging.transforms: free', () => {
     expect(t.renditions.resizeCount).toBe(before);
   });
 
+  it('parameters that change nothing share the file of the rendition without them (or get the original)', async () => {
+    const plain = await t.app.inject({ method: 'GET', url: dam('?width=150') });
+    for (const q of ['?width=150&quality=85', '?width=150&fit=cover', '?width=150&format=jpeg']) {
+      expect((await t.app.inject({ method: 'GET', url: dam(q) })).headers.etag, q).toBe(plain.headers.etag);
+    }
+    const png = await t.app.inject({ method: 'GET', url: `/dam/jcr:${PNG_ID}/small.png?quality=50&format=png` });
+    expect(png.headers.etag).toMatch(/^"[0-9a-f]{64}"$/);
+  });
+
   it('renditions in every form take transforms (a transform box replaces the variation box)', async () => {
     const themed = await t.app.inject({ method: 'GET', url: `/.imaging/mte/${THEME}/960x720/dam${assetPath}/jcr:content/${ANTARCTICA.fileName}?format=webp` });
     expect(themed.headers['content-type']).toBe('image/webp');
