@@ -10,6 +10,7 @@ export const ERRORS = {
   invalidQuery: { status: 400, message: 'The query is invalid' },
   invalidValueFormat: { status: 400, message: 'A value cannot be converted to the expected type' },
   badRequest: { status: 400, message: 'The request is malformed' },
+  invalidParameter: { status: 400, message: 'A query parameter is invalid' },
   // Security
   notAuthorized: { status: 401, message: 'Authentication is required' },
   accessDenied: { status: 403, message: 'Access denied' },

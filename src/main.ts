@@ -72,8 +72,8 @@ export function pickSite(config: PetalConfig): SiteConfig {
 function openRenditions(store: ContentStore, config: PetalConfig, log: Logger): RenditionService {
   try {
     return new RenditionService(store, {
-      cacheDir: config.renditions?.cacheDir ?? defaultRenditionCacheDir(config.store),
-      ...(config.renditions?.maxBytes !== undefined ? { maxBytes: config.renditions.maxBytes } : {}),
+      cacheDir: config.imaging?.cacheDir ?? defaultRenditionCacheDir(config.store),
+      ...(config.imaging?.cacheMaxBytes !== undefined ? { maxBytes: config.imaging.cacheMaxBytes } : {}),
       onNotice: (message) => log.warn(message),
     });
   } catch (err) {
@@ -161,7 +161,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   const app = await buildApp({
     registry, repository, security, shop, site: () => site, outName: outputNameFor(config.namespace),
     contextPath: config.contextPath, corsOrigins: config.corsOrigins, links: config.links, trustProxy: config.trustProxy, logger: log,
-    themes, renditions, theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: config.pagesOnAllEndpoints ?? false, ...(config.cache !== undefined ? { cache: config.cache } : {}),
+    themes, renditions, ...(config.imaging !== undefined ? { imaging: config.imaging } : {}), theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: config.pagesOnAllEndpoints ?? false, ...(config.cache !== undefined ? { cache: config.cache } : {}),
     timeouts: timeoutsOf(config.limits ?? {}),
   });
   responseCache = app.responseCache;

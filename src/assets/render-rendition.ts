@@ -1,7 +1,8 @@
-// Assets layer: image renditions. A variation is a box (width and/or height); the image is turned
-// upright (EXIF orientation), shrunk to fit inside the box with its aspect ratio kept (never enlarged),
-// and written in the original's format (JPEG, PNG, WebP, GIF). Other types (SVG, PDF, unknown) have no
-// renditions: the original is served. Inputs are spooled from the store to a scratch file first (sharp
+// Assets layer: image renditions. A rendition is a box (width and/or height, from a theme's variation
+// or a transform), a fit (sharp's; `inside` by default), an output format (the original's unless a
+// transform names JPEG, PNG, WebP or AVIF) and a quality; the image is turned upright (EXIF
+// orientation) and never enlarged. Other types (SVG, PDF, unknown) have no renditions: the original is
+// served, transform parameters ignored. Inputs are spooled from the store to a scratch file first (sharp
 // would buffer a stream input whole), images above `limitInputPixels` are refused before decoding, and
 // the rendition cache bounds how many resizes run at once.
 import { createWriteStream } from 'node:fs';
@@ -11,7 +12,7 @@ import sharp from 'sharp';
 import { openBlob, type AssetBinary, type BlobSource } from './read-binary.js';
 import { RenditionCache, type CachedFile, type RenditionCacheOptions } from './rendition-cache.js';
 import { ByteLru, stringBytes } from '../cache/byte-lru.js';
-import type { Variation } from './themes.js';
+import type { ImageFit } from '../config/load-config.js';
 
 /** Largest input image, in pixels (all frames together), a rendition is made of. */
 export const DEFAULT_LIMIT_INPUT_PIXELS = 50_000_000;
@@ -20,7 +21,7 @@ const REFUSED_MEMO_BYTES = 1024 * 1024;
 /** A resize taking longer than this is stopped. */
 const RESIZE_TIMEOUT_SECONDS = 60;
 
-type OutputFormat = 'jpeg' | 'png' | 'webp' | 'gif';
+export type OutputFormat = 'jpeg' | 'png' | 'webp' | 'gif' | 'avif';
 
 const FORMAT_BY_MIME: Readonly<Record<string, { format: OutputFormat; ext: string }>> = {
   'image/jpeg': { format: 'jpeg', ext: 'jpg' },
@@ -32,8 +33,28 @@ const FORMAT_BY_MIME: Readonly<Record<string, { format: OutputFormat; ext: strin
 };
 
 const MIME_BY_FORMAT: Readonly<Record<OutputFormat, string>> = {
-  jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', gif: 'image/gif',
+  jpeg: 'image/jpeg', png: 'image/png', webp: 'image/webp', gif: 'image/gif', avif: 'image/avif',
 };
+const EXT_BY_FORMAT: Readonly<Record<OutputFormat, string>> = { jpeg: 'jpg', png: 'png', webp: 'webp', gif: 'gif', avif: 'avif' };
+/** Quality when none is asked for (formats without a quality setting have none). */
+const DEFAULT_QUALITY: Readonly<Partial<Record<OutputFormat, number>>> = { jpeg: 85, webp: 85, avif: 60 };
+
+/** What a rendition is made of; absent fields: no box, `inside`, the original's format, default quality. */
+export interface RenditionSpec {
+  readonly width?: number;
+  readonly height?: number;
+  readonly fit?: ImageFit;
+  readonly quality?: number;
+  readonly format?: Exclude<OutputFormat, 'gif'>;
+}
+
+/** A rendition to serve: its cache key (file name without extension), output format and ETag. */
+export interface RenditionPlan {
+  readonly spec: RenditionSpec;
+  readonly key: string;
+  readonly format: OutputFormat;
+  readonly etag: string;
+}
 
 /** The image cannot be made into a rendition (too many pixels, undecodable): a 422 for the client. */
 export class ImageRefusedError extends Error {
@@ -43,19 +64,40 @@ export class ImageRefusedError extends Error {
   }
 }
 
+/** The format of an asset of a raster type that gets renditions. */
+export function formatOf(asset: Pick<AssetBinary, 'mimeType'>): OutputFormat | undefined {
+  return FORMAT_BY_MIME[asset.mimeType.toLowerCase()]?.format;
+}
+
+/** The file extension of a rendition in `format`. */
+export function extensionOf(format: OutputFormat): string {
+  return EXT_BY_FORMAT[format];
+}
+
 /** True when assets of this MIME type get resized renditions (else the original is served). */
 export function hasRenditions(mimeType: string): boolean {
   return FORMAT_BY_MIME[mimeType.toLowerCase()] !== undefined;
 }
 
-/** The cache key of a variation's box: `960x0` (width 960, any height), `480x360`. */
-export function variationKey(v: Pick<Variation, 'width' | 'height'>): string {
-  return `${v.width ?? 0}x${v.height ?? 0}`;
-}
-
-/** Strong ETag of a rendition: the blob's hash and the box (`"<sha256>-960x720"`). */
-export function renditionEtag(hash: string, v: Pick<Variation, 'width' | 'height'>): string {
-  return `"${hash}-${variationKey(v)}"`;
+/**
+ * The rendition `spec` asks of `asset`, or undefined when the original is the answer (no raster type,
+ * or nothing to change). The key names every parameter that changes the bytes, the file extension the
+ * format: `960x0` (a theme's box), `640x480-cover-q70`. Parameters that change nothing are left out
+ * (a fit with one side, the default quality), so equal renditions share one file. The ETag is the
+ * blob's hash and the key, plus the extension when the format is not the original's
+ * (`"<sha256>-960x720"`, `"<sha256>-960x0.avif"`).
+ */
+export function planRendition(asset: Pick<AssetBinary, 'mimeType' | 'hash'>, spec: RenditionSpec): RenditionPlan | undefined {
+  const original = FORMAT_BY_MIME[asset.mimeType.toLowerCase()];
+  if (original === undefined) return undefined;
+  const format: OutputFormat = spec.format ?? original.format;
+  const converted = format !== original.format;
+  const defaultQuality = DEFAULT_QUALITY[format];
+  const quality = defaultQuality !== undefined && spec.quality !== undefined && spec.quality !== defaultQuality ? `-q${spec.quality}` : '';
+  if (spec.width === undefined && spec.height === undefined && !converted && quality === '') return undefined;
+  const fit = spec.width !== undefined && spec.height !== undefined && spec.fit !== undefined && spec.fit !== 'inside' ? `-${spec.fit}` : '';
+  const key = `${spec.width ?? 0}x${spec.height ?? 0}${fit}${quality}`;
+  return { spec, key, format, etag: `"${asset.hash}-${key}${converted ? `.${EXT_BY_FORMAT[format]}` : ''}"` };
 }
 
 export type RenditionResult =
@@ -67,14 +109,14 @@ export interface RenditionServiceOptions extends RenditionCacheOptions {
   /** Largest input in pixels (default 50 000 000). */
   readonly limitInputPixels?: number;
   /** Called after each resize (for tests and metrics). */
-  readonly onResize?: (asset: AssetBinary, variation: Variation) => void;
+  readonly onResize?: (asset: AssetBinary, spec: RenditionSpec) => void;
 }
 
 export class RenditionService {
   readonly cache: RenditionCache;
   readonly #blobs: BlobSource;
   readonly #limitInputPixels: number;
-  readonly #onResize: ((asset: AssetBinary, variation: Variation) => void) | undefined;
+  readonly #onResize: ((asset: AssetBinary, spec: RenditionSpec) => void) | undefined;
   /** Images refused before decoding (too many pixels, undecodable), by blob hash: the message to repeat. */
   readonly #refused = new ByteLru<string, string>(REFUSED_MEMO_BYTES);
   /** Resizes done by this service (cache hits and shared requests not counted). */
@@ -91,32 +133,31 @@ export class RenditionService {
     sharp.cache(false);
   }
 
-  /** True when `rendition` makes a resized file (false: the original is the rendition). */
-  resizes(asset: Pick<AssetBinary, 'mimeType'>, variation: Pick<Variation, 'width' | 'height'>): boolean {
-    return hasRenditions(asset.mimeType) && (variation.width !== undefined || variation.height !== undefined);
-  }
-
   /**
-   * The rendition of `asset` for `variation`: from the disk cache, or resized now (once, however many
-   * requests ask at the same time). Throws ImageRefusedError (422) and RenditionBusyError (503).
+   * The rendition of `asset` for `spec` (or for a plan made of it): from the disk cache, or made now
+   * (once, however many requests ask at the same time). Throws ImageRefusedError (422) and
+   * RenditionBusyError (503).
    */
-  async rendition(asset: AssetBinary, variation: Variation): Promise<RenditionResult> {
-    const out = FORMAT_BY_MIME[asset.mimeType.toLowerCase()];
-    if (out === undefined || !this.resizes(asset, variation)) return { kind: 'original' };
+  async rendition(asset: AssetBinary, spec: RenditionSpec | RenditionPlan): Promise<RenditionResult> {
+    const plan = 'etag' in spec ? spec : planRendition(asset, spec);
+    if (plan === undefined) return { kind: 'original' };
     // The same blob is refused for every box, and whatever the caller: no need to read it again.
     const refused = this.#refused.get(asset.hash);
     if (refused !== undefined) throw new ImageRefusedError(refused);
-    const file = this.cache.pathFor(asset.hash, variationKey(variation), out.ext);
-    const cached: CachedFile = await this.cache.get(file, (temp) => this.#resize(asset, variation, out.format, temp));
-    return { kind: 'file', file: cached.file, size: cached.size, mimeType: MIME_BY_FORMAT[out.format], etag: renditionEtag(asset.hash, variation) };
+    const file = this.cache.pathFor(asset.hash, plan.key, EXT_BY_FORMAT[plan.format]);
+    const cached: CachedFile = await this.cache.get(file, (temp) => this.#resize(asset, plan, temp));
+    return { kind: 'file', file: cached.file, size: cached.size, mimeType: MIME_BY_FORMAT[plan.format], etag: plan.etag };
   }
 
-  async #resize(asset: AssetBinary, variation: Variation, format: OutputFormat, target: string): Promise<void> {
+  async #resize(asset: AssetBinary, plan: RenditionPlan, target: string): Promise<void> {
+    const { spec, format } = plan;
+    const inputFormat = FORMAT_BY_MIME[asset.mimeType.toLowerCase()]!.format;
     const source = this.cache.scratchFile('.src');
     try {
       this.inputReads++;
       await pipeline(openBlob(this.#blobs, asset.hash, 0, asset.byteLength - 1), createWriteStream(source, { mode: 0o600 }));
-      const animated = format === 'gif' || format === 'webp';
+      // Frames are kept only where both formats have them; otherwise the first frame is the image.
+      const animated = (inputFormat === 'gif' || inputFormat === 'webp') && (format === 'gif' || format === 'webp');
       const input = { limitInputPixels: this.#limitInputPixels, failOn: 'error', animated, sequentialRead: true } as const;
       let meta: sharp.Metadata;
       try {
@@ -131,19 +172,21 @@ export class RenditionService {
           + `(at most ${this.#limitInputPixels} pixels)`,
         ));
       }
-      let image = sharp(source, input)
-        .timeout({ seconds: RESIZE_TIMEOUT_SECONDS })
-        .rotate()
-        .resize({
-          ...(variation.width !== undefined ? { width: variation.width } : {}),
-          ...(variation.height !== undefined ? { height: variation.height } : {}),
-          fit: 'inside',
+      let image = sharp(source, input).timeout({ seconds: RESIZE_TIMEOUT_SECONDS }).rotate();
+      if (spec.width !== undefined || spec.height !== undefined) {
+        image = image.resize({
+          ...(spec.width !== undefined ? { width: spec.width } : {}),
+          ...(spec.height !== undefined ? { height: spec.height } : {}),
+          fit: spec.fit ?? 'inside',
           withoutEnlargement: true,
         });
+      }
+      const quality = spec.quality ?? DEFAULT_QUALITY[format];
       switch (format) {
-        case 'jpeg': image = image.jpeg({ quality: 85, mozjpeg: false }); break;
+        case 'jpeg': image = image.jpeg({ quality, mozjpeg: false }); break;
         case 'png': image = image.png({ compressionLevel: 6 }); break;
-        case 'webp': image = image.webp({ quality: 85 }); break;
+        case 'webp': image = image.webp({ quality }); break;
+        case 'avif': image = image.avif({ quality }); break;
         case 'gif': image = image.gif(); break;
       }
       try {
@@ -153,7 +196,7 @@ export class RenditionService {
         throw new ImageRefusedError(/pixel limit/i.test(m) ? `The image is too large to resize (at most ${this.#limitInputPixels} pixels)` : `The image cannot be resized: ${m}`, { cause: err });
       }
       this.resizeCount++;
-      this.#onResize?.(asset, variation);
+      this.#onResize?.(asset, spec);
     } finally {
       await rm(source, { force: true });
     }

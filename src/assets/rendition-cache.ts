@@ -86,7 +86,7 @@ const DIR_MODE = 0o700;
 /** The cache folder cannot be used safely (owned by someone else, writable by others, not a folder). */
 export class RenditionFolderError extends Error {
   constructor(dir: string, reason: string) {
-    super(`rendition cache folder ${dir}: ${reason}; set renditions.cacheDir in petal.yaml to a private folder`);
+    super(`rendition cache folder ${dir}: ${reason}; set imaging.cacheDir in petal.yaml to a private folder`);
     this.name = 'RenditionFolderError';
   }
 }

@@ -30,6 +30,17 @@ export const siteSchema = z.strictObject({
   theme: z.string().optional(),
 });
 
+const dimension = z.number().int('a whole number of pixels').min(1, 'at least 1').max(4096, 'at most 4096');
+
+/** A named image transform of `imaging.presets` (limits as for `imaging.transforms: free`). */
+const imagePresetSchema = z.strictObject({
+  width: dimension.optional(),
+  height: dimension.optional(),
+  fit: z.enum(['cover', 'contain', 'inside', 'outside']).optional(),
+  format: z.enum(['jpeg', 'png', 'webp', 'avif', 'auto']).optional(),
+  quality: z.number().int('a whole number').min(1, 'at least 1').max(100, 'at most 100').optional(),
+}).refine((p) => Object.keys(p).length > 0, 'a preset needs at least one of width, height, fit, format, quality');
+
 export const configSchema = z.strictObject({
   store: z.string().min(1).optional(),
   /** Read replicas of a PostgreSQL store: reads go to them, writes and read-after-write to `store`. */
@@ -85,11 +96,20 @@ export const configSchema = z.strictObject({
       clients: z.number().int('an integer').min(1, 'at least 1').max(10_000_000, 'at most 10000000').optional(),
     }).optional(),
   }).optional(),
-  /** The disk cache of image renditions: its folder (private, 0700) and its budget in bytes. */
-  renditions: z.strictObject({
+  /** Image transforms (`?width=…`, `?preset=…`) and the disk cache of renditions (private folder, 0700). */
+  imaging: z.strictObject({
+    transforms: z.enum(['presets', 'free']).optional(),
+    presets: z.record(z.string(), imagePresetSchema).superRefine((presets, ctx) => {
+      // Checked here, not on the record's key: zod would report only "Invalid key in record".
+      for (const name of Object.keys(presets)) {
+        if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'preset names are letters, digits, - and _ (at most 64)' });
+      }
+    }).optional(),
     cacheDir: z.string().min(1).optional(),
-    maxBytes: z.number().int().min(1024 * 1024, 'must be at least 1048576 (1 MiB)').optional(),
+    cacheMaxBytes: z.number().int().min(1024 * 1024, 'must be at least 1048576 (1 MiB)').optional(),
   }).optional(),
+  /** Renamed before release: a clear message instead of "unknown key". */
+  renditions: z.unknown().refine((v) => v === undefined, 'moved under imaging: write imaging.cacheDir and imaging.cacheMaxBytes (was renditions.maxBytes)').optional(),
   /** How long clients may take, and how long a stopping server waits for them (milliseconds). */
   limits: z.strictObject({
     headersTimeoutMs: z.number().int().min(1).optional(),

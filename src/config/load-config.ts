@@ -66,8 +66,8 @@ export interface PetalConfig {
   readonly security: SecurityConfig;
   /** The response cache's budget (`cache.maxBytes`; absent = the default, 64 MiB; 0 = no cache). */
   readonly cache?: { readonly maxBytes: number };
-  /** The rendition cache (`renditions.cacheDir`, absolute; `renditions.maxBytes`); absent keys take the defaults. */
-  readonly renditions?: { readonly cacheDir?: string; readonly maxBytes?: number };
+  /** Image transforms and the rendition cache (`imaging:`; loadConfig always sets it, absent = the defaults). */
+  readonly imaging?: ImagingConfig;
   /** The repository's subtree cache budget (`cache.subtreeMaxBytes`; absent = 64 MiB; 0 = off). */
   readonly subtreeCacheMaxBytes?: number;
   /** The query index's budget for what requests choose (`cache.queryIndexMaxBytes`; absent = 1 GiB). */
@@ -79,6 +79,28 @@ export interface PetalConfig {
   /** Client timeouts and the shutdown grace (`limits:`): only the keys petal.yaml sets. */
   readonly limits?: LimitsConfig;
   readonly isDemo: boolean;
+}
+
+export type ImageFit = 'cover' | 'contain' | 'inside' | 'outside';
+export type ImagePresetFormat = 'jpeg' | 'png' | 'webp' | 'avif' | 'auto';
+
+/** A named transform of `imaging.presets`, requested as `?preset=<name>`. */
+export interface ImagePreset {
+  readonly width?: number;
+  readonly height?: number;
+  readonly fit?: ImageFit;
+  readonly format?: ImagePresetFormat;
+  readonly quality?: number;
+}
+
+export interface ImagingConfig {
+  /** `presets` (default): only theme variations and named presets; `free`: any parameters within limits. */
+  readonly transforms: 'presets' | 'free';
+  readonly presets: Readonly<Record<string, ImagePreset>>;
+  /** The rendition cache folder (absolute); absent = beside the store (rendition-cache.ts). */
+  readonly cacheDir?: string;
+  /** The rendition cache's disk budget; absent = 1 GiB. */
+  readonly cacheMaxBytes?: number;
 }
 
 export interface LimitsConfig {
@@ -206,12 +228,12 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
       maxUnitsPerOrderLine: raw.shop?.maxUnitsPerOrderLine ?? DEFAULT_SHOP_CONFIG.maxUnitsPerOrderLine,
       rateLimit: { ...DEFAULT_SHOP_CONFIG.rateLimit, ...raw.shop?.rateLimit },
     },
-    ...(raw.renditions !== undefined ? {
-      renditions: {
-        ...(raw.renditions.cacheDir !== undefined ? { cacheDir: abs(raw.renditions.cacheDir, baseDir) } : {}),
-        ...(raw.renditions.maxBytes !== undefined ? { maxBytes: raw.renditions.maxBytes } : {}),
-      },
-    } : {}),
+    imaging: {
+      transforms: raw.imaging?.transforms ?? 'presets',
+      presets: raw.imaging?.presets ?? {},
+      ...(raw.imaging?.cacheDir !== undefined ? { cacheDir: abs(raw.imaging.cacheDir, baseDir) } : {}),
+      ...(raw.imaging?.cacheMaxBytes !== undefined ? { cacheMaxBytes: raw.imaging.cacheMaxBytes } : {}),
+    },
     limits: checkLimits(raw.limits ?? {}, file),
     isDemo,
   };

@@ -1,5 +1,6 @@
 // HTTP layer: builds the Fastify app (routes, limits, error mapping, request logging); it is handed
 // services from the composition root and never sees a store or SQL.
+import { PRESETS_ONLY, type TransformPolicy } from '../assets/image-transform.js';
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -48,6 +49,8 @@ export interface AppOptions {
   readonly themes?: ThemeRegistry;
   /** Renditions and their disk cache; by default cached in the OS temporary directory. */
   readonly renditions?: RenditionService;
+  /** Image transforms the query may ask for (petal.yaml `imaging:`); by default presets only, none defined. */
+  readonly imaging?: TransformPolicy;
   /** The process logger, or false for no logs (tests). */
   readonly logger?: Logger | false;
   /** The in-memory cache of rendered delivery answers: 64 MiB by default; false (or 0 bytes) = none. */
@@ -163,13 +166,12 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     cache,
     varyByOrigin: (o.corsOrigins ?? []).length > 0 || (o.site().cors ?? []).some((r) => r.origins !== '*'),
   });
-  const assets = { repository: o.repository, security: o.security, contextPath: o.contextPath ?? '' };
-  registerDamRoutes(app, assets);
-  registerImagingRoutes(app, {
-    ...assets,
-    themes: o.themes ?? new ThemeRegistry(),
+  const assets = {
+    repository: o.repository, security: o.security, contextPath: o.contextPath ?? '', imaging: o.imaging ?? PRESETS_ONLY,
     renditions: o.renditions ?? new RenditionService(o.repository.store, { cacheDir: defaultRenditionCacheDir() }),
-  });
+  };
+  registerDamRoutes(app, assets);
+  registerImagingRoutes(app, { ...assets, themes: o.themes ?? new ThemeRegistry() });
   if (o.shop) registerShopRoutes(app, o.shop, gate);
   await app.ready();
   return app;

@@ -195,7 +195,7 @@ describe('RenditionCache folder safety and bound', () => {
     mkdirSync(open);
     chmodSync(open, 0o1777);
     expect(() => new RenditionCache({ cacheDir: open })).toThrow(RenditionFolderError);
-    expect(() => new RenditionCache({ cacheDir: open })).toThrow(/writable by other users.*renditions\.cacheDir/);
+    expect(() => new RenditionCache({ cacheDir: open })).toThrow(/writable by other users.*imaging\.cacheDir/);
     if (!isRoot) return;
     const foreign = join(scratch(), 'foreign');
     mkdirSync(foreign, { mode: 0o700 });

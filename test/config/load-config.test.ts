@@ -84,6 +84,7 @@ describe('loadConfig: which file', () => {
       pagesOnAllEndpoints: false,
       shop: DEFAULT_SHOP_CONFIG,
       limits: {},
+      imaging: { transforms: 'presets', presets: {} },
       isDemo: false,
     });
   });
@@ -489,11 +490,43 @@ describe('loadConfig: bounds of petal.yaml', () => {
     expect(configError(() => loadConfig({}, {}, cwd)).reason).toMatch(/larger than 4194304 bytes/);
   });
 
-  it('reads renditions.cacheDir (against the file\'s folder) and renditions.maxBytes, refusing a tiny budget', () => {
-    write('conf/petal.yaml', 'renditions:\n  cacheDir: cache/renditions\n  maxBytes: 2097152\n');
-    expect(loadConfig({ config: 'conf/petal.yaml' }, {}, cwd).renditions).toEqual({ cacheDir: join(cwd, 'conf', 'cache', 'renditions'), maxBytes: 2097152 });
-    write('petal.yaml', 'renditions:\n  maxBytes: 1000\n');
-    expect(configError(() => loadConfig({}, {}, cwd)).reason).toMatch(/renditions\.maxBytes: must be at least 1048576/);
+  it('reads imaging.cacheDir (against the file\'s folder) and imaging.cacheMaxBytes, refusing a tiny budget', () => {
+    write('conf/petal.yaml', 'imaging:\n  cacheDir: cache/renditions\n  cacheMaxBytes: 2097152\n');
+    expect(loadConfig({ config: 'conf/petal.yaml' }, {}, cwd).imaging)
+      .toEqual({ transforms: 'presets', presets: {}, cacheDir: join(cwd, 'conf', 'cache', 'renditions'), cacheMaxBytes: 2097152 });
+    write('petal.yaml', 'imaging:\n  cacheMaxBytes: 1000\n');
+    expect(configError(() => loadConfig({}, {}, cwd)).reason).toMatch(/imaging\.cacheMaxBytes: must be at least 1048576/);
+  });
+
+  it('tells someone with the renditions: section of before to move it under imaging:', () => {
+    write('petal.yaml', 'port: 1\nrenditions:\n  maxBytes: 2097152\n');
+    const err = configError(() => loadConfig({}, {}, cwd));
+    expect(err.reason).toMatch(/^renditions: moved under imaging: write imaging\.cacheDir and imaging\.cacheMaxBytes/);
+    expect(err.line).toBe(2);
+  });
+
+  it('reads imaging.transforms and imaging.presets, defaulting to presets only', () => {
+    expect(loadConfig({ config: write('i0.yaml', 'port: 1\n') }, {}, cwd).imaging).toEqual({ transforms: 'presets', presets: {} });
+    const c = loadConfig({ config: write('i1.yaml', 'imaging:\n  transforms: free\n  presets:\n    card: { width: 640, height: 480, fit: cover, format: auto, quality: 70 }\n') }, {}, cwd);
+    expect(c.imaging).toEqual({ transforms: 'free', presets: { card: { width: 640, height: 480, fit: 'cover', format: 'auto', quality: 70 } } });
+  });
+
+  it('refuses a bad preset with the key that is wrong', () => {
+    const cases: [string, RegExp][] = [
+      ['imaging:\n  presets:\n    card: { width: 5000 }\n', /imaging\.presets\.card\.width: at most 4096/],
+      ['imaging:\n  presets:\n    card: { width: 0 }\n', /imaging\.presets\.card\.width: at least 1/],
+      ['imaging:\n  presets:\n    card: { height: 1.5 }\n', /imaging\.presets\.card\.height: a whole number/],
+      ['imaging:\n  presets:\n    card: { quality: 101 }\n', /imaging\.presets\.card\.quality: at most 100/],
+      ['imaging:\n  presets:\n    card: { fit: stretch }\n', /imaging\.presets\.card\.fit: .*cover/],
+      ['imaging:\n  presets:\n    card: { format: gif }\n', /imaging\.presets\.card\.format: .*avif/],
+      ['imaging:\n  presets:\n    card: { size: 3 }\n', /imaging\.presets\.card: unknown key\(s\) size/],
+      ['imaging:\n  presets:\n    card: {}\n', /imaging\.presets\.card: a preset needs at least one of/],
+      ['imaging:\n  presets:\n    "a b": { width: 3 }\n', /imaging\.presets\.a b: preset names are letters/],
+      ['imaging:\n  transforms: any\n', /imaging\.transforms: .*presets.*free/],
+    ];
+    for (const [text, reason] of cases) {
+      expect(configError(() => loadConfig({ config: write('bad-preset.yaml', text) }, {}, cwd)).message, text).toMatch(reason);
+    }
   });
 });
 
@@ -506,7 +539,10 @@ describe('loadConfig: the README', () => {
     write('petal.yaml', yaml);
     const c = loadConfig({}, {}, cwd);
     expect(c.store).toBe(`sqlite:${join(cwd, 'data', 'petal.db')}`);
-    expect(c.renditions).toEqual({ cacheDir: join(cwd, 'data', 'renditions'), maxBytes: 1073741824 });
+    expect(c.imaging).toEqual({
+      transforms: 'presets', presets: { card: { width: 640, height: 480, fit: 'cover', format: 'auto' } },
+      cacheDir: join(cwd, 'data', 'renditions'), cacheMaxBytes: 1073741824,
+    });
   });
 });
 

@@ -29,6 +29,7 @@ import { ThemeRegistry } from '../../src/assets/themes.js';
 import { PagesRegistry } from '../../src/delivery/pages/pages-registry.js';
 import type { LinkConfig } from '../../src/delivery/links.js';
 import { RenditionService, type RenditionServiceOptions } from '../../src/assets/render-rendition.js';
+import type { TransformPolicy } from '../../src/assets/image-transform.js';
 
 export interface TestAppOptions {
   /** Endpoint definitions by path below `restEndpoints/` (e.g. `delivery/pages_v1.yaml`). */
@@ -52,6 +53,8 @@ export interface TestAppOptions {
   readonly contextPath?: string;
   /** Rendition options besides the cache folder (a fresh one in the test's temporary folder). */
   readonly renditions?: Omit<RenditionServiceOptions, 'cacheDir'>;
+  /** petal.yaml `imaging.transforms` and `imaging.presets` (default: presets only, none defined). */
+  readonly imaging?: TransformPolicy;
   /** Light-module files besides endpoint definitions, by path below the test module (`templates/pages/a.yaml`). */
   readonly moduleFiles?: Record<string, string>;
   /** petal.yaml `pages.allEndpoints`. */
@@ -156,6 +159,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     registry, repository, security, site: () => site, outName: outputNameFor(o.namespace ?? 'cms'), logger: o.logger ?? false,
     themes, renditions, theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: o.pagesOnAllEndpoints ?? false,
     ...(o.cache !== undefined ? { cache: o.cache } : {}),
+    ...(o.imaging !== undefined ? { imaging: o.imaging } : {}),
     ...(o.corsOrigins !== undefined ? { corsOrigins: o.corsOrigins } : {}),
     ...(o.links !== undefined ? { links: o.links } : o.contextPath !== undefined ? { links: { contextPath: o.contextPath, extension: '', mappings: [] } } : {}),
     ...(o.contextPath !== undefined ? { contextPath: o.contextPath } : {}),

@@ -1,4 +1,5 @@
-// HTTP layer: originals of assets, `GET/HEAD {contextPath}/dam/jcr:<uuid>/<fileName>`. The asset is read
+// HTTP layer: originals of assets, `GET/HEAD {contextPath}/dam/jcr:<uuid>/<fileName>`, or renditions of
+// them when the query asks for a transform (send-image.ts). The asset is read
 // through the caller's session (a hidden asset is a missing one); the bytes are streamed from the store
 // with validators (strong ETag = the blob's sha256, Last-Modified), 304s, single byte ranges (206/416)
 // and caching headers. The file-name segment is not checked (as in the original CMS): the real name
@@ -11,6 +12,8 @@ import { DAM_PREFIX } from '../../assets/links.js';
 import type { Repository } from '../../repository/session.js';
 import type { SecurityService } from '../../security/security-service.js';
 import { sendError } from '../error-handler.js';
+import type { TransformPolicy } from '../../assets/image-transform.js';
+import { requestedTransform, sendImage, type ImageSource } from './send-image.js';
 
 export interface AssetRouteOptions {
   readonly repository: Repository;
@@ -100,14 +103,21 @@ export function originalRepresentation(repository: Repository, asset: AssetBinar
   };
 }
 
-export function registerDamRoutes(app: FastifyInstance, o: AssetRouteOptions): void {
+export interface ImageRouteOptions extends AssetRouteOptions, ImageSource {
+  /** Which transforms the query may ask for (petal.yaml `imaging.transforms`, `imaging.presets`). */
+  readonly imaging: TransformPolicy;
+}
+
+export function registerDamRoutes(app: FastifyInstance, o: ImageRouteOptions): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const segments = segmentsAfter(request.canonicalPath, DAM_PREFIX);
     // `/dam/jcr:<uuid>` with any (or no) file name after it.
     if (segments === undefined || segments.length === 0) return sendError(reply, 'pathNotFound', 'No asset with this id');
+    const transform = requestedTransform(request, o.imaging);
     const session = o.repository.session(o.security.readAccess(request.caller));
     const asset = await resolveAsset(session, o.repository.store, segments[0]!);
-    return sendBinary(request, reply, originalRepresentation(o.repository, asset));
+    if (transform === undefined) return sendBinary(request, reply, originalRepresentation(o.repository, asset));
+    return sendImage(request, reply, o, asset, undefined, transform);
   };
   const prefix = `${o.contextPath}${DAM_PREFIX}`;
   for (const url of [prefix, `${prefix}/*`]) {

@@ -3,21 +3,19 @@
 // `/.imaging/default/dam/<asset path>/jcr:content.<ext>` (a rendition the theme does not define: the
 // original's bytes), and earlier releases' `/.imaging/<theme>/<variation>/dam/jcr:<uuid>/<fileName>`.
 // Unknown theme or variation: 404 `notFound` (links to undefined renditions use the default form, so
-// only hand-made URLs get here). The asset is read through the caller's session like an
-// original; the rendition comes from the disk cache or is resized once. Types without renditions (SVG,
-// PDF…) are served as the original.
+// only hand-made URLs get here). Every form takes the query's transforms (send-image.ts). The asset is
+// read through the caller's session like an original; the rendition comes from the disk cache or is
+// made once. Types without renditions (SVG, PDF…) are served as the original.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { resolveAsset, resolveAssetAt } from '../../assets/read-binary.js';
 import { DEFAULT_RENDITION, IMAGING_PREFIX, RESOURCE_SEGMENT, THEMED_RENDITION } from '../../assets/links.js';
-import { ImageRefusedError, renditionEtag, type RenditionService } from '../../assets/render-rendition.js';
-import { RenditionBusyError, RenditionCache } from '../../assets/rendition-cache.js';
 import type { ThemeRegistry } from '../../assets/themes.js';
-import { errorBody, sendError } from '../error-handler.js';
-import { originalRepresentation, segmentsAfter, sendBinary, sendIfNotModified, type AssetRouteOptions } from './dam.js';
+import { sendError } from '../error-handler.js';
+import { segmentsAfter, type ImageRouteOptions } from './dam.js';
+import { requestedTransform, sendImage } from './send-image.js';
 
-export interface ImagingRouteOptions extends AssetRouteOptions {
+export interface ImagingRouteOptions extends ImageRouteOptions {
   readonly themes: ThemeRegistry;
-  readonly renditions: RenditionService;
 }
 
 type ImagingTarget =
@@ -47,10 +45,11 @@ export function registerImagingRoutes(app: FastifyInstance, o: ImagingRouteOptio
     if (target === undefined) {
       return sendError(reply, 'notFound', 'Expected /.imaging/mte/<theme>/<variation>/dam/<asset path>/jcr:content/<fileName> or /.imaging/default/dam/<asset path>/jcr:content.<extension>');
     }
+    const transform = requestedTransform(request, o.imaging);
     const session = o.repository.session(o.security.readAccess(request.caller));
     if (target.kind === 'default') {
       const asset = await resolveAssetAt(session, o.repository.store, target.assetPath);
-      return sendBinary(request, reply, originalRepresentation(o.repository, asset));
+      return sendImage(request, reply, o, asset, undefined, transform);
     }
     const { theme: themeName, variation: variationName } = target;
     if (o.themes.theme(themeName) === undefined) return sendError(reply, 'notFound', `No theme ${JSON.stringify(themeName)}`);
@@ -62,31 +61,7 @@ export function registerImagingRoutes(app: FastifyInstance, o: ImagingRouteOptio
       ? await resolveAsset(session, o.repository.store, target.assetId)
       : await resolveAssetAt(session, o.repository.store, target.assetPath);
 
-    if (!o.renditions.resizes(asset, variation)) return sendBinary(request, reply, originalRepresentation(o.repository, asset));
-    // Validators first: a revalidation costs no resize and no disk access.
-    if (sendIfNotModified(request, reply, renditionEtag(asset.hash, variation), asset.lastModified)) return reply;
-    let result;
-    try {
-      result = await o.renditions.rendition(asset, variation);
-    } catch (err) {
-      if (err instanceof ImageRefusedError) {
-        return reply.code(422).header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store')
-          .send(errorBody('badRequest', err.message));
-      }
-      if (err instanceof RenditionBusyError) return sendError(reply.header('retry-after', '2'), 'serviceUnavailable', err.message);
-      throw err;
-    }
-    if (result.kind === 'original') return sendBinary(request, reply, originalRepresentation(o.repository, asset));
-    const { file } = result;
-    return sendBinary(request, reply, {
-      etag: result.etag,
-      size: result.size,
-      mimeType: result.mimeType,
-      lastModified: asset.lastModified,
-      fileName: asset.fileName,
-      // The file was checked as Petal's own; a symlink swapped in since is still not followed.
-      open: (start, end) => RenditionCache.openRange(file, start, end),
-    });
+    return sendImage(request, reply, o, asset, variation, transform);
   };
   const prefix = `${o.contextPath}${IMAGING_PREFIX}`;
   for (const url of [prefix, `${prefix}/*`]) {
