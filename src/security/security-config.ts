@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../config/config-error.js';
+import { readYamlFileSync, yamlToJS, YamlFileTooLargeError } from '../config/yaml-file.js';
 import { isPasswordHash } from './password-hash.js';
 
 /** Names of users, groups and roles: also what `petal user add` accepts. */
@@ -243,14 +244,7 @@ const logoutsSchema = z.strictObject({
 /** The logouts file (missing = none): user name → epoch ms. */
 export function readLogouts(file: string): Map<string, number> {
   if (!existsSync(file)) return new Map();
-  const lines = new LineCounter();
-  const doc = parseDocument(readFileSync(file, 'utf8'), { lineCounter: lines, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    throw new ConfigError(file, e.message.split('\n')[0]!, lines.linePos(e.pos[0]).line);
-  }
-  const data: unknown = doc.toJS() ?? {};
-  refuseProtoKeys(data, file, []);
+  const { data, doc, lines } = readSecurityYaml(file);
   const parsed = logoutsSchema.safeParse(data);
   if (!parsed.success) throw zodError(parsed.error, file, [], { doc, lines });
   return new Map(Object.entries(parsed.data.logouts).map(([user, at]) => [user, Date.parse(at)]));
@@ -284,15 +278,36 @@ function readDoc(file: string): { doc: Document; lines: LineCounter } | undefine
   }
 }
 
-function readSecurityFile(file: string): ParsedFile {
+/**
+ * A security-folder YAML file as values, within the bounds of every configuration file (size, alias
+ * uses); YAML errors, bounds and `__proto__` keys are ConfigErrors naming the file (and line).
+ */
+function readSecurityYaml(file: string): { data: unknown; doc: Document; lines: LineCounter } {
+  let text: string;
+  try {
+    text = readYamlFileSync(file);
+  } catch (err) {
+    if (err instanceof YamlFileTooLargeError) throw new ConfigError(file, err.message);
+    throw err;
+  }
   const lines = new LineCounter();
-  const doc = parseDocument(readFileSync(file, 'utf8'), { lineCounter: lines, prettyErrors: false });
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     throw new ConfigError(file, e.message.split('\n')[0]!, lines.linePos(e.pos[0]).line);
   }
-  const data: unknown = doc.toJS() ?? {};
+  let data: unknown;
+  try {
+    data = yamlToJS(doc) ?? {};
+  } catch (err) {
+    throw new ConfigError(file, err instanceof Error ? err.message : String(err));
+  }
   refuseProtoKeys(data, file, []);
+  return { data, doc, lines };
+}
+
+function readSecurityFile(file: string): ParsedFile {
+  const { data, doc, lines } = readSecurityYaml(file);
   const parsed = securityFileSchema.safeParse(data);
   if (!parsed.success) throw zodError(parsed.error, file, [], { doc, lines });
   return parsed.data;

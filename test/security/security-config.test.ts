@@ -179,3 +179,28 @@ describe('security config', () => {
     expect(loadError('').reason).toMatch(/\.yaml, not \.yml/);
   });
 });
+
+describe('security folder files within bounds', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'petal-secbounds-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('refuses nested aliases ("billion laughs") in a security file with a ConfigError naming it', () => {
+    const keys = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'];
+    const lines = [`x0: &l0 [${keys.map(() => 'lol').join(', ')}]`];
+    for (let l = 1; l <= 8; l++) lines.push(`x${l}: &l${l} [${keys.map(() => `*l${l - 1}`).join(', ')}]`);
+    writeFileSync(join(dir, 'users.yaml'), `${lines.join('\n')}\n`);
+    expect(() => loadSecurity({ folder: dir }, dir)).toThrow(ConfigError);
+    expect(() => loadSecurity({ folder: dir }, dir)).toThrow(/users\.yaml.*aliases expand too much/s);
+  });
+
+  it('refuses a security file larger than 4 MiB before reading it, and a logouts file alike', () => {
+    writeFileSync(join(dir, 'roles.yaml'), `# ${'x'.repeat(4 * 1024 * 1024)}\n`);
+    expect(() => loadSecurity({ folder: dir }, dir)).toThrow(/roles\.yaml.*larger than 4194304 bytes/s);
+    rmSync(join(dir, 'roles.yaml'));
+    writeFileSync(join(dir, 'logouts.yaml'), `# ${'x'.repeat(4 * 1024 * 1024)}\n`);
+    expect(() => loadSecurity({ folder: dir }, dir)).toThrow(/logouts\.yaml.*larger than 4194304 bytes/s);
+  });
+});
