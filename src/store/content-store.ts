@@ -5,6 +5,7 @@ import type { Condition, StoreQuery, ValueKind } from '../query/ast.js';
 export type ReadableCondition = Extract<Condition, { kind: 'readable' }>;
 import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from './rows.js';
 import type { VersionInfo } from './versions.js';
+import type { ChangeEvent } from './changes.js';
 import type { ByteLruStats } from '../cache/byte-lru.js';
 import type { QueryIndexStats } from './query-index/memory-budget.js';
 
@@ -92,6 +93,15 @@ export interface ContentStore {
    * ids they had when published. Undefined when `path` has no version of that name.
    */
   getVersionSubtree(workspace: string, path: string, name: string, depth: number): Promise<NodeRecord[] | undefined>;
+
+  /**
+   * Change events with a sequence number above `sequence`, oldest first, at most `limit` of them
+   * (clamped to 1..1,000). Every committed import records one per workspace it changed, every publish
+   * one, in the write's own transaction (see changes.ts).
+   */
+  changesSince(sequence: number, limit: number): Promise<ChangeEvent[]>;
+  /** The sequence number of the newest change event; 0 when there is none. */
+  latestChange(): Promise<number>;
 
   getBlobInfo(hash: string): Promise<BlobInfo | undefined>;
   /** Reads `length` bytes of a blob from `offset`. */

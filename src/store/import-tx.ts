@@ -1,5 +1,6 @@
 // Store layer: the few primitives an import needs inside one transaction, implemented by each backend.
 import type { BlobSpool, NodeRecord } from './rows.js';
+import type { ChangedNode, NewChange } from './changes.js';
 
 export interface InsertNode {
   readonly id: string;
@@ -22,6 +23,11 @@ export interface ImportTx {
   maxChildPosition(workspace: string, parentPath: string): Promise<number>;
   /** Deletes the node at `path` and its whole subtree; returns the number of rows removed. */
   deleteSubtree(workspace: string, path: string): Promise<number>;
+  /**
+   * The node at `path` and its descendants (id, path, type), at most `limit` of them, in any order:
+   * what a `deleteSubtree` that follows will remove, for the change event.
+   */
+  subtreeNodes(workspace: string, path: string, limit: number): Promise<ChangedNode[]>;
   /** May be buffered until the next call that reads (backends that batch writes answer from memory). */
   insertNode(node: InsertNode): Promise<void>;
   /**
@@ -31,5 +37,7 @@ export interface ImportTx {
   prefetchIds?(workspace: string, ids: readonly string[]): Promise<void>;
   hasBlob(hash: string): Promise<boolean>;
   insertBlob(spool: BlobSpool): Promise<void>;
+  /** Writes a change event (the store numbers and dates it). */
+  recordChange(change: NewChange): Promise<void>;
   bumpGeneration(): Promise<void>;
 }

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { ancestorsOf, depthOf, joinPath, parentOf, nameOf, isValidName } from '../repository/paths.js';
 import type { ImportTx } from './import-tx.js';
 import type { ImportDocument, ImportOptions, ImportResult, NodeDraft } from './rows.js';
+import { ChangeRecorder } from './change-recorder.js';
 
 export const DEFAULT_NODE_TYPE = 'cms:contentNode';
 export const FOLDER_TYPE = 'cms:folder';
@@ -21,18 +22,22 @@ export async function writeImport(
   options: ImportOptions,
 ): Promise<ImportResult> {
   const warnings: string[] = [];
+  const changes = new ChangeRecorder();
   let nodes = 0;
 
   for (const doc of documents) {
     const ws = doc.workspace;
+    changes.touch(ws);
     for (const ancestor of [...ancestorsOf(doc.parentPath), ...(doc.parentPath === '/' ? [] : [doc.parentPath])]) {
       if ((await tx.positionOf(ws, ancestor)) !== undefined) continue;
       const parent = parentOf(ancestor);
+      const id = randomUUID();
       await tx.insertNode({
-        id: randomUUID(), workspace: ws, path: ancestor, parentPath: parent, name: nameOf(ancestor),
+        id, workspace: ws, path: ancestor, parentPath: parent, name: nameOf(ancestor),
         depth: depthOf(ancestor), position: (await tx.maxChildPosition(ws, parent)) + 1,
         type: FOLDER_TYPE, mixins: [], properties: [],
       });
+      changes.inserted(ws, { id, path: ancestor, type: FOLDER_TYPE });
       nodes++;
     }
 
@@ -40,22 +45,31 @@ export async function writeImport(
       if (!isValidName(root.name)) throw new ImportConflictError(doc.source, `invalid node name ${JSON.stringify(root.name)}`);
       const path = joinPath(doc.parentPath, root.name);
       let position = await tx.positionOf(ws, path);
-      if (position !== undefined) await tx.deleteSubtree(ws, path);
+      if (position !== undefined) await removeSubtree(tx, changes, ws, path);
       else position = (await tx.maxChildPosition(ws, doc.parentPath)) + 1;
       if (tx.prefetchIds) await tx.prefetchIds(ws, idsOf(root));
-      nodes += await insertDraft(tx, doc, root, doc.parentPath, position, options, warnings);
+      nodes += await insertDraft(tx, changes, doc, root, doc.parentPath, position, options, warnings);
     }
 
     for (const blob of doc.blobs) {
       if (!(await tx.hasBlob(blob.hash))) await tx.insertBlob(blob);
     }
   }
+  // In the import's transaction: the events commit (or roll back) with the nodes.
+  for (const change of changes.changes('import')) await tx.recordChange(change);
   await tx.bumpGeneration();
   return { nodes, warnings };
 }
 
+/** Deletes a subtree, telling the recorder which nodes go (listed first, within its bound). */
+async function removeSubtree(tx: ImportTx, changes: ChangeRecorder, ws: string, path: string): Promise<void> {
+  const listed = changes.isTruncated(ws) ? undefined : await tx.subtreeNodes(ws, path, changes.listLimit);
+  changes.removed(ws, listed, await tx.deleteSubtree(ws, path));
+}
+
 async function insertDraft(
   tx: ImportTx,
+  changes: ChangeRecorder,
   doc: ImportDocument,
   draft: NodeDraft,
   parentPath: string,
@@ -71,7 +85,7 @@ async function insertDraft(
   if ((await tx.positionOf(ws, path)) !== undefined) {
     // Two siblings of one name in a document (possible in XML): the later one wins, as on re-import.
     warnings.push(`${where}: ${ws}:${path} appears twice; the later node replaces the earlier`);
-    await tx.deleteSubtree(ws, path);
+    await removeSubtree(tx, changes, ws, path);
   }
   let id = draft.id ?? randomUUID();
   // A fresh random UUID cannot collide (as the fresh one given on collision below, which is not checked).
@@ -81,7 +95,7 @@ async function insertDraft(
       throw new ImportConflictError(where, `uuid ${id} of ${ws}:${path} already belongs to ${ws}:${holder}`);
     } else if (options.onUuidCollision === 'replace' && !path.startsWith(`${holder}/`)) {
       warnings.push(`${where}: uuid ${id} moved from ${ws}:${holder} (removed with its subtree) to ${ws}:${path}`);
-      await tx.deleteSubtree(ws, holder);
+      await removeSubtree(tx, changes, ws, holder);
     } else {
       // `new`, or `replace` of an ancestor (removing it would orphan this node).
       const fresh = randomUUID();
@@ -94,10 +108,11 @@ async function insertDraft(
     id, workspace: ws, path, parentPath, name: draft.name, depth: depthOf(path), position,
     type: draft.type ?? DEFAULT_NODE_TYPE, mixins: draft.mixins, properties: storable(draft.properties),
   });
+  changes.inserted(ws, { id, path, type: draft.type ?? DEFAULT_NODE_TYPE });
   let count = 1;
   let childPosition = 0;
   for (const child of draft.children) {
-    count += await insertDraft(tx, doc, child, path, childPosition++, options, warnings);
+    count += await insertDraft(tx, changes, doc, child, path, childPosition++, options, warnings);
   }
   return count;
 }

@@ -13,6 +13,7 @@ import { storeCrudSuite } from './store-crud.js';
 import { subtreeReadSuite } from './subtree-read.js';
 import { transactionsSuite } from './transactions.js';
 import { versionsSuite } from './versions.js';
+import { changesSuite } from './changes.js';
 
 const url = process.env.PETAL_TEST_PG;
 const HOW = 'set PETAL_TEST_PG=postgres://user@host:5432/database to run it';
@@ -71,4 +72,4 @@ const postgresFixture: StoreFixture = {
   },
 };
 
-await runConformance(postgresFixture, [storeCrudSuite, subtreeReadSuite, transactionsSuite, importFilesSuite, versionsSuite, importBatchesSuite]);
+await runConformance(postgresFixture, [storeCrudSuite, subtreeReadSuite, transactionsSuite, importFilesSuite, versionsSuite, importBatchesSuite, changesSuite]);

@@ -11,6 +11,7 @@ import { storeCrudSuite } from './store-crud.js';
 import { subtreeReadSuite } from './subtree-read.js';
 import { transactionsSuite } from './transactions.js';
 import { versionsSuite } from './versions.js';
+import { changesSuite } from './changes.js';
 
 const sqliteFixture: StoreFixture = {
   name: 'sqlite',
@@ -27,4 +28,4 @@ const sqliteFixture: StoreFixture = {
   },
 };
 
-await runConformance(sqliteFixture, [storeCrudSuite, subtreeReadSuite, transactionsSuite, importFilesSuite, versionsSuite, importBatchesSuite]);
+await runConformance(sqliteFixture, [storeCrudSuite, subtreeReadSuite, transactionsSuite, importFilesSuite, versionsSuite, importBatchesSuite, changesSuite]);

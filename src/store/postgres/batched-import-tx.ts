@@ -14,6 +14,8 @@ import { fullTextOf, indexRows } from '../index-values.js';
 import { ftsBody } from './full-text.js';
 import { KIND_CODE } from './migrations.js';
 import { SQL, exec, run } from './statements.js';
+import { subtreeNodes } from './changes.js';
+import type { ChangedNode } from '../changes.js';
 
 /** Nodes buffered before a batch is written: large enough that round trips do not matter. */
 const BATCH_NODES = 2_000;
@@ -37,7 +39,7 @@ export function storableText(value: string): string {
   return value.includes('\u0000') ? value.replaceAll('\u0000', '\ufffd') : value;
 }
 
-export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' | 'bumpGeneration'> {
+export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' | 'bumpGeneration' | 'recordChange'> {
   readonly #client: pg.PoolClient;
   readonly #known = new Map<string, Known>();
   #pending: InsertNode[] = [];
@@ -98,6 +100,12 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
   async maxChildPosition(workspace: string, parentPath: string): Promise<number> {
     const stored = (await this.#read(run<{ m: number | null }>(this.#client, SQL.maxChild, [workspace, parentPath])))[0]?.m ?? -1;
     return Math.max(stored, this.#of(workspace).writtenMax.get(parentPath) ?? -1);
+  }
+
+  async subtreeNodes(workspace: string, path: string, limit: number): Promise<ChangedNode[]> {
+    // Buffered nodes may lie in the subtree: written first, the database lists them all.
+    await this.flush();
+    return subtreeNodes(this.#client, workspace, path, limit);
   }
 
   async deleteSubtree(workspace: string, path: string): Promise<number> {

@@ -9,6 +9,7 @@ import { writeImport } from '../write-import.js';
 import { BatchedImportTx } from './batched-import-tx.js';
 import { IMPORT_LOCK } from './migrations.js';
 import { SQL, exec, run } from './statements.js';
+import { recordChange } from './changes.js';
 
 export const BLOB_CHUNK = 1 << 20;
 
@@ -28,6 +29,11 @@ export async function importDocuments(
     positionOf: (ws, path) => batched.positionOf(ws, path),
     maxChildPosition: (ws, parent) => batched.maxChildPosition(ws, parent),
     deleteSubtree: (ws, path) => batched.deleteSubtree(ws, path),
+    subtreeNodes: (ws, path, limit) => batched.subtreeNodes(ws, path, limit),
+    recordChange: async (change) => {
+      await batched.flush();
+      await recordChange(client, change);
+    },
     insertNode: (node) => batched.insertNode(node),
     hasBlob: async (hash) => (await run(client, SQL.hasBlob, [hash])).length > 0,
     insertBlob: (spool) => insertBlobChunks(client, spool),

@@ -3,6 +3,7 @@
 // BINARY collation and the query index (`compareCodePoints`), so `path >= lo AND path < hi` ranges
 // select exactly the descendants.
 import { VERSIONS_SQL } from './versions.js';
+import { CHANGES_SQL } from './changes.js';
 
 export interface Migration {
   readonly version: number;
@@ -119,6 +120,11 @@ ALTER TABLE fts DROP CONSTRAINT IF EXISTS fts_nid_fkey;
     version: 3,
     name: 'content versions',
     sql: VERSIONS_SQL,
+  },
+  {
+    version: 4,
+    name: 'change events',
+    sql: CHANGES_SQL,
   },
 ];
 

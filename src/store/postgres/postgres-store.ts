@@ -23,6 +23,8 @@ import { migrate } from './schema.js';
 import { SQL, run } from './statements.js';
 import { listVersions, publishVersion, versionSubtree } from './versions.js';
 import type { VersionInfo } from '../versions.js';
+import { changesSince, latestChange, recordPublish } from './changes.js';
+import type { ChangeEvent } from '../changes.js';
 import { GenerationMemo } from '../generation-memo.js';
 import { StoreClosedError, storeFaultOf } from '../store-faults.js';
 import { guardClient, guardPool } from './guard-pool.js';
@@ -385,6 +387,7 @@ export class PostgresStore implements ContentStore {
       const info = await publishVersion(client, workspace, path, by);
       let generation: number | undefined;
       if (info !== undefined) {
+        await recordPublish(client, info);
         const [row] = await run<{ value: string }>(client, SQL.bump);
         generation = Number(row!.value);
         await run(client, SQL.notify, [this.#channel, String(generation)]);
@@ -413,6 +416,15 @@ export class PostgresStore implements ContentStore {
     if (hasNul(path) || hasNul(workspace) || hasNul(name)) return undefined;
     const rows = await this.#read((db) => versionSubtree<NodeRow>(db, workspace, path, name, depth));
     return rows?.map(toRecord);
+  }
+
+  /** On the primary: a replica may lag behind the newest events. */
+  async changesSince(sequence: number, limit: number): Promise<ChangeEvent[]> {
+    return changesSince(this.#db, sequence, limit);
+  }
+
+  async latestChange(): Promise<number> {
+    return latestChange(this.#db);
   }
 
   async getBlobInfo(hash: string): Promise<BlobInfo | undefined> {

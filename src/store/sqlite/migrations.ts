@@ -4,6 +4,7 @@ import type Database from 'better-sqlite3';
 import { fullTextOf, indexRows } from '../index-values.js';
 import type { StoredProperty } from '../../repository/property-type.js';
 import { VERSIONS_SQL } from './versions.js';
+import { CHANGES_SQL } from './changes.js';
 
 export interface Migration {
   readonly version: number;
@@ -137,6 +138,11 @@ END;
     version: 3,
     name: 'content versions',
     sql: VERSIONS_SQL,
+  },
+  {
+    version: 4,
+    name: 'change events',
+    sql: CHANGES_SQL,
   },
 ];
 

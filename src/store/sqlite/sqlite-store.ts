@@ -21,6 +21,8 @@ import { BLOB_CHUNK, connect, insertBlobChunks, prepare, type Statements } from 
 import { GenerationMemo } from '../generation-memo.js';
 import { ByteLru, stringBytes } from '../../cache/byte-lru.js';
 import { SqliteVersions } from './versions.js';
+import { SqliteChanges } from './changes.js';
+import type { ChangeEvent } from '../changes.js';
 import type { VersionInfo } from '../versions.js';
 import { StoreClosedError } from '../store-faults.js';
 import { createProcessFolder } from '../process-folder.js';
@@ -76,6 +78,7 @@ export class SqliteStore implements ContentStore {
   #tempDir: string | undefined;
   #stmts: Statements | undefined;
   #versions: SqliteVersions | undefined;
+  #changes: SqliteChanges | undefined;
   readonly #cache = new ByteLru<string, Database.Statement>(STATEMENT_CACHE_BYTES);
 
   readonly #indexThreshold: number;
@@ -131,6 +134,7 @@ export class SqliteStore implements ContentStore {
     this.#db = db;
     this.#stmts = prepare(db);
     this.#versions = new SqliteVersions(db, writer, toRecord as (row: never) => NodeRecord);
+    this.#changes = new SqliteChanges(db, writer);
   }
 
   async close(): Promise<void> {
@@ -143,6 +147,7 @@ export class SqliteStore implements ContentStore {
     this.#stmts = undefined;
     this.#writeStmts = undefined;
     this.#versions = undefined;
+    this.#changes = undefined;
     if (this.#tempDir) rmSync(this.#tempDir, { recursive: true, force: true });
     this.#tempDir = undefined;
   }
@@ -311,7 +316,8 @@ export class SqliteStore implements ContentStore {
   async #importNow(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
     const db = this.#writer;
     const s = this.#writeStmts;
-    if (!db || !s) throw new StoreClosedError('SqliteStore is not open');
+    const changes = this.#changes;
+    if (!db || !s || !changes) throw new StoreClosedError('SqliteStore is not open');
     const tx: ImportTx = {
       pathOfId: async (ws, id) => (s.pathOfId.get(ws, id) as { path: string } | undefined)?.path,
       positionOf: async (ws, path) => (s.positionOf.get(ws, path) as { position: number } | undefined)?.position,
@@ -332,6 +338,8 @@ export class SqliteStore implements ContentStore {
         const text = fullTextOf(n.properties);
         if (text !== '') s.insertFts.run(nid, text);
       },
+      subtreeNodes: async (ws, path, limit) => changes.subtreeNodes(ws, path, limit),
+      recordChange: async (change) => changes.record(change),
       hasBlob: async (hash) => s.hasBlob.get(hash) !== undefined,
       insertBlob: async (spool: BlobSpool) => insertBlobChunks(s, spool),
       bumpGeneration: async () => { s.bump.run(); },
@@ -353,8 +361,13 @@ export class SqliteStore implements ContentStore {
     const run = this.#writeQueue.then(() => {
       const db = this.#writer;
       const versions = this.#versions;
-      if (!db || !versions) throw new StoreClosedError('SqliteStore is not open');
-      return db.transaction(() => versions.publish(workspace, path, by)).immediate();
+      const changes = this.#changes;
+      if (!db || !versions || !changes) throw new StoreClosedError('SqliteStore is not open');
+      return db.transaction(() => {
+        const info = versions.publish(workspace, path, by);
+        if (info !== undefined) changes.recordPublish(info);
+        return info;
+      }).immediate();
     }).finally(() => { this.#known = undefined; });
     this.#writeQueue = run.catch(() => undefined);
     return run;
@@ -366,6 +379,19 @@ export class SqliteStore implements ContentStore {
 
   async getVersionSubtree(workspace: string, path: string, name: string, depth: number): Promise<NodeRecord[] | undefined> {
     return this.#v.subtree(workspace, path, name, depth);
+  }
+
+  async changesSince(sequence: number, limit: number): Promise<ChangeEvent[]> {
+    return this.#c.since(sequence, limit);
+  }
+
+  async latestChange(): Promise<number> {
+    return this.#c.latest();
+  }
+
+  get #c(): SqliteChanges {
+    if (!this.#changes) throw new StoreClosedError('SqliteStore is not open');
+    return this.#changes;
   }
 
   get #v(): SqliteVersions {
