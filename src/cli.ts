@@ -1,4 +1,4 @@
-// The `petal` command: serve | import | publish | versions | user | token | init | help. Parses flags, loads the config, and calls main.ts or ingest/.
+// The `petal` command: serve | import | publish | versions | changes | user | token | init | help. Parses flags, loads the config, and calls main.ts or ingest/.
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -10,6 +10,7 @@ import { importPaths, type ImportProgress } from './ingest/run-import.js';
 import { createLogger, createStore, startServer } from './main.js';
 import { tokenCommand, userCommand } from './security/cli-commands.js';
 import { initCommand } from './init-magnolia.js';
+import { changesCommand } from './ingest/change-commands.js';
 import { defaultPublisher, publishCommand, publishNodes, versionsCommand, type StoreOpener } from './ingest/version-commands.js';
 import { ImportConflictError } from './store/write-import.js';
 
@@ -22,6 +23,9 @@ Usage:
                                         store the node's subtree as its next version (1.0, 1.1, …)
   petal versions WORKSPACE PATH [--json]
                                         list the node's versions: name, date, who
+  petal changes --since N [--limit M] [--json]
+                                        list the change events after sequence number N (imports,
+                                        publishes: the nodes created, changed, moved, removed)
   petal user add NAME --role R [--role R2] [--group G] [--password-stdin]
                                         add a user (or set a new password) in <security folder>/users.yaml
   petal user logout|disable|enable|remove NAME
@@ -34,7 +38,7 @@ Usage:
                                         read on dam); --out FILE (default ./petal.yaml), --force
   petal help                            show this text
 
-Options (serve, import, publish, versions; --config also for user and token):
+Options (serve, import, publish, versions, changes; --config also for user and token):
   --config FILE       petal.yaml to use (default: ./petal.yaml, else the bundled demo for serve)
   --store URL         sqlite:FILE (default sqlite:./data/petal.db) or postgres://user@host:5432/db
 Options of serve:
@@ -63,6 +67,7 @@ Examples:
   petal import ./content
   petal publish website /travel --by alice
   petal versions website /travel --json
+  petal changes --since 0 --limit 20
   petal serve --modules ./light-modules --port 8080
   petal user add alice --role editor
   petal token create ci --user alice --expires-days 90
@@ -116,6 +121,8 @@ export async function main(argv: string[]): Promise<number> {
         return await publishCommand(rest, openStore);
       case 'versions':
         return await versionsCommand(rest, openStore);
+      case 'changes':
+        return await changesCommand(rest, openStore);
       case 'user':
         return await userCommand(rest);
       case 'token':

@@ -218,6 +218,44 @@ async function versionNames(file: string, workspace: string, path: string): Prom
   return (await versionsOf(file, workspace, path)).map((v) => v.name);
 }
 
+describe('petal changes', () => {
+  it('lists the events of imports and publishes after --since, as text and JSON, a page at a time', async () => {
+    const db = join(newDir('changes'), 'x.db');
+    const store = `sqlite:${db}`;
+    expect((await runPetal(['import', '--store', store, RENDER])).code).toBe(0);
+    expect((await runPetal(['publish', 'website', '/site', '--by', 'alice', '--store', store])).code).toBe(0);
+
+    const json = await runPetal(['changes', '--since', '0', '--json', '--store', store]);
+    expect(json.stderr).toBe('');
+    expect(json.code).toBe(0);
+    const events = JSON.parse(json.stdout) as { sequence: number; workspace: string; kind: string; by?: string; created: { path: string }[]; changed: { path: string }[] }[];
+    // One event per workspace of the import, then the publish.
+    expect(events.slice(0, 2).map((e) => [e.kind, e.workspace]).sort()).toEqual([['import', 'plants'], ['import', 'website']]);
+    expect(events).toHaveLength(3);
+    expect(events.at(-1)).toMatchObject({ kind: 'publish', workspace: 'website', by: 'alice', changed: [{ path: '/site' }] });
+    expect(events.find((e) => e.workspace === 'website')!.created.map((n) => n.path)).toContain('/site');
+    for (let i = 1; i < events.length; i++) expect(events[i]!.sequence).toBeGreaterThan(events[i - 1]!.sequence);
+
+    const page = await runPetal(['changes', '--since', String(events[0]!.sequence), '--limit', '1', '--json', '--store', store]);
+    expect((JSON.parse(page.stdout) as { sequence: number }[]).map((e) => e.sequence)).toEqual([events[1]!.sequence]);
+
+    const text = await runPetal(['changes', '--since', '0', '--store', store]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^#\d+ {2}\d{4}-\d\d-\d\dT[\d:.]+Z {2}import {2}website {2}\(\d+ nodes\)$/m);
+    expect(text.stdout).toMatch(/^ {2}\+ \/site {2}\S+ {2}\S+$/m);
+    expect(text.stdout).toMatch(/publish 1\.0 {2}website by alice {2}\(1 nodes\)\n {2}~ \/site /);
+
+    const none = await runPetal(['changes', '--since', String(events.at(-1)!.sequence), '--store', store]);
+    expect(none.code).toBe(0);
+    expect(none.stdout).toContain('no changes after');
+    for (const args of [['changes'], ['changes', '--since', '-1'], ['changes', '--since', 'x'], ['changes', '--since', '0', '--limit', '0'],
+      ['changes', '--since', '0', '--limit', '1001'], ['changes', '--since', '0', 'extra'], ['changes', '--since', '0', '--bogus']]) {
+      const r = await runPetal([...args, '--store', store]);
+      expect(r.code, args.join(' ')).toBe(2);
+    }
+  });
+});
+
 describe('petal publish and petal versions', () => {
   it('publishes 1.0 then 1.1 with who, and lists them as text and JSON', async () => {
     const db = join(newDir('publish'), 'x.db');
@@ -285,8 +323,9 @@ describe('petal publish and petal versions', () => {
     expect(Date.parse(second!.created)).toBeGreaterThanOrEqual(Date.parse(first!.created));
   });
 
-  it('help names publish and versions', async () => {
+  it('help names publish, versions and changes', async () => {
     const r = await runPetal(['--help']);
+    expect(r.stdout).toContain('petal changes --since N');
     expect(r.stdout).toContain('petal publish WORKSPACE PATH');
     expect(r.stdout).toContain('petal versions WORKSPACE PATH');
     expect(r.stdout).toContain('--publish');
