@@ -48,7 +48,7 @@ export async function changesCommand(args: string[], open: StoreOpener): Promise
 function describe(e: ChangeEvent): string {
   const who = e.by !== undefined ? ` by ${e.by}` : '';
   const version = e.version !== undefined ? ` ${e.version}` : '';
-  const size = e.truncated ? `${e.count} node operations, not listed (truncated)` : `${e.count} nodes`;
+  const size = e.truncated ? `${e.count} node operations, not listed (truncated)` : `${e.count} node${e.count === 1 ? '' : 's'}`;
   let out = `#${e.sequence}  ${e.at}  ${e.kind}${version}  ${e.workspace}${who}  (${size})\n`;
   for (const n of e.created) out += `  + ${n.path}  ${n.type}  ${n.id}\n`;
   for (const n of e.changed) out += `  ~ ${n.path}  ${n.type}  ${n.id}\n`;

@@ -243,7 +243,7 @@ describe('petal changes', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^#\d+ {2}\d{4}-\d\d-\d\dT[\d:.]+Z {2}import {2}website {2}\(\d+ nodes\)$/m);
     expect(text.stdout).toMatch(/^ {2}\+ \/site {2}\S+ {2}\S+$/m);
-    expect(text.stdout).toMatch(/publish 1\.0 {2}website by alice {2}\(1 nodes\)\n {2}~ \/site /);
+    expect(text.stdout).toMatch(/publish 1\.0 {2}website by alice {2}\(1 node\)\n {2}~ \/site /);
 
     const none = await runPetal(['changes', '--since', String(events.at(-1)!.sequence), '--store', store]);
     expect(none.code).toBe(0);
