@@ -1,4 +1,4 @@
-// The `petal` command: serve | import | publish | versions | user | token | init | help. Parses flags, loads the config, and calls main.ts or ingest/.
+// The `petal` command: serve | import | export | publish | versions | user | token | init | help. Parses flags, loads the config, and calls main.ts or ingest/.
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -12,12 +12,17 @@ import { tokenCommand, userCommand } from './security/cli-commands.js';
 import { initCommand } from './init-magnolia.js';
 import { defaultPublisher, publishCommand, publishNodes, versionsCommand, type StoreOpener } from './ingest/version-commands.js';
 import { ImportConflictError } from './store/write-import.js';
+import { exportCommand } from './export/export-command.js';
 
 const HELP = `Petal: a fast, self-hostable content delivery server (the delivery API of Magnolia CMS).
 
 Usage:
   petal serve [options]                 serve the delivery API
   petal import [options] FILE_OR_DIR... import content exports (YAML bootstrap, JCR XML system view)
+  petal export WORKSPACE PATH [--format yaml|xml] [--out FILE]
+                                        write a node's subtree (PATH / = the workspace) as a file petal
+                                        import takes back; to standard output, or FILE (a folder gets the
+                                        file name import expects)
   petal publish WORKSPACE PATH [--by NAME]
                                         store the node's subtree as its next version (1.0, 1.1, …)
   petal versions WORKSPACE PATH [--json]
@@ -34,7 +39,7 @@ Usage:
                                         read on dam); --out FILE (default ./petal.yaml), --force
   petal help                            show this text
 
-Options (serve, import, publish, versions; --config also for user and token):
+Options (serve, import, export, publish, versions; --config also for user and token):
   --config FILE       petal.yaml to use (default: ./petal.yaml, else the bundled demo for serve)
   --store URL         sqlite:FILE (default sqlite:./data/petal.db) or postgres://user@host:5432/db
 Options of serve:
@@ -61,6 +66,7 @@ petal.yaml.
 
 Examples:
   petal import ./content
+  petal export website /travel --out ./exports
   petal publish website /travel --by alice
   petal versions website /travel --json
   petal serve --modules ./light-modules --port 8080
@@ -112,6 +118,8 @@ export async function main(argv: string[]): Promise<number> {
         return await serve(rest);
       case 'import':
         return await runImport(rest);
+      case 'export':
+        return await exportCommand(rest, openStore);
       case 'publish':
         return await publishCommand(rest, openStore);
       case 'versions':
