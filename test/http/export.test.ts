@@ -122,6 +122,9 @@ describe('GET /.rest/export/v1', () => {
     const rootYaml = await get(t.app, '/.rest/export/v1/website?format=yaml', boss);
     expect(rootYaml.status).toBe(400);
     expect(rootYaml.body.error.message).toContain('"format"');
+    const dotted = await get(t.app, '/.rest/export/v1/website/site/a.b', boss);
+    expect(dotted.status).toBe(400);
+    expect(dotted.body.error.message).toContain('"a.b"');
     const post = await req(t.app, { method: 'POST', url: '/.rest/export/v1/website/site', headers: boss });
     expect(post.status).toBe(405);
   });
