@@ -12,17 +12,34 @@ export type TreeEvent =
   | { readonly kind: 'open'; readonly node: NodeRecord }
   | { readonly kind: 'close'; readonly node: NodeRecord };
 
-/** Siblings whose children are read in one round trip. */
+/** Most siblings whose children are read in one round trip. */
 export const SIBLING_BATCH = 64;
+/** Rows one read should bring back: the batch of siblings shrinks when their children are many. */
+export const ROWS_PER_READ = 1_024;
 
 /**
- * Opens and closes every node below `roots` (and the roots), in document order. What is held at once
- * is, per level of the current branch, the children of at most SIBLING_BATCH siblings: never the subtree.
+ * Opens and closes every node below `roots` (and the roots), in document order. What is held at once is,
+ * per level of the current branch, the children of one batch of siblings: the batch grows while reads
+ * bring back few rows and shrinks when they bring back many, learned per depth (siblings at one depth
+ * tend to have alike numbers of children), so leaves are read 64 at a time and folders of thousands
+ * one or two at a time. Only the children of a single node are read whole, however many they are.
  */
-export async function* walkTree(source: ExportSource, workspace: string, roots: readonly NodeRecord[]): AsyncGenerator<TreeEvent> {
-  for (let i = 0; i < roots.length; i += SIBLING_BATCH) {
-    const batch = roots.slice(i, i + SIBLING_BATCH);
+export function walkTree(source: ExportSource, workspace: string, roots: readonly NodeRecord[]): AsyncGenerator<TreeEvent> {
+  return walkSiblings(source, workspace, roots, new Map());
+}
+
+async function* walkSiblings(
+  source: ExportSource, workspace: string, siblings: readonly NodeRecord[], batchByDepth: Map<number, number>,
+): AsyncGenerator<TreeEvent> {
+  for (let i = 0; i < siblings.length;) {
+    const depth = siblings[i]!.depth;
+    const size = batchByDepth.get(depth) ?? 1;
+    const batch = siblings.slice(i, i + size);
+    i += batch.length;
     const below = await source.getSubtrees(workspace, batch.map((n) => n.path), 1);
+    batchByDepth.set(depth, below.length > ROWS_PER_READ
+      ? Math.max(1, Math.floor((size * ROWS_PER_READ) / below.length))
+      : below.length < ROWS_PER_READ / 2 ? Math.min(SIBLING_BATCH, size * 2) : size);
     const children = new Map<string, NodeRecord[]>();
     for (const child of below) {
       const list = children.get(child.parentPath);
@@ -33,8 +50,9 @@ export async function* walkTree(source: ExportSource, workspace: string, roots: 
       yield { kind: 'open', node };
       const mine = children.get(node.path);
       if (mine !== undefined) {
+        // Dropped before the descent, so a finished sibling's children are not kept while its next ones are read.
         children.delete(node.path);
-        yield* walkTree(source, workspace, mine);
+        yield* walkSiblings(source, workspace, mine, batchByDepth);
       }
       yield { kind: 'close', node };
     }

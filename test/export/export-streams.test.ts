@@ -1,13 +1,12 @@
 // Exports stream: the tree is read in sibling batches as the output is consumed, never whole. A source
-// of 100 000 generated nodes counts what was read when the reader has taken only the first chunk.
+// of 111 111 generated nodes counts what was read when the reader has taken only the first chunk; a
+// source of wide folders, the rows of each read.
 import { describe, expect, it } from 'vitest';
 import { prepareExport } from '../../src/export/export-subtree.js';
 import { SIBLING_BATCH, type ExportSource } from '../../src/export/walk-tree.js';
 import type { NodeRecord } from '../../src/store/rows.js';
 import type { BlobSource } from '../../src/assets/read-binary.js';
 
-const FANOUT = 10;
-const LEVELS = 5; // 10 + 100 + … + 100 000 nodes below the top
 
 function node(path: string): NodeRecord {
   const parts = path.split('/').filter((s) => s !== '');
@@ -22,6 +21,9 @@ function node(path: string): NodeRecord {
 class GeneratedTree implements ExportSource {
   rowsRead = 0;
   largestBatch = 0;
+  largestRead = 0;
+  /** `fanouts[d]`: children of each node at depth d below the top. */
+  constructor(private readonly fanouts: readonly number[]) {}
   async getNode(_ws: string, path: string): Promise<NodeRecord | undefined> {
     return path === '/top' ? node(path) : undefined;
   }
@@ -30,10 +32,11 @@ class GeneratedTree implements ExportSource {
     this.largestBatch = Math.max(this.largestBatch, paths.length);
     const rows: NodeRecord[] = [];
     for (const p of paths) {
-      if (p.split('/').length - 1 > LEVELS) continue;
-      for (let i = 0; i < FANOUT; i++) rows.push(node(`${p}/n${i}`));
+      const fanout = this.fanouts[p.split('/').length - 2] ?? 0;
+      for (let i = 0; i < fanout; i++) rows.push(node(`${p}/n${i}`));
     }
     this.rowsRead += rows.length;
+    this.largestRead = Math.max(this.largestRead, rows.length);
     return rows;
   }
 }
@@ -43,7 +46,7 @@ const NO_BLOBS: BlobSource = { getBlobInfo: async () => undefined, readBlob: asy
 describe('exports stream', () => {
   for (const format of ['yaml', 'xml'] as const) {
     it(`${format}: the first chunk is out after reading a small part of 111 110 nodes; the whole export reads each once`, async () => {
-      const tree = new GeneratedTree();
+      const tree = new GeneratedTree([10, 10, 10, 10, 10]);
       const prepared = await prepareExport(tree, NO_BLOBS, 'website', '/top', format);
       if (!prepared.ok) throw new Error(prepared.reason);
       const stream = prepared.open();
@@ -61,4 +64,17 @@ describe('exports stream', () => {
       expect(tree.largestBatch).toBeLessThanOrEqual(SIBLING_BATCH);
     }, 60_000);
   }
+
+  it('reads folders of many children one or two at a time: no read brings back more than one folder\'s children', async () => {
+    const tree = new GeneratedTree([50, 2_000]);
+    const prepared = await prepareExport(tree, NO_BLOBS, 'website', '/top', 'xml');
+    if (!prepared.ok) throw new Error(prepared.reason);
+    let bytes = 0;
+    for await (const chunk of prepared.open()) bytes += (chunk as Buffer).length;
+    expect(bytes).toBeGreaterThan(100_000 * 100);
+    expect(tree.rowsRead).toBe(50 + 100_000);
+    expect(tree.largestRead).toBe(2_000);
+    // Leaves, which bring back nothing, are read a full batch at a time.
+    expect(tree.largestBatch).toBe(SIBLING_BATCH);
+  }, 60_000);
 });
