@@ -13,6 +13,7 @@ import { initCommand } from './init-magnolia.js';
 import { defaultPublisher, publishCommand, publishNodes, versionsCommand, type StoreOpener } from './ingest/version-commands.js';
 import { ImportConflictError } from './store/write-import.js';
 import { exportCommand } from './export/export-command.js';
+import { ExportError } from './export/export-error.js';
 
 const HELP = `Petal: a fast, self-hostable content delivery server (the delivery API of Magnolia CMS).
 
@@ -135,7 +136,7 @@ export async function main(argv: string[]): Promise<number> {
         return 2;
     }
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof ImportError || err instanceof ImportConflictError) {
+    if (err instanceof ConfigError || err instanceof ImportError || err instanceof ImportConflictError || err instanceof ExportError) {
       process.stderr.write(`petal: ${err.message}\n`);
       return 1;
     }

@@ -4,6 +4,7 @@ import type { PropertyType, ScalarValue } from '../repository/property-type.js';
 import type { TreeEvent } from './walk-tree.js';
 import { exportName, exportProperties, valueText, type ExportProperty } from './export-values.js';
 import { base64Blob } from './base64-blob.js';
+import { ExportError } from './export-error.js';
 
 /**
  * Characters a double-quoted YAML scalar cannot hold as themselves: the quote and backslash, line breaks
@@ -40,14 +41,24 @@ export function yamlScalar(type: PropertyType, value: ScalarValue): string {
 /** The YAML text of the tree (one root node), piece by piece; binaries in base64 pieces of one stored chunk each. */
 export async function* writeYaml(events: AsyncIterable<TreeEvent>, o: { readonly blobs: BlobSource }): AsyncGenerator<string> {
   let depth = 0;
+  /** The property names of each open node: a child of the same name would be a duplicate mapping key. */
+  const open: Set<string>[] = [];
   for await (const event of events) {
     if (event.kind === 'close') {
       depth--;
+      open.pop();
       continue;
     }
-    yield `${indent(depth)}${quoteYaml(exportName(event.node.name))}:\n`;
+    const name = exportName(event.node.name);
+    if (open.at(-1)?.has(name) === true) {
+      throw new ExportError(`${event.node.path}: a property and a child node are both named ${JSON.stringify(name)}, `
+        + 'which YAML cannot hold (two equal keys); export as xml');
+    }
+    yield `${indent(depth)}${quoteYaml(name)}:\n`;
     depth++;
-    for (const p of exportProperties(event.node)) {
+    const properties = exportProperties(event.node);
+    open.push(new Set(properties.map((p) => p.name)));
+    for (const p of properties) {
       // Plain text, as the original's exports write them (`jcr:primaryType: mgnl:page`).
       yield* writeProperty(p.system ? { ...p, type: 'String' } : p, depth, o.blobs);
     }

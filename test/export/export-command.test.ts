@@ -8,6 +8,7 @@ import { exportCommand } from '../../src/export/export-command.js';
 import { importPaths } from '../../src/ingest/run-import.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { StoreOpener } from '../../src/ingest/version-commands.js';
+import { ExportError } from '../../src/export/export-error.js';
 
 const EXPORT = "'home':\n  'jcr:primaryType': 'mgnl:page'\n  'jcr:uuid': 'aaaaaaaa-0000-0000-0000-000000000001'\n  'title': 'Home'\n"
   + "  'about':\n    'jcr:primaryType': 'mgnl:page'\n    'jcr:uuid': 'aaaaaaaa-0000-0000-0000-000000000002'\n";
@@ -26,9 +27,12 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'petal-export-cli-'));
   db = join(dir, 'petal.db');
   writeFileSync(join(dir, 'website.site.home.yaml'), EXPORT);
+  // A property and a child node of one name: the system view holds both, YAML cannot.
+  writeFileSync(join(dir, 'website.twin.xml'), '<sv:node sv:name="twin" xmlns:sv="http://www.jcp.org/jcr/sv/1.0">'
+    + '<sv:property sv:name="x" sv:type="String"><sv:value>p</sv:value></sv:property><sv:node sv:name="x"/></sv:node>');
   const store = new SqliteStore({ file: db });
   await store.open();
-  await importPaths(store, [join(dir, 'website.site.home.yaml')], { onUuidCollision: 'fail' });
+  await importPaths(store, [join(dir, 'website.site.home.yaml'), join(dir, 'website.twin.xml')], { onUuidCollision: 'fail' });
   await store.close();
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -90,5 +94,14 @@ describe('petal export', () => {
     expect(existsSync(join(dir, 'nope.yaml'))).toBe(false);
     expect(await exportCommand(['website', '/', '--format', 'yaml'], open)).toBe(1);
     expect(io.err()).toContain('a whole workspace exports as xml only');
+  });
+
+  it('fails with an ExportError and leaves no file when YAML cannot hold the content; xml can', async () => {
+    capture();
+    const file = join(dir, 'website.twin.yaml');
+    await expect(exportCommand(['website', '/twin', '--out', file], open)).rejects.toThrow(ExportError);
+    await expect(exportCommand(['website', '/twin', '--out', file], open)).rejects.toThrow('both named "x"');
+    expect(existsSync(file)).toBe(false);
+    expect(await exportCommand(['website', '/twin', '--format', 'xml', '--out', join(dir, 'website.twin.xml')], open)).toBe(0);
   });
 });
