@@ -38,7 +38,8 @@ export async function prepareExport(
     ok: true,
     fileName: exportFileName(workspace, path, format),
     contentType: format === 'xml' ? 'application/xml; charset=utf-8' : 'application/yaml; charset=utf-8',
-    open: () => Readable.from(inChunks(text)),
+    // Bytes, not objects: a buffer of 16 objects could hold 16 binary chunks read ahead of a slow reader.
+    open: () => Readable.from(inChunks(text), { objectMode: false, highWaterMark: OUTPUT_CHUNK_CHARS }),
   };
 }
 
