@@ -14,9 +14,7 @@ const NAMESPACES =
  * control characters XML 1.0 forbids or discourages, written as character references so they round-trip.
  * (U+0000 and unpaired surrogates have no XML form at all; the store holds neither in practice.)
  */
-// eslint-disable-next-line no-control-regex
 const ESCAPED_TEXT = /[&<>\u0000-\u0008\u000b\u000c\u000d\u000e-\u001f\u007f-\u009f\ufffe\uffff]/g;
-// eslint-disable-next-line no-control-regex
 const ESCAPED_ATTRIBUTE = /[&<>"\u0000-\u001f\u007f-\u009f\ufffe\uffff]/g;
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
 

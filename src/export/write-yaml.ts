@@ -10,7 +10,6 @@ import { ExportError } from './export-error.js';
  * Characters a double-quoted YAML scalar cannot hold as themselves: the quote and backslash, line breaks
  * (they would fold), other non-printable characters, and unpaired surrogates. All become `\uXXXX`.
  */
-// eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /["\\\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const SHORT_ESCAPES: Readonly<Record<string, string>> = { '"': '\\"', '\\': '\\\\', '\n': '\\n', '\t': '\\t', '\r': '\\r' };
 const PLAIN_LONG = /^-?[0-9]+$/;
