@@ -1,4 +1,4 @@
-// The `petal` command: serve | import | publish | versions | changes | user | token | init | help. Parses flags, loads the config, and calls main.ts or ingest/.
+// The `petal` command: serve | import | export | publish | versions | changes | user | token | init | help. Parses flags, loads the config, and calls main.ts or ingest/.
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -13,12 +13,18 @@ import { initCommand } from './init-magnolia.js';
 import { changesCommand } from './ingest/change-commands.js';
 import { defaultPublisher, publishCommand, publishNodes, versionsCommand, type StoreOpener } from './ingest/version-commands.js';
 import { ImportConflictError } from './store/write-import.js';
+import { exportCommand } from './export/export-command.js';
+import { ExportError } from './export/export-error.js';
 
 const HELP = `Petal: a fast, self-hostable content delivery server (the delivery API of Magnolia CMS).
 
 Usage:
   petal serve [options]                 serve the delivery API
   petal import [options] FILE_OR_DIR... import content exports (YAML bootstrap, JCR XML system view)
+  petal export WORKSPACE PATH [--format yaml|xml] [--out FILE]
+                                        write a node's subtree (PATH / = the workspace) as a file petal
+                                        import takes back; to standard output, or FILE (a folder gets the
+                                        file name import expects)
   petal publish WORKSPACE PATH [--by NAME]
                                         store the node's subtree as its next version (1.0, 1.1, …)
   petal versions WORKSPACE PATH [--json]
@@ -38,7 +44,7 @@ Usage:
                                         read on dam); --out FILE (default ./petal.yaml), --force
   petal help                            show this text
 
-Options (serve, import, publish, versions, changes; --config also for user and token):
+Options (serve, import, export, publish, versions, changes; --config also for user and token):
   --config FILE       petal.yaml to use (default: ./petal.yaml, else the bundled demo for serve)
   --store URL         sqlite:FILE (default sqlite:./data/petal.db) or postgres://user@host:5432/db
 Options of serve:
@@ -65,6 +71,7 @@ petal.yaml.
 
 Examples:
   petal import ./content
+  petal export website /travel --out ./exports
   petal publish website /travel --by alice
   petal versions website /travel --json
   petal changes --since 0 --limit 20
@@ -117,6 +124,8 @@ export async function main(argv: string[]): Promise<number> {
         return await serve(rest);
       case 'import':
         return await runImport(rest);
+      case 'export':
+        return await exportCommand(rest, openStore);
       case 'publish':
         return await publishCommand(rest, openStore);
       case 'versions':
@@ -134,7 +143,7 @@ export async function main(argv: string[]): Promise<number> {
         return 2;
     }
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof ImportError || err instanceof ImportConflictError) {
+    if (err instanceof ConfigError || err instanceof ImportError || err instanceof ImportConflictError || err instanceof ExportError) {
       process.stderr.write(`petal: ${err.message}\n`);
       return 1;
     }

@@ -14,6 +14,7 @@ import { registerOpsRoutes } from './routes/ops.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerDamRoutes } from './routes/dam.js';
 import { registerImagingRoutes } from './routes/imaging.js';
+import { registerExportRoutes } from './routes/export.js';
 import { ThemeRegistry } from '../assets/themes.js';
 import { RenditionService } from '../assets/render-rendition.js';
 import { defaultRenditionCacheDir } from '../assets/rendition-cache.js';
@@ -172,6 +173,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   };
   registerDamRoutes(app, assets);
   registerImagingRoutes(app, { ...assets, themes: o.themes ?? new ThemeRegistry() });
+  registerExportRoutes(app, { repository: o.repository, security: o.security, contextPath: o.contextPath ?? '' });
   if (o.shop) registerShopRoutes(app, o.shop, gate);
   await app.ready();
   return app;

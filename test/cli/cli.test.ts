@@ -256,6 +256,38 @@ describe('petal changes', () => {
   });
 });
 
+describe('petal export', () => {
+  it('writes a subtree to standard output or a folder, and the folder imports back to the same nodes', async () => {
+    const dir = newDir('export');
+    const db = join(dir, 'x.db');
+    expect((await runPetal(['import', '--store', `sqlite:${db}`, RENDER])).code).toBe(0);
+    const out = await runPetal(['export', 'website', '/site', '--store', `sqlite:${db}`]);
+    expect(out.code).toBe(0);
+    expect(out.stdout.startsWith('"site":\n  "jcr:primaryType": "mgnl:')).toBe(true);
+    const folder = newDir('export/files');
+    const file = await runPetal(['export', 'website', '/', '--out', folder, '--store', `sqlite:${db}`]);
+    expect(file.code).toBe(0);
+    expect(readdirSync(folder)).toEqual(['website.xml']);
+    const copy = join(dir, 'copy.db');
+    expect((await runPetal(['import', '--store', `sqlite:${copy}`, folder])).code).toBe(0);
+    expect(await countNodes(copy)).toBe(await countNodes(db) - (await countOf(db, 'plants')));
+    expect((await runPetal(['export', 'website'])).code).toBe(2);
+    const missing = await runPetal(['export', 'website', '/nope', '--store', `sqlite:${db}`]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no node at website:/nope');
+  });
+});
+
+async function countOf(file: string, workspace: string): Promise<number> {
+  const store = new SqliteStore({ file });
+  await store.open();
+  try {
+    return await store.countNodes(workspace);
+  } finally {
+    await store.close();
+  }
+}
+
 describe('petal publish and petal versions', () => {
   it('publishes 1.0 then 1.1 with who, and lists them as text and JSON', async () => {
     const db = join(newDir('publish'), 'x.db');
