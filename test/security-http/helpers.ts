@@ -7,12 +7,17 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { expect } from 'vitest';
 import { hashPassword } from '../../src/security/password-hash.js';
 
-/** One hash per password, shared by every user of a test file (scrypt costs ~100 ms each). */
+/**
+ * One hash per password, shared by every user of a test file. At N=2^14 rather than the default 2^17:
+ * a sign-in verifies at the hash's own cost, and these suites sign in hundreds of times. The users of
+ * these suites live in the config, which is never rewritten (session-end.test.ts tests the upgrade).
+ */
+const TEST_SCRYPT = { ln: 14, r: 8, p: 1 } as const;
 const hashes = new Map<string, Promise<string>>();
 export function hashOf(password: string): Promise<string> {
   let h = hashes.get(password);
   if (h === undefined) {
-    h = hashPassword(password);
+    h = hashPassword(password, TEST_SCRYPT);
     hashes.set(password, h);
   }
   return h;
