@@ -5,6 +5,7 @@ import type { Condition, StoreQuery, ValueKind } from '../query/ast.js';
 export type ReadableCondition = Extract<Condition, { kind: 'readable' }>;
 import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from './rows.js';
 import type { VersionInfo } from './versions.js';
+import type { ChildPageRequest } from './child-pages.js';
 import type { ChangeEvent } from './changes.js';
 import type { ByteLruStats } from '../cache/byte-lru.js';
 import type { QueryIndexStats } from './query-index/memory-budget.js';
@@ -58,6 +59,15 @@ export interface ContentStore {
    * ordered by depth then natural order; one round trip however many paths.
    */
   getSubtrees(workspace: string, paths: readonly string[], depth: number): Promise<NodeRecord[]>;
+
+  /**
+   * A page of the children of each parent: at most `limit` each (clamped to 1..MAX_CHILD_PAGE), in natural
+   * order (position, ties broken by name), after the parent's cursor when it has one. Rows come parent by
+   * parent in the order asked, each parent once; a missing parent has none. One consistent read, whose
+   * cost is the rows it returns whatever the parents' fan-out. A parent with `limit` rows may have more:
+   * its next page starts after the last of them (see child-pages.ts).
+   */
+  getChildrenPages(workspace: string, parents: readonly ChildPageRequest[], limit: number): Promise<NodeRecord[]>;
 
   /** Runs a query: the total and one page, from one consistent snapshot. */
   query(query: StoreQuery): Promise<QueryResult>;

@@ -14,6 +14,7 @@ import { subtreeReadSuite } from './subtree-read.js';
 import { transactionsSuite } from './transactions.js';
 import { versionsSuite } from './versions.js';
 import { changesSuite } from './changes.js';
+import { childPagesSuite } from './child-pages.js';
 
 const url = process.env.PETAL_TEST_PG;
 const HOW = 'set PETAL_TEST_PG=postgres://user@host:5432/database to run it';
@@ -72,4 +73,4 @@ const postgresFixture: StoreFixture = {
   },
 };
 
-await runConformance(postgresFixture, [storeCrudSuite, subtreeReadSuite, transactionsSuite, importFilesSuite, versionsSuite, importBatchesSuite, changesSuite]);
+await runConformance(postgresFixture, [storeCrudSuite, subtreeReadSuite, transactionsSuite, importFilesSuite, versionsSuite, importBatchesSuite, changesSuite, childPagesSuite]);

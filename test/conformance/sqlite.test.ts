@@ -12,6 +12,7 @@ import { subtreeReadSuite } from './subtree-read.js';
 import { transactionsSuite } from './transactions.js';
 import { versionsSuite } from './versions.js';
 import { changesSuite } from './changes.js';
+import { childPagesSuite } from './child-pages.js';
 
 const sqliteFixture: StoreFixture = {
   name: 'sqlite',
@@ -28,4 +29,4 @@ const sqliteFixture: StoreFixture = {
   },
 };
 
-await runConformance(sqliteFixture, [storeCrudSuite, subtreeReadSuite, transactionsSuite, importFilesSuite, versionsSuite, importBatchesSuite, changesSuite]);
+await runConformance(sqliteFixture, [storeCrudSuite, subtreeReadSuite, transactionsSuite, importFilesSuite, versionsSuite, importBatchesSuite, changesSuite, childPagesSuite]);

@@ -5,6 +5,7 @@
 // instances learn of each other's writes at once. Optional read replicas serve the reads once they
 // have caught up with the newest generation this instance knows of (read-router.ts).
 import pg from 'pg';
+import { BEFORE_FIRST_CHILD, childPageLimit, distinctRequests, type ChildPageRequest } from '../child-pages.js';
 import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities, StoreMemoryStats } from '../content-store.js';
 import type { StoreQuery, ValueKind } from '../../query/ast.js';
 import { QueryIndex } from '../query-index/query-index.js';
@@ -294,6 +295,17 @@ export class PostgresStore implements ContentStore {
     }
     const [lo, hi] = descendantRange(path);
     return (await this.#read((db) => run<NodeRow>(db, SQL.subtree, [workspace, path, lo, hi, depth]))).map(toRecord);
+  }
+
+  async getChildrenPages(workspace: string, parents: readonly ChildPageRequest[], limit: number): Promise<NodeRecord[]> {
+    // Text with U+0000 cannot be sent to PostgreSQL, and no stored path or name holds it.
+    const wanted = distinctRequests(parents).filter((p) => !hasNul(p.parentPath) && !hasNul(p.after?.name ?? ''));
+    if (wanted.length === 0) return [];
+    const paths = wanted.map((p) => p.parentPath);
+    const positions = wanted.map((p) => (p.after ?? BEFORE_FIRST_CHILD).position);
+    const names = wanted.map((p) => (p.after ?? BEFORE_FIRST_CHILD).name);
+    const size = childPageLimit(limit);
+    return (await this.#read((db) => run<NodeRow>(db, SQL.childPages, [workspace, paths, positions, names, size]))).map(toRecord);
   }
 
   async getSubtrees(workspace: string, paths: readonly string[], depth: number): Promise<NodeRecord[]> {

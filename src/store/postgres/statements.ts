@@ -43,6 +43,19 @@ export const SQL = {
         ON d.workspace = $1 AND d.path >= roots.lo COLLATE "C" AND d.path < roots.hi COLLATE "C"
        AND d.depth <= roots.depth + $5
     ) ${ORDER}`),
+  /**
+   * A page of each parent's children after its cursor (child-pages.ts): $1 workspace, $2 parent paths,
+   * $3 / $4 cursor positions and names, $5 rows per parent. Position bounds each index scan; name breaks ties.
+   */
+  childPages: s('child_pages', `
+    SELECT c.* FROM unnest($2::text[], $3::int[], $4::text[]) WITH ORDINALITY AS p(path, pos, name, ord)
+    CROSS JOIN LATERAL (
+      SELECT ${NODE_COLUMNS} FROM nodes n
+      WHERE n.workspace = $1 AND n.parent_path = p.path COLLATE "C"
+        AND n.position >= p.pos AND (n.position > p.pos OR n.name > p.name COLLATE "C")
+      ORDER BY n.position, n.name LIMIT $5
+    ) c
+    ORDER BY p.ord, c.position, c.name`),
   countAll: s('count_all', 'SELECT count(*)::int AS n FROM nodes'),
   countWs: s('count_ws', 'SELECT count(*)::int AS n FROM nodes WHERE workspace = $1'),
   workspaces: s('workspaces', 'SELECT DISTINCT workspace FROM nodes ORDER BY workspace'),

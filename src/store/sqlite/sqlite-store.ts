@@ -15,6 +15,7 @@ import { KIND_CODE } from './migrations.js';
 import type { ImportTx, InsertNode } from '../import-tx.js';
 import type { BlobInfo, BlobSpool, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
 import { writeImport } from '../write-import.js';
+import { BEFORE_FIRST_CHILD, childPageLimit, distinctRequests, type ChildPageRequest } from '../child-pages.js';
 import { descendantRange } from '../../repository/paths.js';
 import { migrate } from './schema.js';
 import { BLOB_CHUNK, connect, insertBlobChunks, prepare, type Statements } from './statements.js';
@@ -191,6 +192,21 @@ export class SqliteStore implements ContentStore {
     const rows = this.#s.subtree.all(workspace, lo, hi, baseDepth + depth) as NodeRow[];
     for (const r of rows) out.push(toRecord(r));
     return out;
+  }
+
+  async getChildrenPages(workspace: string, parents: readonly ChildPageRequest[], limit: number): Promise<NodeRecord[]> {
+    const wanted = distinctRequests(parents);
+    if (wanted.length === 0) return [];
+    const size = childPageLimit(limit);
+    const s = this.#s;
+    const rows: NodeRow[] = [];
+    // In-process, a statement per parent costs what one statement would; the transaction makes it one snapshot.
+    this.#db!.transaction(() => {
+      for (const { parentPath, after = BEFORE_FIRST_CHILD } of wanted) {
+        for (const r of s.childPage.all(workspace, parentPath, after.position, after.position, after.name, size) as NodeRow[]) rows.push(r);
+      }
+    })();
+    return rows.map(toRecord);
   }
 
   async getSubtrees(workspace: string, paths: readonly string[], depth: number): Promise<NodeRecord[]> {

@@ -60,6 +60,11 @@ export function prepare(db: Database.Database) {
     subtree: db.prepare(
       `SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND path >= ? AND path < ? AND depth <= ? ORDER BY depth, parent_path, position`,
     ),
+    /** A page of one parent's children after a cursor (child-pages.ts): position bounds the index scan, name breaks ties. */
+    childPage: db.prepare(
+      `SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND parent_path = ? AND position >= ? AND (position > ? OR name > ?)
+       ORDER BY position, name LIMIT ?`,
+    ),
     countAll: db.prepare('SELECT count(*) AS n FROM nodes'),
     countWs: db.prepare('SELECT count(*) AS n FROM nodes WHERE workspace = ?'),
     workspaces: db.prepare('SELECT DISTINCT workspace FROM nodes ORDER BY workspace'),
