@@ -10,6 +10,7 @@ import { buildStoreQuery } from './build-query.js';
 import { SubtreeCache, type SubtreeCacheOptions } from './subtree-cache.js';
 import { listVersions, readVersion, type VersionRead } from './versions.js';
 import type { VersionInfo } from '../store/versions.js';
+import { readChildPages, type ChildPage, type ChildPageRequest } from '../store/child-pages.js';
 
 export interface Session {
   readonly types: NodeTypeRegistry;
@@ -19,6 +20,12 @@ export interface Session {
   getSubtree(workspace: string, path: string, depth: number): Promise<NodeRecord[]>;
   /** The descendants of each path down to `depth` levels (for rendering query results). */
   getSubtrees(workspace: string, paths: readonly string[], depth: number): Promise<NodeRecord[]>;
+  /**
+   * A page of each parent's children (at most `limit` each, natural order), for readers of folders of any
+   * size. Children the caller may not read are left out, and so are all children of a parent it may not
+   * read; a page may then be short or empty while `next` still points further: follow `next`, not the count.
+   */
+  getChildrenPages(workspace: string, parents: readonly ChildPageRequest[], limit: number): Promise<ChildPage[]>;
   /** Query nodes: filter values typed by the stored kinds, then run by the store. */
   query(spec: QuerySpec, extra?: readonly Condition[]): Promise<QueryResult>;
   /** Version `name` of the node at `path` down to `depth` levels, reached through the node (versions.ts). */
@@ -64,6 +71,7 @@ export class Repository {
       getNodesByIds: (ws, ids) => store.getNodesByIds(ws, ids),
       getSubtree: (ws, path, depth) => subtrees.getSubtree(ws, path, depth),
       getSubtrees: (ws, paths, depth) => store.getSubtrees(ws, paths, depth),
+      getChildrenPages: (ws, parents, limit) => readChildPages(store, ws, parents, limit),
       query: (spec, extra) => runQuery(store, spec, extra ?? [], null),
       readVersion: (ws, path, name, depth) => readVersion(store, null, ws, path, name, depth),
       listVersions: (ws, path) => listVersions(store, null, ws, path),
@@ -88,6 +96,15 @@ export class Repository {
         return visible(ws, await subtrees.getSubtree(ws, path, depth));
       },
       getSubtrees: async (ws, paths, depth) => visible(ws, await store.getSubtrees(ws, paths, depth)),
+      getChildrenPages: async (ws, parents, limit) => {
+        if (access.rulesFor(ws) === null) return readChildPages(store, ws, parents, limit);
+        const hidden = (path: string) => path !== '/' && !access.canRead(ws, path);
+        // A hidden parent is not read at all: its page is empty and ends, as for a missing node.
+        const pages = await readChildPages(store, ws, parents.filter((p) => !hidden(p.parentPath)), limit, (r) => !hidden(r.path));
+        const byParent = new Map(pages.map((p) => [p.parentPath, p]));
+        return [...new Set(parents.map((p) => p.parentPath))]
+          .map((parentPath) => byParent.get(parentPath) ?? { parentPath, nodes: [], next: undefined });
+      },
       query: (spec, extra) => {
         const rules = access.rulesFor(spec.workspace);
         return runQuery(store, spec, extra ?? [], rules === null ? null : { kind: 'readable', rules });
