@@ -9,6 +9,7 @@ import { normalizePath } from '../repository/paths.js';
 import type { StoreOpener } from '../ingest/version-commands.js';
 import { isExportFormat } from './export-file-name.js';
 import { prepareExport } from './export-subtree.js';
+import { storeSource } from './walk-tree.js';
 
 export const EXPORT_USAGE = `Usage: petal export WORKSPACE PATH [--format yaml|xml] [--out FILE] [--store URL] [--config FILE]
   Writes the node at PATH and its subtree as a file \`petal import\` takes back (PATH / = the whole workspace).
@@ -37,7 +38,7 @@ export async function exportCommand(args: string[], open: StoreOpener): Promise<
 
   const { store, url } = await open(values);
   try {
-    const prepared = await prepareExport(store, store, workspace, path, format);
+    const prepared = await prepareExport(storeSource(store), store, workspace, path, format);
     if (!prepared.ok) {
       process.stderr.write(`petal export: ${prepared.problem === 'missing' ? `${prepared.reason} in ${url}` : prepared.reason}\n`);
       return 1;

@@ -24,15 +24,13 @@ export async function prepareExport(
 ): Promise<PreparedExport> {
   const unnamable = unnamableExport(workspace, path, format);
   if (unnamable !== undefined) return { ok: false, problem: 'unnamable', reason: unnamable };
-  let roots: NodeRecord[];
-  if (path === '/') {
-    roots = await source.getSubtrees(workspace, ['/'], 1);
-  } else {
+  let top: NodeRecord | null = null;
+  if (path !== '/') {
     const node = await source.getNode(workspace, path);
     if (node === undefined) return { ok: false, problem: 'missing', reason: `no node at ${workspace}:${path}` };
-    roots = [node];
+    top = node;
   }
-  const events = walkTree(source, workspace, roots);
+  const events = walkTree(source, workspace, top);
   const text = format === 'xml' ? writeJcrXml(events, { blobs, workspaceRoot: path === '/' }) : writeYaml(events, { blobs });
   return {
     ok: true,

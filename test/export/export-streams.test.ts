@@ -3,21 +3,24 @@
 // source of wide folders, the rows of each read.
 import { describe, expect, it } from 'vitest';
 import { prepareExport } from '../../src/export/export-subtree.js';
-import { SIBLING_BATCH, type ExportSource } from '../../src/export/walk-tree.js';
+import { ROWS_PER_READ, SIBLING_BATCH, type ExportSource, type TreeEvent } from '../../src/export/walk-tree.js';
+import { writeJcrXml } from '../../src/export/write-jcr-xml.js';
+import { writeYaml } from '../../src/export/write-yaml.js';
+import { readChildPages, type ChildPage, type ChildPageRequest } from '../../src/store/child-pages.js';
 import type { NodeRecord } from '../../src/store/rows.js';
 import type { BlobSource } from '../../src/assets/read-binary.js';
 
 
-function node(path: string): NodeRecord {
+function node(path: string, position = 0): NodeRecord {
   const parts = path.split('/').filter((s) => s !== '');
   return {
     id: `id-${parts.join('-') || 'top'}`, workspace: 'website', path, parentPath: `/${parts.slice(0, -1).join('/')}`,
-    name: parts.at(-1)!, depth: parts.length, position: 0, type: 'cms:contentNode', mixins: [],
+    name: parts.at(-1)!, depth: parts.length, position, type: 'cms:contentNode', mixins: [],
     properties: [['title', 'String', `node ${path}`]],
   };
 }
 
-/** A generated tree, counting the rows it hands out and the largest batch of paths asked for. */
+/** A generated tree, counting the rows it hands out and the largest batch of parents and of rows of one read. */
 class GeneratedTree implements ExportSource {
   rowsRead = 0;
   largestBatch = 0;
@@ -27,18 +30,38 @@ class GeneratedTree implements ExportSource {
   async getNode(_ws: string, path: string): Promise<NodeRecord | undefined> {
     return path === '/top' ? node(path) : undefined;
   }
-  async getSubtrees(_ws: string, paths: readonly string[], depth: number): Promise<NodeRecord[]> {
-    expect(depth).toBe(1);
-    this.largestBatch = Math.max(this.largestBatch, paths.length);
-    const rows: NodeRecord[] = [];
-    for (const p of paths) {
-      const fanout = this.fanouts[p.split('/').length - 2] ?? 0;
-      for (let i = 0; i < fanout; i++) rows.push(node(`${p}/n${i}`));
-    }
-    this.rowsRead += rows.length;
-    this.largestRead = Math.max(this.largestRead, rows.length);
-    return rows;
+  /** The children of `path` from position `from` on, at most `count` of them. */
+  children(path: string, from = 0, count = Number.POSITIVE_INFINITY): NodeRecord[] {
+    const fanout = this.fanouts[path.split('/').length - 2] ?? 0;
+    const out: NodeRecord[] = [];
+    for (let i = from; i < fanout && out.length < count; i++) out.push(node(`${path}/n${i}`, i));
+    return out;
   }
+  getChildrenPages(ws: string, parents: readonly ChildPageRequest[], limit: number): Promise<ChildPage[]> {
+    const rows = {
+      getChildrenPages: async (_ws: string, wanted: readonly ChildPageRequest[], size: number) => {
+        this.largestBatch = Math.max(this.largestBatch, wanted.length);
+        const out = wanted.flatMap((p) => this.children(p.parentPath, (p.after?.position ?? -1) + 1, size));
+        this.rowsRead += out.length;
+        this.largestRead = Math.max(this.largestRead, out.length);
+        return out;
+      },
+    };
+    return readChildPages(rows, ws, parents, limit);
+  }
+}
+
+/** The tree's events as one unbounded read of each node's children gives them: the output exports had before paging. */
+async function* wholeTree(tree: GeneratedTree, top: NodeRecord): AsyncGenerator<TreeEvent> {
+  yield { kind: 'open', node: top };
+  for (const child of tree.children(top.path)) yield* wholeTree(tree, child);
+  yield { kind: 'close', node: top };
+}
+
+async function text(pieces: AsyncIterable<string | Buffer>): Promise<string> {
+  const out: string[] = [];
+  for await (const piece of pieces) out.push(String(piece));
+  return out.join('');
 }
 
 const NO_BLOBS: BlobSource = { getBlobInfo: async () => undefined, readBlob: async () => Buffer.alloc(0) };
@@ -67,7 +90,7 @@ describe('exports stream', () => {
     }, 60_000);
   }
 
-  it('reads folders of many children one or two at a time: no read brings back more than one folder\'s children', async () => {
+  it('reads folders of many children one or two at a time: no read brings back more than ROWS_PER_READ rows', async () => {
     const tree = new GeneratedTree([50, 2_000]);
     const prepared = await prepareExport(tree, NO_BLOBS, 'website', '/top', 'xml');
     if (!prepared.ok) throw new Error(prepared.reason);
@@ -75,8 +98,21 @@ describe('exports stream', () => {
     for await (const chunk of prepared.open()) bytes += (chunk as Buffer).length;
     expect(bytes).toBeGreaterThan(100_000 * 100);
     expect(tree.rowsRead).toBe(50 + 100_000);
-    expect(tree.largestRead).toBe(2_000);
+    expect(tree.largestRead).toBe(ROWS_PER_READ);
     // Leaves, which bring back nothing, are read a full batch at a time.
     expect(tree.largestBatch).toBe(SIBLING_BATCH);
   }, 60_000);
+
+  for (const format of ['yaml', 'xml'] as const) {
+    it(`${format}: a node of 20 000 children is read in pages of at most ROWS_PER_READ rows, the output as a whole read gives it`, async () => {
+      const tree = new GeneratedTree([20_000, 2]);
+      const prepared = await prepareExport(tree, NO_BLOBS, 'website', '/top', format);
+      if (!prepared.ok) throw new Error(prepared.reason);
+      const paged = await text(prepared.open());
+      expect(tree.rowsRead).toBe(20_000 * (1 + 2));
+      expect(tree.largestRead).toBeLessThanOrEqual(ROWS_PER_READ);
+      const whole = wholeTree(tree, node('/top'));
+      expect(paged).toBe(await text(format === 'xml' ? writeJcrXml(whole, { blobs: NO_BLOBS, workspaceRoot: false }) : writeYaml(whole, { blobs: NO_BLOBS })));
+    }, 60_000);
+  }
 });
