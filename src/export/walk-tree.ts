@@ -11,7 +11,7 @@ export interface ExportSource {
 }
 
 /** A store read whole, as the CLI exports it. */
-export function storeSource(store: ContentStore): ExportSource {
+export function storeSource(store: Pick<ContentStore, 'getNode' | 'getChildrenPages'>): ExportSource {
   return {
     getNode: (ws, path) => store.getNode(ws, path),
     getChildrenPages: (ws, parents, limit) => readChildPages(store, ws, parents, limit),
