@@ -22,5 +22,9 @@ export function variantFreeSession(session: Session): Session {
     getSubtree: async (ws, path, depth) =>
       (await isInsideVariants(session, ws, path) ? [] : withoutVariantRows(await session.getSubtree(ws, path, depth))),
     getSubtrees: async (ws, paths, depth) => withoutVariantRows(await session.getSubtrees(ws, paths, depth)),
+    getChildrenPages: async (ws, parents, limit) => Promise.all((await session.getChildrenPages(ws, parents, limit)).map(async (page) =>
+      (await isInsideVariants(session, ws, page.parentPath)
+        ? { parentPath: page.parentPath, nodes: [], next: undefined }
+        : { ...page, nodes: withoutVariantRows(page.nodes) }))),
   };
 }
