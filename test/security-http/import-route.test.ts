@@ -28,6 +28,7 @@ function page(name: string, title: string, children = ''): string {
   return `'${name}':\n  'jcr:primaryType': 'mgnl:page'\n  'title': '${title}'\n${children}`;
 }
 
+const HOME_ID = '9a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d';
 let t: TestApp;
 const users = ['editor', 'nopost', 'reader', 'travel', 'admin'] as const;
 const auth = (user: (typeof users)[number]) => ({ authorization: basic(user, PW) });
@@ -45,6 +46,7 @@ beforeAll(async () => {
   t = await createTestApp({
     definitions: { 'delivery/pages.yaml': '$type: jcrDeliveryEndpoint_v2\nworkspace: website\ndepth: 2\n' },
     content: {
+      'website.home.yaml': `'home':\n  'jcr:primaryType': 'mgnl:page'\n  'jcr:uuid': '${HOME_ID}'\n  'title': 'Home'\n`,
       'website.travel.yaml': page('travel', 'Travel', `  'about':\n    'jcr:primaryType': 'mgnl:page'\n    'title': 'About'\n  'secret':\n    'jcr:primaryType': 'mgnl:page'\n    'title': 'Secret'\n`),
     },
     importMaxBytes: 4096,
@@ -65,6 +67,7 @@ beforeAll(async () => {
               { path: '/travel', permission: 'readWrite' }, { path: '/travel/*', permission: 'readWrite' },
               { path: '/travel/secret', permission: 'deny' }, { path: '/travel/secret/*', permission: 'deny' },
               { path: '/travel/vault', permission: 'deny' }, { path: '/travel/vault/*', permission: 'deny' },
+              { path: '/zone/*', permission: 'readWrite' },
             ],
           },
         },
@@ -146,6 +149,17 @@ describe('import over HTTP', () => {
   });
 });
 
+describe('the number of files', () => {
+  it('refuses more than 1000 files in one import (413; empty files, under the byte limit) and writes none of them', async () => {
+    const files = Array.from({ length: 1001 }, (_, i) => [`website.travel.f${i}.yaml`, ''] as const);
+    const body = multipart(files);
+    const res = await req(t.app, { method: 'POST', url: URL_, headers: { ...body.headers, ...auth('editor') }, payload: Readable.from([body.payload]) });
+    expectErrorShape(res, 413, 'payloadTooLarge');
+    expect(res.body.error.message).toContain('1000 files');
+    expect((await read('/travel/f0')).status).toBe(404);
+  });
+});
+
 describe('authorization of an import', () => {
   const file = [['website.travel.auth.yaml', page('auth', 'Auth')]] as const;
 
@@ -177,6 +191,19 @@ describe('authorization of an import', () => {
     const ok = await post([['website.travel.mine.yaml', page('mine', 'Mine')]], auth('travel'));
     expect(ok.status, ok.raw).toBe(200);
     expect((await read('/travel/mine')).body.title).toBe('Mine');
+  });
+
+  it('refuses, inside the transaction, to remove a UUID holder or create a parent folder the caller may not write', async () => {
+    // onUuidCollision=replace would remove /home (outside the grant) with its subtree.
+    const stolen = await post([['website.travel.stolen.yaml', `'stolen':\n  'jcr:uuid': '${HOME_ID}'\n`]], auth('travel'), '?onUuidCollision=replace');
+    expectErrorShape(stolen, 403, 'accessDenied');
+    expect((await read('/home')).body.title).toBe('Home');
+    expect((await read('/travel/stolen')).status).toBe(404);
+    // readWrite on /zone/* but not on /zone itself, which is missing and would be created as a folder.
+    const deep = await post([['website.zone.a.b.yaml', page('b', 'B')]], auth('travel'));
+    expectErrorShape(deep, 403, 'accessDenied');
+    expect(deep.body.error.message).toContain('website:/zone');
+    expect((await read('/zone')).status).toBe(404);
   });
 
   it('lets superuser import', async () => {
