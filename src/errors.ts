@@ -11,6 +11,9 @@ export const ERRORS = {
   invalidValueFormat: { status: 400, message: 'A value cannot be converted to the expected type' },
   badRequest: { status: 400, message: 'The request is malformed' },
   invalidParameter: { status: 400, message: 'A query parameter is invalid' },
+  // Content import (the message names the file, and the line where known)
+  invalidImport: { status: 400, message: 'An export file is invalid' },
+  importConflict: { status: 409, message: 'An export file conflicts with the content' },
   // Security
   notAuthorized: { status: 401, message: 'Authentication is required' },
   accessDenied: { status: 403, message: 'Access denied' },

@@ -163,6 +163,8 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     contextPath: config.contextPath, corsOrigins: config.corsOrigins, links: config.links, trustProxy: config.trustProxy, logger: log,
     themes, renditions, ...(config.imaging !== undefined ? { imaging: config.imaging } : {}), theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: config.pagesOnAllEndpoints ?? false, ...(config.cache !== undefined ? { cache: config.cache } : {}),
     timeouts: timeoutsOf(config.limits ?? {}),
+    importMaxBytes: config.limits?.importMaxBytes ?? DEFAULT_LIMITS.importMaxBytes,
+    onUuidCollision: config.onUuidCollision,
   });
   responseCache = app.responseCache;
   const address = await app.listen({ port: config.port, host: config.host });

@@ -116,6 +116,7 @@ export const configSchema = z.strictObject({
     requestTimeoutMs: z.number().int().min(1).optional(),
     keepAliveTimeoutMs: z.number().int().min(1).optional(),
     shutdownGraceMs: z.number().int().min(0).optional(),
+    importMaxBytes: z.number().int().min(1024, 'must be at least 1024 bytes').max(Number.MAX_SAFE_INTEGER).optional(),
   }).optional(),
 });
 

@@ -109,11 +109,14 @@ export interface LimitsConfig {
   readonly keepAliveTimeoutMs?: number;
   /** After SIGTERM/SIGINT, connections still open after this time are closed (default 10 s). */
   readonly shutdownGraceMs?: number;
+  /** Body limit of `POST /.rest/import/v1` (default 1 GiB). */
+  readonly importMaxBytes?: number;
 }
 
 /** What a key of `limits:` left out stands for (the HTTP layer and the shutdown apply these). */
 export const DEFAULT_LIMITS: Required<LimitsConfig> = Object.freeze({
   headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, shutdownGraceMs: 10_000,
+  importMaxBytes: 1024 * 1024 * 1024,
 });
 
 /** false: no proxy; a number: that many hops in front of Petal; a list: the proxies' addresses/CIDRs. */

@@ -15,6 +15,8 @@ import { registerAuthRoutes } from './routes/auth.js';
 import { registerDamRoutes } from './routes/dam.js';
 import { registerImagingRoutes } from './routes/imaging.js';
 import { registerExportRoutes } from './routes/export.js';
+import { registerImportRoutes } from './routes/import.js';
+import type { UuidCollisionPolicy } from '../store/rows.js';
 import { ThemeRegistry } from '../assets/themes.js';
 import { RenditionService } from '../assets/render-rendition.js';
 import { defaultRenditionCacheDir } from '../assets/rendition-cache.js';
@@ -64,6 +66,10 @@ export interface AppOptions {
   readonly shop?: ShopService;
   /** How long clients may take (petal.yaml `limits:`); DEFAULT_TIMEOUTS for what is not given. */
   readonly timeouts?: Partial<HttpTimeouts>;
+  /** Body limit of the import route (petal.yaml `limits.importMaxBytes`); 1 GiB by default. */
+  readonly importMaxBytes?: number;
+  /** UUID collision policy of HTTP imports when the request names none (petal.yaml `onUuidCollision`). */
+  readonly onUuidCollision?: UuidCollisionPolicy;
 }
 
 declare module 'fastify' {
@@ -174,6 +180,11 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   registerDamRoutes(app, assets);
   registerImagingRoutes(app, { ...assets, themes: o.themes ?? new ThemeRegistry() });
   registerExportRoutes(app, { repository: o.repository, security: o.security, contextPath: o.contextPath ?? '' });
+  await registerImportRoutes(app, {
+    repository: o.repository, security: o.security, contextPath: o.contextPath ?? '',
+    ...(o.importMaxBytes !== undefined ? { maxBytes: o.importMaxBytes } : {}),
+    ...(o.onUuidCollision !== undefined ? { onUuidCollision: o.onUuidCollision } : {}),
+  });
   if (o.shop) registerShopRoutes(app, o.shop, gate);
   await app.ready();
   return app;

@@ -45,7 +45,12 @@ export async function listExportFiles(paths: string[]): Promise<string[]> {
     if (isDirectory) for (const file of await walk(path)) files.add(file);
     else files.add(path);
   }
-  const keyed = [...files].map((file) => ({ file, name: basename(file), segments: exportFileSegments(file) }));
+  return sortExportFiles([...files]);
+}
+
+/** Orders export files so a node is imported before the files that place content under it. */
+export function sortExportFiles(files: readonly string[]): string[] {
+  const keyed = files.map((file) => ({ file, name: basename(file), segments: exportFileSegments(file) }));
   keyed.sort((a, b) =>
     compare(a.segments[0], b.segments[0])
     || a.segments.length - b.segments.length

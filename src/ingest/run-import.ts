@@ -3,7 +3,10 @@
 import { rm, stat } from 'node:fs/promises';
 import type { ContentStore } from '../store/content-store.js';
 import type { ImportDocument, UuidCollisionPolicy } from '../store/rows.js';
-import { listExportFiles, loadExport } from './load-export.js';
+import { listExportFiles, loadExport, sortExportFiles } from './load-export.js';
+import { ImportError } from './import-error.js';
+import { ImportConflictError } from '../store/write-import.js';
+import type { ImportGuard } from '../store/rows.js';
 import { joinPath } from '../repository/paths.js';
 import { createSpoolFolder } from './spool-folder.js';
 
@@ -75,3 +78,50 @@ function rootsOf(documents: readonly ImportDocument[]): { workspace: string; pat
   }
   return out;
 }
+
+/** An export file received over HTTP: spooled at `file`, known to its sender as `name`. */
+export interface Upload {
+  readonly file: string;
+  readonly name: string;
+}
+
+export interface UploadImportOptions {
+  readonly onUuidCollision: UuidCollisionPolicy;
+  readonly by?: string;
+  readonly guard?: ImportGuard;
+  /** Asked once per parsed file before anything is written; throws to refuse the whole import. */
+  readonly authorize?: (document: ImportDocument) => void;
+}
+
+/**
+ * The HTTP import: the same parsers, order and single transaction as `petal import`, with errors and
+ * change sources naming the uploaded file, never the spool path.
+ */
+export async function importUploads(store: ContentStore, uploads: readonly Upload[], spoolDir: string, options: UploadImportOptions): Promise<ImportRunResult> {
+  const started = performance.now();
+  const byFile = new Map(uploads.map((u) => [u.file, u.name]));
+  const documents: ImportDocument[] = [];
+  let bytes = 0;
+  for (const file of sortExportFiles(uploads.map((u) => u.file))) {
+    const name = byFile.get(file)!;
+    bytes += (await stat(file)).size;
+    try {
+      documents.push({ ...await loadExport(file, { spoolDir }), source: name });
+    } catch (err) {
+      if (err instanceof ImportError) throw new ImportError(name, err.line, err.reason, { cause: err });
+      throw err;
+    }
+  }
+  for (const doc of documents) options.authorize?.(doc);
+  const result = await store.importDocuments(documents, {
+    onUuidCollision: options.onUuidCollision,
+    ...(options.by !== undefined ? { by: options.by } : {}),
+    ...(options.guard !== undefined ? { guard: options.guard } : {}),
+  });
+  return {
+    files: documents.length, nodes: result.nodes, bytes, ms: performance.now() - started, warnings: result.warnings,
+    roots: rootsOf(documents),
+  };
+}
+
+export { ImportConflictError };

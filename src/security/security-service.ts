@@ -15,7 +15,18 @@ import type { SecurityConfig, UserConfig } from './security-config.js';
 import { SessionStore, type LoginSession } from './sessions.js';
 import { compileUriRules, type UriAccess } from './uri-permissions.js';
 import { replacePasswordHash } from './users-file.js';
-import { compileAcl, type AclDecisionCache, type AclPermission, type AclRule } from './workspace-acl.js';
+import {
+  compileAcl, subtreeWritable, type AclDecisionCache, type AclPermission, type AclRule, type WorkspaceAccess,
+} from './workspace-acl.js';
+
+/** Write decisions of one caller; a node they may not read is one they may not write. */
+export interface WriteAccess {
+  canRead(workspace: string, path: string): boolean;
+  /** readWrite on this node (creating a child under it, changing it). */
+  mayWrite(workspace: string, path: string): boolean;
+  /** readWrite on this node and on everything that is or could be below it (replacing, deleting). */
+  mayReplaceSubtree(workspace: string, path: string): boolean;
+}
 
 export const SESSION_COOKIE = 'petal_session';
 
@@ -65,6 +76,7 @@ export class SecurityService {
   #tokens: readonly TokenRecord[];
   #uri = new Map<string, UriAccess>();
   #read = new Map<string, ReadAccess>();
+  #acl = new Map<string, WorkspaceAccess>();
   /** Successful Basic credentials by hash, so every request does not pay a scrypt (cleared on reload). */
   #basic = new ByteLru<string, { user: string; until: number }>(BASIC_CACHE_BYTES);
   /** Workspace-permission decisions of every role set, bounded in bytes (cleared on reload). */
@@ -106,6 +118,7 @@ export class SecurityService {
     this.#tokens = readTokens(config.tokensFile);
     this.#uri = new Map();
     this.#read = new Map();
+    this.#acl = new Map();
     this.#basic = new ByteLru(BASIC_CACHE_BYTES);
     this.#aclCache = new ByteLru(config.aclCacheMaxBytes);
     this.#gate.limits = { maxConcurrent: config.login.maxConcurrentHashes, maxQueued: config.login.maxQueuedHashes };
@@ -260,13 +273,7 @@ export class SecurityService {
   readAccess(caller: Caller): ReadAccess {
     let a = this.#read.get(caller.roleKey);
     if (!a) {
-      const byWorkspace: Record<string, AclRule[]> = Object.create(null) as Record<string, AclRule[]>;
-      for (const r of caller.roles) {
-        for (const [ws, rules] of this.#identities.role(r)?.workspacePermissions ?? []) {
-          (byWorkspace[ws] ??= []).push(...rules);
-        }
-      }
-      const acl = compileAcl(byWorkspace, { cache: this.#aclCache, cacheKey: caller.roleKey });
+      const acl = this.#workspaceAccess(caller);
       const rulesCache = new Map<string, readonly ReadRule[] | null>();
       a = {
         canRead: (ws, path) => acl.canRead(ws, path),
@@ -282,6 +289,31 @@ export class SecurityService {
       this.#read.set(caller.roleKey, a);
     }
     return a;
+  }
+
+  /** What the caller may write in the workspaces (imports; later the nodes API). */
+  writeAccess(caller: Caller): WriteAccess {
+    const acl = this.#workspaceAccess(caller);
+    return {
+      canRead: (ws, path) => acl.canRead(ws, path),
+      mayWrite: (ws, path) => acl.permissionAt(ws, path) === 'readWrite',
+      mayReplaceSubtree: (ws, path) => subtreeWritable(acl, ws, path),
+    };
+  }
+
+  #workspaceAccess(caller: Caller): WorkspaceAccess {
+    let acl = this.#acl.get(caller.roleKey);
+    if (!acl) {
+      const byWorkspace: Record<string, AclRule[]> = Object.create(null) as Record<string, AclRule[]>;
+      for (const r of caller.roles) {
+        for (const [ws, rules] of this.#identities.role(r)?.workspacePermissions ?? []) {
+          (byWorkspace[ws] ??= []).push(...rules);
+        }
+      }
+      acl = compileAcl(byWorkspace, { cache: this.#aclCache, cacheKey: caller.roleKey });
+      this.#acl.set(caller.roleKey, acl);
+    }
+    return acl;
   }
 
   /** Size of the workspace-permission decision cache (for tests and monitoring). */

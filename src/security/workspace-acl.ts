@@ -129,3 +129,39 @@ export function compileAcl(
     rulesFor: (workspace) => stateOf(workspace).rules,
   };
 }
+
+/** Descendants of `path` (never `path` itself) start with this. */
+function descendantPrefix(path: string): string {
+  return path === '/' ? '/' : `${path}/`;
+}
+
+/** True when `rule` matches every descendant of `path`. */
+function coversDescendants(rule: CompiledAclRule, path: string): boolean {
+  return rule.kind === 'prefix' && descendantPrefix(path).startsWith(rule.literal);
+}
+
+/** True when `rule` may match some descendant of `path` (globs other than prefixes: assumed so). */
+function mayMatchDescendant(rule: CompiledAclRule, path: string): boolean {
+  const below = descendantPrefix(path);
+  switch (rule.kind) {
+    case 'exact': return rule.literal.startsWith(below) && rule.literal.length > below.length;
+    case 'prefix': return below.startsWith(rule.literal) || rule.literal.startsWith(below);
+    default: return true;
+  }
+}
+
+/**
+ * True when every node of the subtree at `path`, whatever it holds now or later, is decided readWrite:
+ * the rule deciding `path` is readWrite, and below it the first rule that can match any descendant and
+ * is not readWrite comes after a readWrite rule matching them all. Decided by the rules alone, so the
+ * answer tells nothing about nodes the caller cannot read.
+ */
+export function subtreeWritable(access: WorkspaceAccess, workspace: string, path: string): boolean {
+  if (access.permissionAt(workspace, path) !== 'readWrite') return false;
+  for (const rule of access.rulesFor(workspace)) {
+    if (!mayMatchDescendant(rule, path)) continue;
+    if (rule.permission !== 'readWrite') return false;
+    if (coversDescendants(rule, path)) return true;
+  }
+  return false; // some descendant matches no rule (deny) or only narrower readWrite rules
+}

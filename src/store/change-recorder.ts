@@ -73,15 +73,15 @@ export class ChangeRecorder {
   }
 
   /** One change per touched workspace, in the order they were first touched; none for a workspace left as it was. */
-  changes(kind: NewChange['kind']): NewChange[] {
+  changes(kind: NewChange['kind'], by?: string): NewChange[] {
     const out: NewChange[] = [];
     for (const [workspace, w] of this.#workspaces) {
       if (w.truncated) {
-        out.push({ workspace, kind, nodes: [], truncated: true, count: w.operations });
+        out.push({ workspace, kind, nodes: [], truncated: true, count: w.operations, ...(by !== undefined ? { by } : {}) });
         continue;
       }
       const nodes = reduce(w);
-      if (nodes.length > 0) out.push({ workspace, kind, nodes, truncated: false, count: nodes.length });
+      if (nodes.length > 0) out.push({ workspace, kind, nodes, truncated: false, count: nodes.length, ...(by !== undefined ? { by } : {}) });
     }
     return out;
   }

@@ -58,6 +58,19 @@ export type UuidCollisionPolicy = 'new' | 'replace' | 'fail';
 
 export interface ImportOptions {
   readonly onUuidCollision: UuidCollisionPolicy;
+  /** Who imports, recorded on the change events (HTTP imports: the caller's user name). */
+  readonly by?: string;
+  /**
+   * Asked inside the transaction before the import creates a missing parent folder (`create`) or
+   * removes a subtree (`remove`: a replaced root, or the holder of a UUID under `replace`); it throws
+   * to refuse, and the whole import rolls back.
+   */
+  readonly guard?: ImportGuard;
+}
+
+export interface ImportGuard {
+  create(workspace: string, path: string): void;
+  remove(workspace: string, path: string): void;
 }
 
 export interface ImportResult {

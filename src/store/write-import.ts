@@ -30,6 +30,7 @@ export async function writeImport(
     changes.touch(ws);
     for (const ancestor of [...ancestorsOf(doc.parentPath), ...(doc.parentPath === '/' ? [] : [doc.parentPath])]) {
       if ((await tx.positionOf(ws, ancestor)) !== undefined) continue;
+      options.guard?.create(ws, ancestor);
       const parent = parentOf(ancestor);
       const id = randomUUID();
       await tx.insertNode({
@@ -45,8 +46,10 @@ export async function writeImport(
       if (!isValidName(root.name)) throw new ImportConflictError(doc.source, `invalid node name ${JSON.stringify(root.name)}`);
       const path = joinPath(doc.parentPath, root.name);
       let position = await tx.positionOf(ws, path);
-      if (position !== undefined) await removeSubtree(tx, changes, ws, path);
-      else position = (await tx.maxChildPosition(ws, doc.parentPath)) + 1;
+      if (position !== undefined) {
+        options.guard?.remove(ws, path);
+        await removeSubtree(tx, changes, ws, path);
+      } else position = (await tx.maxChildPosition(ws, doc.parentPath)) + 1;
       if (tx.prefetchIds) await tx.prefetchIds(ws, idsOf(root));
       nodes += await insertDraft(tx, changes, doc, root, doc.parentPath, position, options, warnings);
     }
@@ -56,7 +59,7 @@ export async function writeImport(
     }
   }
   // In the import's transaction: the events commit (or roll back) with the nodes.
-  for (const change of changes.changes('import')) await tx.recordChange(change);
+  for (const change of changes.changes('import', options.by)) await tx.recordChange(change);
   await tx.bumpGeneration();
   return { nodes, warnings };
 }
@@ -94,6 +97,7 @@ async function insertDraft(
     if (options.onUuidCollision === 'fail') {
       throw new ImportConflictError(where, `uuid ${id} of ${ws}:${path} already belongs to ${ws}:${holder}`);
     } else if (options.onUuidCollision === 'replace' && !path.startsWith(`${holder}/`)) {
+      options.guard?.remove(ws, holder);
       warnings.push(`${where}: uuid ${id} moved from ${ws}:${holder} (removed with its subtree) to ${ws}:${path}`);
       await removeSubtree(tx, changes, ws, holder);
     } else {

@@ -115,6 +115,12 @@ describe('loadConfig: which file', () => {
       .toMatch(/limits\.headersTimeoutMs \(40000\) must not exceed limits\.requestTimeoutMs \(30000\)/);
   });
 
+  it('reads limits.importMaxBytes and names a bad one', () => {
+    expect(loadConfig({ config: write('i1.yaml', 'limits: { importMaxBytes: 1048576 }\n') }, {}, cwd).limits).toEqual({ importMaxBytes: 1048576 });
+    expect(() => loadConfig({ config: write('i2.yaml', 'limits: { importMaxBytes: 10 }\n') }, {}, cwd)).toThrow(/limits\.importMaxBytes/);
+    expect(() => loadConfig({ config: write('i3.yaml', 'limits: { importMaxBytes: "1G" }\n') }, {}, cwd)).toThrow(/limits\.importMaxBytes/);
+  });
+
   it('reads the subtree cache and query index budgets, and rejects bad ones naming the key', () => {
     const c = loadConfig({ config: write('b.yaml', 'cache: { subtreeMaxBytes: 0, queryIndexMaxBytes: 268435456 }\n') }, {}, cwd);
     expect(c.subtreeCacheMaxBytes).toBe(0);

@@ -55,6 +55,8 @@ export interface TestAppOptions {
   readonly renditions?: Omit<RenditionServiceOptions, 'cacheDir'>;
   /** petal.yaml `imaging.transforms` and `imaging.presets` (default: presets only, none defined). */
   readonly imaging?: TransformPolicy;
+  /** petal.yaml `limits.importMaxBytes` (the import route's body limit). */
+  readonly importMaxBytes?: number;
   /** Light-module files besides endpoint definitions, by path below the test module (`templates/pages/a.yaml`). */
   readonly moduleFiles?: Record<string, string>;
   /** petal.yaml `pages.allEndpoints`. */
@@ -165,6 +167,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     ...(o.contextPath !== undefined ? { contextPath: o.contextPath } : {}),
     ...(o.trustProxy !== undefined ? { trustProxy: o.trustProxy } : {}),
     ...(o.timeouts !== undefined ? { timeouts: o.timeouts } : {}),
+    ...(o.importMaxBytes !== undefined ? { importMaxBytes: o.importMaxBytes } : {}),
   });
   return {
     app, store, load, dir, security, themes, renditions, ...(shopStore ? { shopStore } : {}),

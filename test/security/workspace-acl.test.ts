@@ -1,7 +1,7 @@
 // Security layer tests: workspace ACL precedence (Magnolia's documented example and tie rule), node
 // versus descendant patterns, the `*` workspace, the readsAll/readsNothing shortcuts and the cache.
 import { describe, expect, it } from 'vitest';
-import { compileAcl, decideAcl, type AclRule } from '../../src/security/workspace-acl.js';
+import { compileAcl, decideAcl, subtreeWritable, type AclRule } from '../../src/security/workspace-acl.js';
 
 /** "Selected and sub nodes" in 6.3 style: the node row plus the descendants row. */
 function both(path: string, permission: AclRule['permission']): AclRule[] {
@@ -221,5 +221,33 @@ describe('compileAcl: decision cache', () => {
     expect(access.canRead('v', '/a')).toBe(false);
     expect(compileAcl(input).canRead('w', '/a/x')).toBe(false);
     expect(compileAcl(input).canRead('w', '/b/x')).toBe(false);
+  });
+});
+
+describe('subtreeWritable (imports, later deletes and moves)', () => {
+  const acl = (rules: AclRule[]) => compileAcl({ website: rules });
+  const rw = (path: string): AclRule => ({ path, permission: 'readWrite' });
+
+  it('needs readWrite on the node and a readWrite rule covering every descendant', () => {
+    expect(subtreeWritable(acl([rw('/*')]), 'website', '/a')).toBe(true);
+    expect(subtreeWritable(acl([rw('/a'), rw('/a/*')]), 'website', '/a')).toBe(true);
+    expect(subtreeWritable(acl([rw('/a')]), 'website', '/a'), 'descendants match nothing: deny').toBe(false);
+    expect(subtreeWritable(acl([{ path: '/a', permission: 'read' }, rw('/a/*')]), 'website', '/a')).toBe(false);
+    expect(subtreeWritable(acl([rw('/*')]), 'other', '/a'), 'no rules in that workspace').toBe(false);
+  });
+
+  it('refuses when a longer rule can deny or only read somewhere below, whatever exists there', () => {
+    expect(subtreeWritable(acl([rw('/*'), { path: '/a/b/c', permission: 'deny' }]), 'website', '/a')).toBe(false);
+    expect(subtreeWritable(acl([rw('/*'), { path: '/a/b/*', permission: 'read' }]), 'website', '/a')).toBe(false);
+    expect(subtreeWritable(acl([rw('/*'), { path: '/a/*/x', permission: 'deny' }]), 'website', '/a'), 'a glob may match below').toBe(false);
+    // Rules that cannot match below the node do not matter.
+    expect(subtreeWritable(acl([rw('/*'), { path: '/ab', permission: 'deny' }, { path: '/b/*', permission: 'deny' }]), 'website', '/a')).toBe(true);
+    expect(subtreeWritable(acl([rw('/*'), { path: '/a', permission: 'readWrite' }, { path: '/', permission: 'deny' }]), 'website', '/a')).toBe(true);
+  });
+
+  it('lets a readWrite rule of higher precedence shadow a broader deny', () => {
+    expect(subtreeWritable(acl([{ path: '/*', permission: 'deny' }, rw('/a/b'), rw('/a/b/*')]), 'website', '/a/b')).toBe(true);
+    expect(subtreeWritable(acl([{ path: '/a/*', permission: 'deny' }, rw('/a/b'), rw('/a/b/*')]), 'website', '/a/b')).toBe(true);
+    expect(subtreeWritable(acl([rw('/a/b'), rw('/a/b/*'), { path: '/a/b/c*', permission: 'deny' }]), 'website', '/a/b'), 'longer wins').toBe(false);
   });
 });
