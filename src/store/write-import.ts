@@ -10,9 +10,13 @@ export const DEFAULT_NODE_TYPE = 'cms:contentNode';
 export const FOLDER_TYPE = 'cms:folder';
 
 export class ImportConflictError extends Error {
-  constructor(readonly source: string, message: string) {
+  /** What may be told to a caller who cannot read everywhere (no path of another node). */
+  readonly publicMessage: string;
+
+  constructor(readonly source: string, message: string, publicMessage = message) {
     super(`${source}: ${message}`);
     this.name = 'ImportConflictError';
+    this.publicMessage = `${source}: ${publicMessage}`;
   }
 }
 
@@ -95,7 +99,7 @@ async function insertDraft(
   const holder = draft.id === undefined ? undefined : await tx.pathOfId(ws, id);
   if (holder !== undefined) {
     if (options.onUuidCollision === 'fail') {
-      throw new ImportConflictError(where, `uuid ${id} of ${ws}:${path} already belongs to ${ws}:${holder}`);
+      throw new ImportConflictError(where, `uuid ${id} of ${ws}:${path} already belongs to ${ws}:${holder}`, `uuid ${id} of ${ws}:${path} already belongs to another node`);
     } else if (options.onUuidCollision === 'replace' && !path.startsWith(`${holder}/`)) {
       options.guard?.remove(ws, holder);
       warnings.push(`${where}: uuid ${id} moved from ${ws}:${holder} (removed with its subtree) to ${ws}:${path}`);

@@ -118,6 +118,9 @@ describe('import over HTTP', () => {
     const res = await post([['website.travel.u2.yaml', `'u2':\n  'jcr:uuid': '${id}'\n`]], auth('editor'), '?onUuidCollision=fail');
     expectErrorShape(res, 409, 'importConflict');
     expect(res.body.error.message).toMatch(/^website\.travel\.u2\.yaml/);
+    // The holder's path is not told: the caller may not be allowed to read it.
+    expect(res.body.error.message).toContain('already belongs to another node');
+    expect(res.body.error.message).not.toContain('/travel/u1');
     expect((await read('/travel/u2')).status).toBe(404);
     const bad = await post([['website.travel.u3.yaml', page('u3', 'x')]], auth('editor'), '?onUuidCollision=maybe');
     expectErrorShape(bad, 400, 'invalidParameter');

@@ -127,7 +127,8 @@ async function receive(request: FastifyRequest, spoolDir: string, maxBytes: numb
 /** Multipart limits and import errors as the JSON errors of the table. */
 function asPetalError(err: unknown, maxBytes: number): unknown {
   if (err instanceof ImportError) return new PetalError('invalidImport', err.message, { cause: err });
-  if (err instanceof ImportConflictError) return new PetalError('importConflict', err.message, { cause: err });
+  // The holder's path is not told over HTTP: the caller may not be allowed to read it.
+  if (err instanceof ImportConflictError) return new PetalError('importConflict', err.publicMessage, { cause: err });
   const code = (err as { code?: unknown }).code;
   if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT') {
     return new PetalError('payloadTooLarge', `An import carries at most ${MAX_IMPORT_FILES} files`, { cause: err });
