@@ -16,6 +16,7 @@ import { registerDamRoutes } from './routes/dam.js';
 import { registerImagingRoutes } from './routes/imaging.js';
 import { registerExportRoutes } from './routes/export.js';
 import { registerImportRoutes } from './routes/import.js';
+import { registerNodesRoutes } from './routes/nodes.js';
 import type { UuidCollisionPolicy } from '../store/rows.js';
 import { ThemeRegistry } from '../assets/themes.js';
 import { RenditionService } from '../assets/render-rendition.js';
@@ -180,6 +181,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   registerDamRoutes(app, assets);
   registerImagingRoutes(app, { ...assets, themes: o.themes ?? new ThemeRegistry() });
   registerExportRoutes(app, { repository: o.repository, security: o.security, contextPath: o.contextPath ?? '' });
+  registerNodesRoutes(app, { repository: o.repository, security: o.security, contextPath: o.contextPath ?? '', outName: o.outName });
   await registerImportRoutes(app, {
     repository: o.repository, security: o.security, contextPath: o.contextPath ?? '',
     ...(o.importMaxBytes !== undefined ? { maxBytes: o.importMaxBytes } : {}),
