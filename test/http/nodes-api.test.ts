@@ -77,7 +77,7 @@ let t: TestApp;
 let cms: TestApp;
 beforeAll(async () => {
   const s = security(await hashOf(PW));
-  t = await createTestApp({ content: { 'website.travel.yaml': WEBSITE }, security: s, namespace: 'mgnl' });
+  t = await createTestApp({ content: { 'website.travel.yaml': WEBSITE, 'config.wide.yaml': wideFolder() }, security: s, namespace: 'mgnl' });
   cms = await createTestApp({ content: { 'website.travel.yaml': WEBSITE }, security: s, namespace: 'cms' });
 });
 afterAll(async () => {
@@ -90,6 +90,16 @@ const limited = { authorization: basic('limited', PW) };
 const URL = '/.rest/nodes/v1/website';
 
 const prop = (name: string, type: string, values: string[], multiple = false) => ({ name, type, multiple, values });
+
+/** A folder of 101 children of 100 children each: 10,202 nodes from the folder down. */
+function wideFolder(): string {
+  let y = "'wide':\n  'jcr:primaryType': 'mgnl:folder'\n";
+  for (let i = 0; i <= 100; i++) {
+    y += `  'p${i}':\n    'jcr:primaryType': 'mgnl:contentNode'\n`;
+    for (let j = 0; j < 100; j++) y += `    'c${j}':\n      'jcr:primaryType': 'mgnl:contentNode'\n`;
+  }
+  return y;
+}
 
 describe('GET /.rest/nodes/v1', () => {
   it('answers the documented example in its shape and key order, metadata included', async () => {
@@ -206,6 +216,19 @@ describe('GET /.rest/nodes/v1', () => {
     const res = await get(t.app, `${URL}/travel?excludeNodeTypes=${many}`, boss);
     expect(res.status).toBe(400);
     expect(res.body.error.message).toContain('"excludeNodeTypes"');
+  });
+
+  it('refuses an answer of more than 10,000 nodes with a 400 naming depth', async () => {
+    const res = await get(t.app, '/.rest/nodes/v1/config/wide?depth=2', boss);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalidParameter');
+    expect(res.body.error.message).toContain('"depth"');
+    expect(res.body.error.message).toContain('10000');
+    const one = await get(t.app, '/.rest/nodes/v1/config/wide?depth=1', boss);
+    expect(one.status).toBe(200);
+    expect(one.body.nodes).toHaveLength(101);
+    const under = await get(t.app, '/.rest/nodes/v1/config/wide/p7?depth=10', boss);
+    expect(under.body.nodes).toHaveLength(100);
   });
 
   it('answers an ETag holding the node identity, 304 on If-None-Match, never shared-cached', async () => {
