@@ -16,37 +16,25 @@ import { ChangeListener, changeChannel } from './change-listener.js';
 import { postgresColumnSource } from './column-source.js';
 import { tsQueryText } from './full-text.js';
 import { withoutHiddenWordMatches } from '../hidden-full-text.js';
-import { BLOB_CHUNK, importDocuments } from './import-documents.js';
+import { importDocuments } from './import-documents.js';
 import { storableText } from './batched-import-tx.js';
-import { IMPORT_LOCK, MIGRATION_LOCK } from './migrations.js';
+import { MIGRATION_LOCK } from './migrations.js';
 import { ReadRouter } from './read-router.js';
 import { migrate } from './schema.js';
 import { SQL, run } from './statements.js';
-import { listVersions, publishVersion, versionSubtree } from './versions.js';
+import { listVersions, versionSubtree } from './versions.js';
 import type { VersionInfo } from '../versions.js';
-import { changesSince, latestChange, recordPublish } from './changes.js';
+import { changesSince, latestChange } from './changes.js';
 import type { ChangeEvent } from '../changes.js';
 import { GenerationMemo } from '../generation-memo.js';
 import { StoreClosedError, storeFaultOf } from '../store-faults.js';
 import { guardClient, guardPool } from './guard-pool.js';
+import { blobInfo, readBlobRange } from './blob-reads.js';
+import { publishTransaction } from './publish-transaction.js';
+import { hasNul, withoutNul } from './nul-text.js';
+import { toRecord, type NodeRow } from './node-rows.js';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
-
-interface NodeRow {
-  id: string; workspace: string; path: string; parent_path: string; name: string;
-  depth: number; position: number; type: string; mixins: string; props: string;
-}
-
-const EMPTY: readonly string[] = Object.freeze([]);
-
-function toRecord(r: NodeRow): NodeRecord {
-  return {
-    id: r.id, workspace: r.workspace, path: r.path, parentPath: r.parent_path, name: r.name,
-    depth: r.depth, position: r.position, type: r.type,
-    mixins: r.mixins === '[]' ? EMPTY : (JSON.parse(r.mixins) as string[]),
-    properties: JSON.parse(r.props) as NodeRecord['properties'],
-  };
-}
 
 export interface PostgresStoreOptions {
   /** `postgres://user@host:port/database` (any option node-postgres reads from a connection string). */
@@ -390,33 +378,9 @@ export class PostgresStore implements ContentStore {
   }
 
   async #publishNow(workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {
-    const client = await this.#db.connect();
-    let failed = false;
-    try {
-      await client.query('BEGIN');
-      // The import lock: the copy sees no half of an import, and publishes of any instance number in turn.
-      await run(client, SQL.importLock, [IMPORT_LOCK]);
-      const info = await publishVersion(client, workspace, path, by);
-      let generation: number | undefined;
-      if (info !== undefined) {
-        await recordPublish(client, info);
-        const [row] = await run<{ value: string }>(client, SQL.bump);
-        generation = Number(row!.value);
-        await run(client, SQL.notify, [this.#channel, String(generation)]);
-      }
-      await client.query('COMMIT');
-      if (generation !== undefined) this.#advance(generation);
-      return info;
-    } catch (err) {
-      try {
-        await client.query('ROLLBACK');
-      } catch {
-        failed = true;
-      }
-      throw err;
-    } finally {
-      client.release(failed);
-    }
+    const { info, generation } = await publishTransaction(this.#db, this.#channel, workspace, path, by);
+    if (generation !== undefined) this.#advance(generation);
+    return info;
   }
 
   async listVersions(workspace: string, path: string): Promise<VersionInfo[]> {
@@ -440,20 +404,12 @@ export class PostgresStore implements ContentStore {
   }
 
   async getBlobInfo(hash: string): Promise<BlobInfo | undefined> {
-    if (hasNul(hash)) return undefined;
-    const [row] = await this.#read((db) => run<{ hash: string; size: string }>(db, SQL.blobInfo, [hash]));
-    return row && { hash: row.hash, size: Number(row.size) };
+    return hasNul(hash) ? undefined : this.#read((db) => blobInfo(db, hash));
   }
 
   async readBlob(hash: string, offset: number, length: number): Promise<Buffer> {
     if (length <= 0 || hasNul(hash)) return Buffer.alloc(0);
-    const first = Math.floor(offset / BLOB_CHUNK);
-    const last = Math.floor((offset + length - 1) / BLOB_CHUNK);
-    const rows = await this.#read((db) => run<{ seq: number; data: Buffer }>(db, SQL.blobChunks, [hash, first, last]));
-    if (rows.length === 0) return Buffer.alloc(0);
-    const joined = rows.length === 1 ? rows[0]!.data : Buffer.concat(rows.map((r) => r.data));
-    const start = offset - first * BLOB_CHUNK;
-    return joined.subarray(start, start + length);
+    return this.#read((db) => readBlobRange(db, hash, offset, length));
   }
 
   async generation(): Promise<number> {
@@ -462,16 +418,4 @@ export class PostgresStore implements ContentStore {
     this.#advance(generation);
     return generation;
   }
-}
-
-/**
- * PostgreSQL text cannot hold U+0000, so no stored path, id or name contains it: a value with one (from
- * a hostile request) matches nothing, without sending it to the server, which would reject it.
- */
-export function hasNul(value: string): boolean {
-  return value.includes('\u0000');
-}
-
-export function withoutNul(values: readonly string[]): readonly string[] {
-  return values.some(hasNul) ? values.filter((v) => !hasNul(v)) : values;
 }
