@@ -5,20 +5,17 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities, StoreMemoryStats } from '../content-store.js';
 import type { StoreQuery, ValueKind } from '../../query/ast.js';
-import { fullTextOf, indexRows } from '../index-values.js';
 import { withoutHiddenWordMatches } from '../hidden-full-text.js';
 import { compileCount, compileKinds, compilePage, ftsMatch, NODE_COLUMNS } from './compile-query.js';
 import { QueryIndex } from '../query-index/query-index.js';
 import { sqliteColumnSource } from './column-source.js';
 import { kindsFromRows } from '../query-index/column-source.js';
-import { KIND_CODE } from './migrations.js';
-import type { ImportTx, InsertNode } from '../import-tx.js';
-import type { BlobInfo, BlobSpool, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
+import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
 import { writeImport } from '../write-import.js';
 import { BEFORE_FIRST_CHILD, childPageLimit, distinctRequests, type ChildPageRequest } from '../child-pages.js';
 import { descendantRange } from '../../repository/paths.js';
 import { migrate } from './schema.js';
-import { BLOB_CHUNK, connect, insertBlobChunks, prepare, type Statements } from './statements.js';
+import { connect, prepare, type Statements } from './statements.js';
 import { GenerationMemo } from '../generation-memo.js';
 import { ByteLru, stringBytes } from '../../cache/byte-lru.js';
 import { SqliteVersions } from './versions.js';
@@ -28,6 +25,9 @@ import type { VersionInfo } from '../versions.js';
 import { StoreClosedError } from '../store-faults.js';
 import { createProcessFolder } from '../process-folder.js';
 import { privateDatabaseFile } from './database-file.js';
+import { toRecord, type NodeRow } from './node-rows.js';
+import { sqliteImportTx } from './sqlite-import-tx.js';
+import { readBlobRange } from './blob-reads.js';
 
 /** Prepared statements of compiled queries kept; their shape (filters, `in` lists, orders) is the caller's. */
 const STATEMENT_CACHE_BYTES = 8 * 1024 * 1024;
@@ -35,20 +35,6 @@ const STATEMENT_CACHE_BYTES = 8 * 1024 * 1024;
 const STATEMENT_OVERHEAD = 4_096;
 const GENERATION_HINT_MS = 100;
 
-interface NodeRow {
-  id: string; workspace: string; path: string; parent_path: string; name: string;
-  depth: number; position: number; type: string; mixins: string; props: string;
-}
-
-function toRecord(r: NodeRow): NodeRecord {
-  return {
-    id: r.id, workspace: r.workspace, path: r.path, parentPath: r.parent_path, name: r.name,
-    depth: r.depth, position: r.position, type: r.type,
-    mixins: r.mixins === '[]' ? EMPTY : (JSON.parse(r.mixins) as string[]),
-    properties: JSON.parse(r.props) as NodeRecord['properties'],
-  };
-}
-const EMPTY: readonly string[] = Object.freeze([]);
 
 export interface SqliteStoreOptions {
   /** File path, or `:memory:`. */
@@ -334,32 +320,7 @@ export class SqliteStore implements ContentStore {
     const s = this.#writeStmts;
     const changes = this.#changes;
     if (!db || !s || !changes) throw new StoreClosedError('SqliteStore is not open');
-    const tx: ImportTx = {
-      pathOfId: async (ws, id) => (s.pathOfId.get(ws, id) as { path: string } | undefined)?.path,
-      positionOf: async (ws, path) => (s.positionOf.get(ws, path) as { position: number } | undefined)?.position,
-      maxChildPosition: async (ws, parent) => (s.maxChild.get(ws, parent) as { m: number | null }).m ?? -1,
-      deleteSubtree: async (ws, path) => {
-        const [lo, hi] = descendantRange(path);
-        return s.deleteNode.run(ws, path).changes + s.deleteBelow.run(ws, lo, hi).changes;
-      },
-      insertNode: async (n: InsertNode) => {
-        const nid = s.insert.run(n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
-          JSON.stringify(n.mixins), JSON.stringify(n.properties)).lastInsertRowid;
-        for (const x of indexRows(n.properties)) {
-          const kind = KIND_CODE[x.kind];
-          s.insertProp.run(nid, n.workspace, x.name, x.pos, kind, x.s, x.f, x.n);
-          s.insertKind.run(n.workspace, x.name, kind);
-        }
-        s.insertType.run(n.workspace, n.type);
-        const text = fullTextOf(n.properties);
-        if (text !== '') s.insertFts.run(nid, text);
-      },
-      subtreeNodes: async (ws, path, limit) => changes.subtreeNodes(ws, path, limit),
-      recordChange: async (change) => changes.record(change),
-      hasBlob: async (hash) => s.hasBlob.get(hash) !== undefined,
-      insertBlob: async (spool: BlobSpool) => insertBlobChunks(s, spool),
-      bumpGeneration: async () => { s.bump.run(); },
-    };
+    const tx = sqliteImportTx(s, changes);
     db.exec('BEGIN IMMEDIATE');
     try {
       const result = await writeImport(tx, documents, options);
@@ -420,13 +381,7 @@ export class SqliteStore implements ContentStore {
   }
 
   async readBlob(hash: string, offset: number, length: number): Promise<Buffer> {
-    if (length <= 0) return Buffer.alloc(0);
-    const first = Math.floor(offset / BLOB_CHUNK);
-    const last = Math.floor((offset + length - 1) / BLOB_CHUNK);
-    const rows = this.#s.blobChunks.all(hash, first, last) as { seq: number; data: Buffer }[];
-    const joined = Buffer.concat(rows.map((r) => r.data));
-    const start = offset - first * BLOB_CHUNK;
-    return joined.subarray(start, start + length);
+    return length <= 0 ? Buffer.alloc(0) : readBlobRange(this.#s, hash, offset, length);
   }
 
   async generation(): Promise<number> {
