@@ -32,7 +32,7 @@ import { guardClient, guardPool } from './guard-pool.js';
 import { blobInfo, readBlobRange } from './blob-reads.js';
 import { publishTransaction } from './publish-transaction.js';
 import { hasNul, withoutNul } from './nul-text.js';
-import { toRecord, type NodeRow } from './node-rows.js';
+import { toRecord, type NodeRow } from '../node-rows.js';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 

@@ -25,7 +25,7 @@ import type { VersionInfo } from '../versions.js';
 import { StoreClosedError } from '../store-faults.js';
 import { createProcessFolder } from '../process-folder.js';
 import { privateDatabaseFile } from './database-file.js';
-import { toRecord, type NodeRow } from './node-rows.js';
+import { toRecord, type NodeRow } from '../node-rows.js';
 import { sqliteImportTx } from './sqlite-import-tx.js';
 import { readBlobRange } from './blob-reads.js';
 

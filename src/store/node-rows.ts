@@ -1,5 +1,6 @@
-// PostgreSQL backend: a row of `nodes` as read, and the NodeRecord it stands for.
-import type { NodeRecord } from '../rows.js';
+// Store layer: a row of `nodes` as both SQL backends read it (mixins and properties as JSON text), and
+// the NodeRecord it stands for.
+import type { NodeRecord } from './rows.js';
 
 export interface NodeRow {
   id: string; workspace: string; path: string; parent_path: string; name: string;
