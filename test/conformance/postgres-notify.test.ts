@@ -15,6 +15,7 @@ const all = (workspace: string): StoreQuery => ({
 });
 
 
+// Skipped without PETAL_TEST_PG: it needs a PostgreSQL server (.ci/run always sets it).
 describe.skipIf(url === '')('postgres LISTEN/NOTIFY', () => {
   const opened: PostgresStore[] = [];
   const schemas = new Set<string>();

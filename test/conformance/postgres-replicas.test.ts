@@ -34,6 +34,7 @@ function statementsOn(app: string): string[] {
 
 const title = (text: string): StoredProperty[] => [['title', 'String', text]];
 
+// Skipped without PETAL_TEST_PG: it needs a PostgreSQL server (.ci/run always sets it).
 describe.skipIf(url === '')('postgres read replicas', () => {
   const opened: PostgresStore[] = [];
   const schemas: string[] = [];

@@ -36,6 +36,7 @@ function expectUnavailable(r: { status: number; headers: Record<string, unknown>
   expect(Number(r.headers['retry-after']), what).toBeGreaterThan(0);
 }
 
+// Skipped without PETAL_TEST_PG: it needs a PostgreSQL server (.ci/run always sets it).
 describe.skipIf(PG === '')('PostgreSQL faults under a serving app', () => {
   let db: ScratchDatabase;
   let store: PostgresStore;

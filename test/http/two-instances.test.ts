@@ -32,6 +32,7 @@ function site(title: string): string {
 `;
 }
 
+// Skipped without PETAL_TEST_PG: it needs a PostgreSQL server (.ci/run always sets it).
 describe.skipIf(url === '')('two Petal instances on one PostgreSQL database', () => {
   const schema = `petal_app_${randomBytes(6).toString('hex')}`;
   let storeA: PostgresStore;

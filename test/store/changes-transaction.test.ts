@@ -51,6 +51,7 @@ describe('change events share their write transaction', () => {
     });
   });
 
+  // Skipped without PETAL_TEST_PG: it needs a PostgreSQL server (.ci/run always sets it).
   it.skipIf(PG_URL === '')('postgres: an import or publish that fails after writing its event leaves none', async () => {
     const schema = `petal_t_${randomBytes(6).toString('hex')}`;
     const store = new PostgresStore({ url: PG_URL, schema });

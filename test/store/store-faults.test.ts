@@ -83,6 +83,7 @@ describe('storeFaultOf', () => {
   });
 });
 
+// Skipped without PETAL_TEST_PG: it needs a PostgreSQL server (.ci/run always sets it).
 describe.skipIf(PG === '')('storeFaultOf on PostgreSQL errors', () => {
   it('a database that does not exist (FATAL at connect) is unreachable', async () => {
     const url = new URL(PG);
