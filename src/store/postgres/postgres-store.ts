@@ -4,7 +4,7 @@
 // import announces its generation (NOTIFY); each store LISTENs on a dedicated connection, so
 // instances learn of each other's writes at once. Optional read replicas serve the reads once they
 // have caught up with the newest generation this instance knows of (read-router.ts).
-import pg from 'pg';
+import type pg from 'pg';
 import { BEFORE_FIRST_CHILD, childPageLimit, distinctRequests, type ChildPageRequest } from '../child-pages.js';
 import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities, StoreMemoryStats } from '../content-store.js';
 import type { StoreQuery, ValueKind } from '../../query/ast.js';
@@ -18,9 +18,7 @@ import { tsQueryText } from './full-text.js';
 import { withoutHiddenWordMatches } from '../hidden-full-text.js';
 import { importDocuments } from './import-documents.js';
 import { storableText } from './batched-import-tx.js';
-import { MIGRATION_LOCK } from './migrations.js';
 import { ReadRouter } from './read-router.js';
-import { migrate } from './schema.js';
 import { SQL, run } from './statements.js';
 import { listVersions, versionSubtree } from './versions.js';
 import type { VersionInfo } from '../versions.js';
@@ -28,7 +26,7 @@ import { changesSince, latestChange } from './changes.js';
 import type { ChangeEvent } from '../changes.js';
 import { GenerationMemo } from '../generation-memo.js';
 import { StoreClosedError, storeFaultOf } from '../store-faults.js';
-import { guardClient, guardPool } from './guard-pool.js';
+import { openPools } from './open-pools.js';
 import { blobInfo, readBlobRange } from './blob-reads.js';
 import { publishTransaction } from './publish-transaction.js';
 import { hasNul, withoutNul } from './nul-text.js';
@@ -60,8 +58,7 @@ export interface PostgresStoreOptions {
   readonly queryIndexMaxBytes?: number;
 }
 
-/** A host that does not answer (network cut) must not hold requests for the kernel's 2-minute connect timeout. */
-export const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
+export { DEFAULT_CONNECTION_TIMEOUT_MS } from './open-pools.js';
 
 export class PostgresStore implements ContentStore {
   readonly #memo = new GenerationMemo();
@@ -181,42 +178,10 @@ export class PostgresStore implements ContentStore {
   }
 
   async #connect(): Promise<void> {
-    const schema = this.#options.schema;
-    if (schema !== undefined) {
-      // The schema must exist before connections that use it as their search_path create tables.
-      const setup = guardClient(new pg.Client({ connectionString: this.#options.url }));
-      await setup.connect();
-      try {
-        // Under the migration lock: instances starting together would otherwise race on the catalog.
-        await setup.query('BEGIN');
-        await setup.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-        await setup.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
-        await setup.query('COMMIT');
-      } finally {
-        await setup.end();
-      }
-    }
-    // (Settings in a URL win over these, e.g. `?options=-c search_path=…`.)
-    const settings = (url: string): pg.PoolConfig => ({
-      connectionString: url,
-      ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
-    });
-    // A lost connection (server restart, failover, terminated backend, network) must not crash the
-    // process, whether its client is idle or held by a request: see guard-pool.ts.
-    const newPool = (url: string, extra: pg.PoolConfig = {}): pg.Pool =>
-      guardPool(new pg.Pool({ ...settings(url), max: this.#options.max ?? 10, ...extra }));
-    const pool = newPool(this.#options.url, { connectionTimeoutMillis: this.#options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS });
-    try {
-      await migrate(pool);
-    } catch (err) {
-      await pool.end().catch(() => undefined);
-      throw err;
-    }
-    // A replica that cannot be reached must not hold reads up: they fall back to the primary.
-    const replicas = (this.#options.replicas ?? []).map((url) => newPool(url, { connectionTimeoutMillis: 5_000 }));
+    const { pool, replicas, settings } = await openPools(this.#options);
     const router = new ReadRouter(pool, replicas, () => this.#known);
     const listener = new ChangeListener({
-      client: settings(this.#options.url),
+      client: settings,
       channel: this.#channel,
       onGeneration: (g) => this.#advance(g),
       onLost: () => { this.#knownAtLoss = this.#known; },
