@@ -17,7 +17,6 @@ import { descendantRange } from '../../repository/paths.js';
 import { migrate } from './schema.js';
 import { connect, prepare, type Statements } from './statements.js';
 import { GenerationMemo } from '../generation-memo.js';
-import { ByteLru, stringBytes } from '../../cache/byte-lru.js';
 import { SqliteVersions } from './versions.js';
 import { SqliteChanges } from './changes.js';
 import type { ChangeEvent } from '../changes.js';
@@ -28,11 +27,8 @@ import { privateDatabaseFile } from './database-file.js';
 import { toRecord, type NodeRow } from '../node-rows.js';
 import { sqliteImportTx } from './sqlite-import-tx.js';
 import { readBlobRange } from './blob-reads.js';
+import { StatementCache } from './statement-cache.js';
 
-/** Prepared statements of compiled queries kept; their shape (filters, `in` lists, orders) is the caller's. */
-const STATEMENT_CACHE_BYTES = 8 * 1024 * 1024;
-/** What SQLite's compiled program of a statement costs beyond its text, roughly. */
-const STATEMENT_OVERHEAD = 4_096;
 const GENERATION_HINT_MS = 100;
 
 
@@ -66,7 +62,7 @@ export class SqliteStore implements ContentStore {
   #stmts: Statements | undefined;
   #versions: SqliteVersions | undefined;
   #changes: SqliteChanges | undefined;
-  readonly #cache = new ByteLru<string, Database.Statement>(STATEMENT_CACHE_BYTES);
+  readonly #cache = new StatementCache();
 
   readonly #indexThreshold: number;
   readonly #index: QueryIndex;
@@ -286,15 +282,8 @@ export class SqliteStore implements ContentStore {
     return [...types];
   }
 
-  /** Prepared statements of compiled queries, by SQL text (the same query shape gives the same text). */
   #statement(sql: string): Database.Statement {
-    let stmt = this.#cache.get(sql);
-    if (stmt === undefined) {
-      stmt = this.#db!.prepare(sql);
-      // The compiled program grows with the text: count it several times over.
-      this.#cache.set(sql, stmt, STATEMENT_OVERHEAD + 4 * stringBytes(sql));
-    }
-    return stmt;
+    return this.#cache.get(this.#db!, sql);
   }
 
   async countNodes(workspace?: string): Promise<number> {
