@@ -4,6 +4,8 @@ import type { Bitmap } from './bitmap.js';
 import type { OrderKeys } from './order-keys.js';
 import { sortedByKey } from './order-keys.js';
 import { compareNullableNumber, compareNullableString, topK, topKBySortedScan } from './top-k.js';
+import { compareCodePoints } from './compare.js';
+import { foldedNamesOf, namesOf, type Workspace } from './workspace.js';
 
 /** One ordering key as a comparison of two node ordinals (ascending; the caller applies direction). */
 export type OrdinalCompare = (a: number, b: number) => number;
@@ -20,6 +22,26 @@ export function propertyCompare(k: OrderKeys, descending: boolean): OrdinalCompa
   };
 }
 
+
+/** Order by a node's own name (case-folded first), path (case-folded, then path order) or type. */
+export function nodeCompare(ws: Workspace, kind: 'name' | 'path' | 'type', descending: boolean): OrdinalCompare {
+  const dir = descending ? -1 : 1;
+  switch (kind) {
+    case 'name': {
+      const folded = foldedNamesOf(ws);
+      const names = namesOf(ws);
+      return (a, b) => dir * (compareCodePoints(folded[a]!, folded[b]!) || compareCodePoints(names[a]!, names[b]!));
+    }
+    case 'path': {
+      const paths = ws.table.paths;
+      return (a, b) => dir * (compareCodePoints(paths[a]!.toLowerCase(), paths[b]!.toLowerCase()) || a - b);
+    }
+    case 'type': {
+      const { typeCodes, types } = ws.table;
+      return (a, b) => dir * compareCodePoints(types[typeCodes[a]!]!, types[typeCodes[b]!]!);
+    }
+  }
+}
 /** The keys in turn; path order (the ordinal) breaks ties, as in SQL. */
 export function chainCompare(keys: readonly OrdinalCompare[]): OrdinalCompare {
   return (a, b) => {

@@ -6,7 +6,6 @@
 import type { Condition, StoreQuery, Target, ValueKind } from '../../query/ast.js';
 import { descendantRange } from '../../repository/paths.js';
 import type { QueryResult } from '../content-store.js';
-import type { NodeRecord } from '../rows.js';
 import { Bitmap } from './bitmap.js';
 import type { ColumnSource } from './column-source.js';
 import { compareCodePoints } from './compare.js';
@@ -14,12 +13,12 @@ import { compileLike, likeMatchAny } from '../../query/like.js';
 import { inRange, lowerBound, rangeInto, uuidEqualities, type Column } from './column-scan.js';
 import { hasIdColumn } from './column-source.js';
 import { orderKeysOf, type OrderKeys } from './order-keys.js';
-import { chainCompare, orderedPage, propertyCompare, type OrdinalCompare } from './ordered-page.js';
+import { chainCompare, nodeCompare, orderedPage, propertyCompare, type OrdinalCompare } from './ordered-page.js';
 import { readableBy } from '../../query/glob.js';
-import { ordinalOf, type Workspace } from './workspace.js';
+import { foldedNamesOf, idsOf, namesOf, ordinalOf, type Workspace } from './workspace.js';
 import { bitmapBytes, columnBytes, DEFAULT_QUERY_INDEX_BYTES, MemoryBudget, orderKeysBytes, type QueryIndexStats, type Result } from './memory-budget.js';
 import { stringBytes } from '../../cache/byte-lru.js';
-import { recordBytes } from '../record-bytes.js';
+import { recordsOf } from './records.js';
 
 export interface QueryIndexOptions {
   /** Bytes of columns, order keys, bit sets and rows kept (`cache.queryIndexMaxBytes`; default 1 GiB). */
@@ -101,7 +100,9 @@ export class QueryIndex {
     const ordinals = q.orderBy.length === 0
       ? matches.first(q.limit, q.offset)
       : await this.#ordered(ws, q, matches, total);
-    return { total, nodes: await this.#records(ws, q.workspace, ordinals.map((o) => ws.table.nids[o]!)) };
+    const readEpoch = this.#epoch;
+    const nids = ordinals.map((o) => ws.table.nids[o]!);
+    return { total, nodes: await recordsOf(this.#budget.records, this.source, ws, q.workspace, nids, () => readEpoch === this.#epoch) };
   }
 
   /** Keeps a bit set or conjunction if the caches have not dropped since `epoch`. */
@@ -109,34 +110,6 @@ export class QueryIndex {
     if (epoch !== this.#epoch) return;
     const words = 'words' in value ? value : value.matches;
     this.#budget.results.set(key, value, stringBytes(key) + bitmapBytes(words));
-  }
-
-  async #records(ws: Workspace, workspace: string, nids: readonly number[]): Promise<NodeRecord[]> {
-    const cache = this.#budget.records;
-    const found = new Map<number, NodeRecord>();
-    const missing: number[] = [];
-    for (const n of nids) {
-      const r = cache.get(`${workspace}\u0000${n}`);
-      if (r !== undefined) found.set(n, r);
-      else missing.push(n);
-    }
-    if (missing.length > 0) {
-      const epoch = this.#epoch;
-      const nidOfPath = new Map(missing.map((n) => [ws.table.paths[ws.ordinalOfNid[n]! - 1]!, n]));
-      for (const r of await this.source.nodesByNid(missing)) {
-        const nid = nidOfPath.get(r.path);
-        if (nid === undefined) continue;
-        found.set(nid, r);
-        const key = `${workspace}\u0000${nid}`;
-        if (epoch === this.#epoch) cache.set(key, r, stringBytes(key) + recordBytes(r));
-      }
-    }
-    const out: NodeRecord[] = [];
-    for (const n of nids) {
-      const r = found.get(n);
-      if (r !== undefined) out.push(r);
-    }
-    return out;
   }
 
   /** The kinds of these properties among the nodes the rules let the caller read. */
@@ -252,16 +225,6 @@ export class QueryIndex {
     return b;
   }
 
-  #names(ws: Workspace): string[] {
-    ws.names ??= ws.table.paths.map((p) => p.slice(p.lastIndexOf('/') + 1));
-    return ws.names;
-  }
-
-  #foldedNames(ws: Workspace): string[] {
-    ws.foldedNames ??= this.#names(ws).map((n) => n.toLowerCase());
-    return ws.foldedNames;
-  }
-
   /**
    * A condition's bit set, kept for reuse (a filter cache, as search engines keep one): listing pages
    * repeat the same filters with other pages, orders and companions. Bounded; dropped with the columns.
@@ -351,7 +314,7 @@ export class QueryIndex {
         return b;
       }
       case 'name': {
-        const names = folded ? this.#foldedNames(ws) : this.#names(ws);
+        const names = folded ? foldedNamesOf(ws) : namesOf(ws);
         for (let i = 0; i < size; i++) if (test('string', NaN, names[i]!)) b.set(i);
         return b;
       }
@@ -386,25 +349,14 @@ export class QueryIndex {
             keys.push(propertyCompare(k, o.descending));
           }
           break;
-        case 'name': {
-          const folded = this.#foldedNames(ws);
-          const names = this.#names(ws);
-          keys.push((a, b) => dir * (compareCodePoints(folded[a]!, folded[b]!) || compareCodePoints(names[a]!, names[b]!)));
+        case 'name':
+        case 'path':
+        case 'type':
+          keys.push(nodeCompare(ws, o.target.kind, o.descending));
           break;
-        }
-        case 'path': {
-          const paths = ws.table.paths;
-          keys.push((a, b) => dir * (compareCodePoints(paths[a]!.toLowerCase(), paths[b]!.toLowerCase()) || a - b));
-          break;
-        }
-        case 'type': {
-          const { typeCodes, types } = ws.table;
-          keys.push((a, b) => dir * compareCodePoints(types[typeCodes[a]!]!, types[typeCodes[b]!]!));
-          break;
-        }
         case 'uuid': {
           // Needs the ids in memory: only sources with `idColumn`; otherwise SQL serves it (see SqliteStore).
-          const ids = await this.#ids(ws, q.workspace);
+          const ids = await idsOf(ws, this.source, q.workspace);
           keys.push((a, b) => dir * compareCodePoints(ids[a]!, ids[b]!));
           break;
         }
@@ -415,20 +367,6 @@ export class QueryIndex {
       ? { keys: firstKeys, descending: first.descending, size: ws.table.nids.length }
       : undefined;
     return orderedPage({ matches, total, offset: q.offset, limit: q.limit, compare: chainCompare(keys), ...(single ? { single } : {}) });
-  }
-
-  #ids(ws: Workspace, workspace: string): Promise<string[]> {
-    const source = this.source;
-    if (!hasIdColumn(source)) return Promise.reject(new Error('order by uuid is served by SQL'));
-    ws.ids ??= source.idColumn(workspace).then((col) => {
-      const ids: string[] = new Array(ws.table.nids.length).fill('');
-      for (let i = 0; i < col.nids.length; i++) {
-        const o = ordinalOf(ws, col.nids[i]!);
-        if (o >= 0) ids[o] = col.ids[i]!;
-      }
-      return ids;
-    });
-    return ws.ids;
   }
 
   async #orderKeys(ws: Workspace, workspace: string, name: string): Promise<OrderKeys> {

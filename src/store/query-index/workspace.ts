@@ -1,7 +1,7 @@
 // Store layer (query index): what the index keeps per workspace for one content generation. Only what
 // the content decides lives here; what a request can choose (columns by property name, order keys,
 // bit sets of conditions, result rows) lives in the index's byte-bounded caches (memory-budget.ts).
-import type { NodeTable } from './column-source.js';
+import { hasIdColumn, type ColumnSource, type NodeTable } from './column-source.js';
 
 export interface Workspace {
   readonly table: NodeTable;
@@ -18,4 +18,30 @@ export interface Workspace {
 /** The ordinal (path order) of a node id in the workspace, or -1 when it is not there. */
 export function ordinalOf(ws: Workspace, nid: number): number {
   return nid < ws.ordinalOfNid.length ? ws.ordinalOfNid[nid]! - 1 : -1;
+}
+
+/** Node names by ordinal, derived from the paths once per workspace. */
+export function namesOf(ws: Workspace): string[] {
+  ws.names ??= ws.table.paths.map((p) => p.slice(p.lastIndexOf('/') + 1));
+  return ws.names;
+}
+
+/** Node names folded to lower case by ordinal (ilike and ordering by name). */
+export function foldedNamesOf(ws: Workspace): string[] {
+  ws.foldedNames ??= namesOf(ws).map((n) => n.toLowerCase());
+  return ws.foldedNames;
+}
+
+/** UUIDs by ordinal, loaded once on the first order by `@id` from a source with `idColumn`. */
+export function idsOf(ws: Workspace, source: ColumnSource, workspace: string): Promise<string[]> {
+  if (!hasIdColumn(source)) return Promise.reject(new Error('order by uuid is served by SQL'));
+  ws.ids ??= source.idColumn(workspace).then((col) => {
+    const ids: string[] = new Array(ws.table.nids.length).fill('');
+    for (let i = 0; i < col.nids.length; i++) {
+      const o = ordinalOf(ws, col.nids[i]!);
+      if (o >= 0) ids[o] = col.ids[i]!;
+    }
+    return ids;
+  });
+  return ws.ids;
 }
