@@ -84,19 +84,3 @@ export function parseSiteCors(site: string, cors: unknown): { rules: SiteCorsRul
   }
   return { rules, problems };
 }
-
-/** Whether `path` (below the context path, without the query) matches `pattern` (`*` = any run). */
-export function matchesCorsPattern(pattern: string, path: string): boolean {
-  const parts = pattern.split('*');
-  if (parts.length === 1) return pattern === path;
-  if (!path.startsWith(parts[0]!) || !path.endsWith(parts[parts.length - 1]!)) return false;
-  let at = parts[0]!.length;
-  const end = path.length - parts[parts.length - 1]!.length;
-  if (end < at) return false;
-  for (let i = 1; i < parts.length - 1; i++) {
-    const found = path.indexOf(parts[i]!, at);
-    if (found === -1 || found + parts[i]!.length > end) return false;
-    at = found + parts[i]!.length;
-  }
-  return true;
-}

@@ -4,7 +4,8 @@
 // registered, so the hot path pays nothing.
 import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { matchesCorsPattern, type SiteCorsRule } from '../config/site-cors.js';
+import type { SiteCorsRule } from '../config/site-cors.js';
+import { compileGlob, type Glob } from '../security/uri-permissions.js';
 
 /** Headers a script on another origin may read: validators, language, tracing and the shop's own. */
 export const CORS_EXPOSED_HEADERS = ['ETag', 'Content-Language', 'X-Request-Id', 'Deprecation', 'Idempotent-Replayed', 'Retry-After'];
@@ -60,8 +61,16 @@ function pathBelow(target: string, contextPath: string): string {
   return path.startsWith(contextPath + '/') ? path.slice(contextPath.length) : '';
 }
 
+/** A rule's path patterns, compiled once (`*` = any run, as URI permissions read them). */
+const globs = new WeakMap<SiteCorsRule, readonly Glob[]>();
+function globsOf(rule: SiteCorsRule): readonly Glob[] {
+  let g = globs.get(rule);
+  if (g === undefined) globs.set(rule, (g = rule.patterns.map(compileGlob)));
+  return g;
+}
+
 function siteRuleFor(rules: readonly SiteCorsRule[], origin: string, path: string): SiteCorsRule | undefined {
   if (path === '') return undefined;
   const lower = origin.toLowerCase();
-  return rules.find((r) => (r.origins === '*' || r.origins.includes(lower)) && r.patterns.some((p) => matchesCorsPattern(p, path)));
+  return rules.find((r) => (r.origins === '*' || r.origins.includes(lower)) && globsOf(r).some((g) => g.matches(path)));
 }
