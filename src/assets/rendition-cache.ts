@@ -11,6 +11,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ByteLru } from '../cache/byte-lru.js';
+import { FULL, Semaphore as SlotSemaphore } from '../concurrency/semaphore.js';
 
 /** Thrown when too many productions are already waiting: answer 503 and let the client retry. */
 export class RenditionBusyError extends Error {
@@ -20,38 +21,12 @@ export class RenditionBusyError extends Error {
   }
 }
 
-/** A counting semaphore with a bounded wait queue. */
-export class Semaphore {
-  #active = 0;
-  readonly #waiting: (() => void)[] = [];
-
-  constructor(readonly max: number, readonly maxQueued: number = Infinity) {
-    if (!(max >= 1)) throw new Error('Semaphore needs max >= 1');
-  }
-
-  get active(): number {
-    return this.#active;
-  }
-
-  get queued(): number {
-    return this.#waiting.length;
-  }
-
-  /** Runs `task` when a slot is free; throws RenditionBusyError when the queue is full. */
+/** The semaphore of renditions: a full queue is a RenditionBusyError (503, retry shortly). */
+export class Semaphore extends SlotSemaphore {
   async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.#active >= this.max) {
-      if (this.#waiting.length >= this.maxQueued) throw new RenditionBusyError();
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    } else {
-      this.#active++;
-    }
-    try {
-      return await task();
-    } finally {
-      const next = this.#waiting.shift();
-      if (next) next(); // the slot passes to the next waiter: #active stays
-      else this.#active--;
-    }
+    const result = await this.tryRun(task);
+    if (result === FULL) throw new RenditionBusyError();
+    return result;
   }
 }
 

@@ -1,6 +1,7 @@
 // Security layer: bounds the password hashes in flight. Each scrypt verification takes a libuv worker
 // and 128 MiB for a few hundred ms; without a bound a burst of logins fills the worker pool (and
 // memory) and stalls everything else, legitimate logins included.
+import { FULL, Semaphore } from '../concurrency/semaphore.js';
 
 export interface HashGateLimits {
   /** Hashes computed at once. */
@@ -10,37 +11,35 @@ export interface HashGateLimits {
 }
 
 /** What `run` answers instead of a result when the gate and its queue are full. */
-export const GATE_FULL: unique symbol = Symbol('gate full');
+export { FULL as GATE_FULL };
 
 export class HashGate {
-  #active = 0;
-  readonly #waiting: (() => void)[] = [];
+  readonly #slots: Semaphore;
 
-  constructor(public limits: HashGateLimits) {}
+  constructor(limits: HashGateLimits) {
+    this.#slots = new Semaphore(limits.maxConcurrent, limits.maxQueued);
+  }
+
+  get limits(): HashGateLimits {
+    return { maxConcurrent: this.#slots.max, maxQueued: this.#slots.maxQueued };
+  }
+
+  /** New limits (a security reload) apply to the next hash. */
+  set limits(l: HashGateLimits) {
+    this.#slots.max = l.maxConcurrent;
+    this.#slots.maxQueued = l.maxQueued;
+  }
 
   get active(): number {
-    return this.#active;
+    return this.#slots.active;
   }
 
   get queued(): number {
-    return this.#waiting.length;
+    return this.#slots.queued;
   }
 
   /** Runs `work` when a slot is free, or answers GATE_FULL without running it. */
-  async run<T>(work: () => Promise<T>): Promise<T | typeof GATE_FULL> {
-    if (this.#active >= this.limits.maxConcurrent) {
-      if (this.#waiting.length >= this.limits.maxQueued) return GATE_FULL;
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    } else {
-      this.#active++;
-    }
-    try {
-      return await work();
-    } finally {
-      // The slot passes straight to the next waiter, so `active` never drops below the bound while some wait.
-      const next = this.#waiting.shift();
-      if (next !== undefined) next();
-      else this.#active--;
-    }
+  run<T>(work: () => Promise<T>): Promise<T | typeof FULL> {
+    return this.#slots.tryRun(work);
   }
 }
