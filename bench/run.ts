@@ -150,4 +150,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// Only when run, not when another script imports SCENARIOS.
+if (import.meta.url === `file://${process.argv[1]}`) await main();
