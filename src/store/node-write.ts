@@ -17,7 +17,7 @@ export interface NodeInput {
   readonly id?: string;
   readonly properties: readonly StoredProperty[];
   readonly children: readonly NodeInput[];
-  /** Where this node sits in the request body (`nodes[1]`), for error messages. */
+  /** Where this node sits in the request body, as a prefix of field names (empty for the body itself, `nodes[1].` for a child), for error messages. */
   readonly field: string;
 }
 

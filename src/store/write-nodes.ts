@@ -81,7 +81,7 @@ async function create(c: Context, parentPath: string, input: NodeInput): Promise
   // Decided by the rules alone, before looking: the answer tells nothing of a node the caller cannot read.
   deny(c, path, c.o.guard?.mayReplaceSubtree(c.ws, path) ?? true);
   if ((await c.tx.getNode(c.ws, path)) !== undefined) {
-    throw new NodeWriteError('exists', `${input.field}.name: ${parentPath} already has a child named ${JSON.stringify(input.name)}`);
+    throw new NodeWriteError('exists', `${input.field}name: ${parentPath} already has a child named ${JSON.stringify(input.name)}`);
   }
   await checkIds(c, input);
   return insertTree(c, parentPath, input, (await c.tx.maxChildPosition(c.ws, parentPath)) + 1);
@@ -98,7 +98,7 @@ async function checkIds(c: Context, input: NodeInput): Promise<void> {
   if (ids.length === 0) return;
   const used = await c.tx.idsInUse(c.ws, ids.map(([id]) => id));
   const clash = ids.find(([id]) => used.has(id));
-  if (clash !== undefined) throw new NodeWriteError('identifierInUse', `${clash[1]}.identifier: ${clash[0]} already belongs to another node`);
+  if (clash !== undefined) throw new NodeWriteError('identifierInUse', `${clash[1]}identifier: ${clash[0]} already belongs to another node`);
 }
 
 /** A new node and its descendants (none of which can exist yet: the node is new). */
@@ -121,10 +121,10 @@ async function update(c: Context, path: string, input: NodeInput, remove: readon
   const node = await readable(c, path);
   deny(c, path, c.o.guard?.mayWrite(c.ws, path) ?? true);
   if (input.name !== node.name) {
-    throw new NodeWriteError('invalid', `${input.field}.name: ${JSON.stringify(input.name)} is not the name of ${path} (rename with moveTo)`);
+    throw new NodeWriteError('invalid', `${input.field}name: ${JSON.stringify(input.name)} is not the name of ${path} (rename with moveTo)`);
   }
   if (input.id !== undefined && input.id !== node.id) {
-    throw new NodeWriteError('invalid', `${input.field}.identifier: ${input.id} is not the identifier of ${path}`);
+    throw new NodeWriteError('invalid', `${input.field}identifier: ${input.id} is not the identifier of ${path}`);
   }
   const gone = new Set(remove);
   const properties: StoredProperty[] = node.properties.filter(([name]) => !gone.has(name));
