@@ -155,6 +155,11 @@ function parseNode(raw: unknown, field: string, path: string | undefined, depth:
  */
 export function parseNodeBody(body: unknown, where: { readonly parentPath: string } | { readonly nodePath: string }): NodeInput {
   if (!isObject(body)) throw new PetalError('badRequest', 'The body must be a JSON object: a node in repository form {name, type, properties, nodes}');
-  const path = 'nodePath' in where ? where.nodePath : typeof body.name === 'string' ? joinPath(where.parentPath, toCanonicalName(body.name)) : undefined;
+  if ('nodePath' in where) {
+    // A POST may leave out the name: it is the node's own (a different one is refused: rename with moveTo).
+    const named = body.name === undefined ? { ...body, name: where.nodePath.slice(where.nodePath.lastIndexOf('/') + 1) } : body;
+    return parseNode(named, '', where.nodePath, 0, { nodes: 0 }, new Set());
+  }
+  const path = typeof body.name === 'string' ? joinPath(where.parentPath, toCanonicalName(body.name)) : undefined;
   return parseNode(body, '', path, 0, { nodes: 0 }, new Set());
 }
