@@ -74,20 +74,23 @@ function typedValue(type: PropertyType, raw: unknown, field: string): ScalarValu
 
 interface Counter { nodes: number }
 
-/** Fields of one property; `jcr:` system ones are returned for the node to take. */
-function parseProperty(raw: unknown, field: string): StoredProperty {
-  if (!isObject(raw)) throw invalid(field, 'a property is an object {name, type, multiple, values}');
-  const name = checkName(raw.name, `${field}.name`);
-  if (typeof raw.type !== 'string') throw invalid(`${field}.type`, 'a property type (String, Long, Double, Decimal, Boolean, Date, Reference, WeakReference, Name, Path, URI)');
+/** Names a field of a property (`values` with an index for one value), as the request spells it. */
+export type FieldNamer = (key: 'name' | 'type' | 'multiple' | 'values', index?: number) => string;
+
+/** One property `{name, type, multiple, values}`, typed; `jcr:` system ones are left to the node to take. */
+export function parseProperty(raw: unknown, at: FieldNamer, label = 'a property'): StoredProperty {
+  if (!isObject(raw)) throw invalid(label, 'a property is an object {name, type, multiple, values}');
+  const name = checkName(raw.name, at('name'));
+  if (typeof raw.type !== 'string') throw invalid(at('type'), 'a property type (String, Long, Double, Decimal, Boolean, Date, Reference, WeakReference, Name, Path, URI)');
   const type = parsePropertyType(raw.type);
-  if (type === undefined) throw invalid(`${field}.type`, `unknown property type ${JSON.stringify(raw.type)}`);
-  if (type === 'Binary') throw invalid(`${field}.type`, 'Binary values are written by import, not by the Nodes API');
-  if (raw.multiple !== undefined && typeof raw.multiple !== 'boolean') throw invalid(`${field}.multiple`, 'true or false');
-  if (!Array.isArray(raw.values)) throw invalid(`${field}.values`, 'an array of values');
-  if (raw.values.length > WRITE_LIMITS.maxValues) throw new PetalError('payloadTooLarge', `${field}.values: at most ${WRITE_LIMITS.maxValues} values`);
+  if (type === undefined) throw invalid(at('type'), `unknown property type ${JSON.stringify(raw.type)}`);
+  if (type === 'Binary') throw invalid(at('type'), 'Binary values are written by import, not by the Nodes API');
+  if (raw.multiple !== undefined && typeof raw.multiple !== 'boolean') throw invalid(at('multiple'), 'true or false');
+  if (!Array.isArray(raw.values)) throw invalid(at('values'), 'an array of values');
+  if (raw.values.length > WRITE_LIMITS.maxValues) throw new PetalError('payloadTooLarge', `${at('values')}: at most ${WRITE_LIMITS.maxValues} values`);
   const multiple = raw.multiple === true;
-  if (!multiple && raw.values.length !== 1) throw invalid(`${field}.values`, `a property with "multiple": false has exactly one value, not ${raw.values.length}`);
-  const values = raw.values.map((v, i) => typedValue(type, v, `${field}.values[${i}]`));
+  if (!multiple && raw.values.length !== 1) throw invalid(at('values'), `a property with "multiple": false has exactly one value, not ${raw.values.length}`);
+  const values = raw.values.map((v, i) => typedValue(type, v, at('values', i)));
   return [name, type, multiple ? values : values[0]!];
 }
 
@@ -111,7 +114,7 @@ function parseNode(raw: unknown, field: string, path: string | undefined, depth:
   const seen = new Set<string>();
   rawProperties.forEach((p, i) => {
     const f = `${field}properties[${i}]`;
-    const prop = parseProperty(p, f);
+    const prop = parseProperty(p, (k, j) => (j === undefined ? `${f}.${k}` : `${f}.${k}[${j}]`), f);
     if (seen.has(prop[0])) throw invalid(`${f}.name`, `property ${JSON.stringify(prop[0])} is given twice`);
     seen.add(prop[0]);
     const values = Array.isArray(prop[2]) ? prop[2] : [prop[2]];

@@ -126,6 +126,11 @@ async function update(c: Context, path: string, input: NodeInput, remove: readon
   if (input.id !== undefined && input.id !== node.id) {
     throw new NodeWriteError('invalid', `${input.field}identifier: ${input.id} is not the identifier of ${path}`);
   }
+  for (const name of remove) {
+    // The Properties API's DELETE: a missing property is a 404, a maintained one is not the caller's to remove.
+    if (MAINTAINED_PROPERTIES.has(name)) throw new NodeWriteError('invalid', `${name} is maintained by Petal and cannot be removed`);
+    if (!node.properties.some(([n]) => n === name)) throw new NodeWriteError('missing', `No property ${name} at ${path} in workspace ${c.ws}`);
+  }
   const gone = new Set(remove);
   const properties: StoredProperty[] = node.properties.filter(([name]) => !gone.has(name));
   for (const p of content(input.properties)) {

@@ -21,6 +21,11 @@ const ERROR_OF: Record<NodeWriteReason, ErrorCode> = {
   denied: 'accessDenied', invalid: 'invalidField',
 };
 
+/** The error of the table a refused write answers. */
+export function writeErrorCode(reason: NodeWriteReason): ErrorCode {
+  return ERROR_OF[reason];
+}
+
 /** The `{identifier}.{state}` parts of an If-Match header's ETags (`*` kept as is); undefined without one. */
 export function ifMatchStates(header: string | string[] | undefined): string[] | undefined {
   if (header === undefined) return undefined;
@@ -98,7 +103,7 @@ export function nodesWriteHandler(o: NodesRouteOptions) {
       if (result.node === undefined) return reply.header('cache-control', 'no-store').code(200).send();
       return sendNode(reply, result.node, o);
     } catch (err) {
-      if (err instanceof NodeWriteError) return sendError(reply, ERROR_OF[err.reason], err.message);
+      if (err instanceof NodeWriteError) return sendError(reply, writeErrorCode(err.reason), err.message);
       throw err;
     }
   };

@@ -305,10 +305,7 @@ export class SqliteStore implements ContentStore {
     return this.#write((s, changes) => writeNodes(sqliteNodeWriteTx(s, changes), workspace, operations, options));
   }
 
-  /**
-   * Runs a content write in the write queue (one at a time: each waits for the previous one to commit
-   * or roll back), in one IMMEDIATE transaction (other processes' writers wait too).
-   */
+  /** A content write: queued (one at a time), in one IMMEDIATE transaction (other processes' writers wait too). */
   #write<T>(body: (s: Statements, changes: SqliteChanges) => Promise<T>): Promise<T> {
     const run = this.#writeQueue.then(async () => {
       const db = this.#writer;
