@@ -1,4 +1,5 @@
-// Shared by write-crash.test.ts and its child: the security set-up and the upload of the crash tests.
+// Shared by write-crash.test.ts and its child: the security set-up and the two writes of the crash tests
+// (an HTTP import of two files; a Nodes API POST that updates /keep and creates children below it).
 export const CRASH_SECURITY = {
   roles: {
     anonymous: {
@@ -23,4 +24,11 @@ export function crashUpload(): { payload: Buffer; headers: Record<string, string
     `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="${name}"\r\ncontent-type: application/octet-stream\r\n\r\n${yaml}\r\n`;
   const text = `${part('website.fresh.yaml', fresh)}${part('website.keep.yaml', keep)}--${boundary}--\r\n`;
   return { payload: Buffer.from(text, 'utf8'), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
+
+/** A Nodes API POST to /keep: title New, and CRASH_CHILDREN new child pages (created one by one in the write). */
+export function crashNodesBody(): unknown {
+  const title = (value: string) => ({ name: 'title', type: 'String', multiple: false, values: [value] });
+  const nodes = Array.from({ length: CRASH_CHILDREN }, (_, i) => ({ name: `n${i}`, type: 'mgnl:page', properties: [title(`Child ${i}`)] }));
+  return { properties: [title('New')], nodes };
 }

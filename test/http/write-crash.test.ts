@@ -1,7 +1,8 @@
 // Issue 16: a process killed (SIGKILL) in the middle of an HTTP write leaves the store as before or as
 // after, never between. The child (write-crash-child.ts) serves the write through the real routes and
-// store; it is killed inside the write's transaction (after a subtree was inserted, before the node it
-// replaces is removed) or right after the answer.
+// store; it is killed inside the write's transaction (an import: after a subtree was inserted, before the
+// node it replaces is removed; a Nodes API POST: after the node's update and half of its new children)
+// or right after the answer.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { CRASH_BEFORE, CRASH_CHILDREN, CRASH_SECURITY } from './write-crash-files.js';
+import { CRASH_BEFORE, CRASH_CHILDREN, CRASH_SECURITY, crashNodesBody, crashUpload } from './write-crash-files.js';
 
 const CHILD = join(import.meta.dirname, 'write-crash-child.ts');
 
@@ -23,9 +24,11 @@ function storeArg(): string {
   throw new Error('unknown store');
 }
 
-async function killAt(point: 'inside' | 'after'): Promise<void> {
-  const marker = join(t.dir, `marker-${point}`);
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', CHILD, storeArg(), point, marker], { stdio: ['ignore', 'ignore', 'pipe'] });
+type Write = 'import' | 'nodes';
+
+async function killAt(write: Write, point: 'inside' | 'after'): Promise<void> {
+  const marker = join(t.dir, `marker-${write}-${point}`);
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', CHILD, storeArg(), write, point, marker], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
   try {
@@ -48,29 +51,45 @@ async function state() {
   const keep = await t.store.getNode('website', '/keep');
   return {
     title: keep?.properties.find(([name]) => name === 'title')?.[2],
+    keep: (await t.store.getSubtree('website', '/keep', 1)).length,
     fresh: (await t.store.getSubtree('website', '/fresh', 1)).length,
     nodes: await t.store.countNodes('website'),
     events: (await t.store.changesSince(0, 100)).length,
   };
 }
 
-describe(`SIGKILL during an HTTP import (${process.env.PETAL_TEST_PG ? 'PostgreSQL' : 'SQLite'})`, () => {
-  it('killed inside the transaction: the store as before, and it takes the same write afterwards', async () => {
+/** The same write through this process's app. */
+async function writeHere(write: Write): Promise<number> {
+  if (write === 'nodes') {
+    return (await t.app.inject({ method: 'POST', url: '/.rest/nodes/v1/website/keep', payload: crashNodesBody() as object, headers: { 'content-type': 'application/json' } })).statusCode;
+  }
+  const body = crashUpload();
+  return (await t.app.inject({ method: 'POST', url: '/.rest/import/v1', payload: body.payload, headers: body.headers })).statusCode;
+}
+
+/** What the store holds once the write committed. */
+function after(write: Write, events: number) {
+  return write === 'import'
+    ? { title: 'New', keep: 1, fresh: CRASH_CHILDREN + 1, nodes: CRASH_CHILDREN + 2, events: events + 1 }
+    : { title: 'New', keep: CRASH_CHILDREN + 1, fresh: 0, nodes: CRASH_CHILDREN + 1, events: events + 1 };
+}
+
+const WRITES: readonly [Write, string][] = [['import', 'an HTTP import'], ['nodes', 'a Nodes API write']];
+
+describe.each(WRITES)(`SIGKILL during %s (${process.env.PETAL_TEST_PG ? 'PostgreSQL' : 'SQLite'})`, (write, what) => {
+  it(`killed inside the transaction of ${what}: the store as before, and it takes the same write afterwards`, async () => {
     const before = await state();
-    expect(before).toMatchObject({ title: 'Old', fresh: 0, nodes: 1 });
-    await killAt('inside');
+    expect(before).toMatchObject({ title: 'Old', keep: 1, fresh: 0, nodes: 1 });
+    await killAt(write, 'inside');
     expect(await state()).toEqual(before);
-    // Nothing is left locked or half-open: the same import through this process succeeds.
-    const { crashUpload } = await import('./write-crash-files.js');
-    const body = crashUpload();
-    const res = await t.app.inject({ method: 'POST', url: '/.rest/import/v1', payload: body.payload, headers: body.headers });
-    expect(res.statusCode).toBe(200);
-    expect(await state()).toEqual({ title: 'New', fresh: CRASH_CHILDREN + 1, nodes: CRASH_CHILDREN + 2, events: before.events + 1 });
+    // Nothing is left locked or half-open: the same write through this process succeeds.
+    expect(await writeHere(write)).toBe(200);
+    expect(await state()).toEqual(after(write, before.events));
   }, 90_000);
 
-  it('killed right after the answer: the whole write is there', async () => {
+  it(`killed right after the answer to ${what}: the whole write is there`, async () => {
     const before = await state();
-    await killAt('after');
-    expect(await state()).toEqual({ title: 'New', fresh: CRASH_CHILDREN + 1, nodes: CRASH_CHILDREN + 2, events: before.events + 1 });
+    await killAt(write, 'after');
+    expect(await state()).toEqual(after(write, before.events));
   }, 90_000);
 });
