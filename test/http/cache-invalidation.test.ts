@@ -37,6 +37,14 @@ const WEBSITE = `site:
     n1:
       jcr:primaryType: mgnl:page
       title: First
+  bare:
+    jcr:primaryType: mgnl:page
+    title: Bare, no area to inherit
+    child:
+      jcr:primaryType: mgnl:page
+      mgnl:template: test-module:pages/inherit-all
+      main:
+        jcr:primaryType: mgnl:area
   other:
     jcr:primaryType: mgnl:page
     title: Other
@@ -154,6 +162,15 @@ describe('a change drops the answers that depend on it, and only those', () => {
     const again = await get('/.rest/delivery/pages/site/about');
     expect(again.hit).toBe(false);
     expect(again.body.main.c1_inherited_1.text).toBe('site c1 changed');
+  });
+
+  it('an inheritance look-up that found no area is dropped when the area is created', async () => {
+    const first = await warm('/.rest/delivery/pages/site/bare/child') as { main: { '@nodes': string[] } };
+    expect(first.main['@nodes']).toEqual(['c1_inherited_1']);
+    await write('website', '/site/bare', node('main', 'cms:area', {}, [node('b1', 'cms:component', { text: 'bare b1' })]));
+    const again = await get('/.rest/delivery/pages/site/bare/child');
+    expect(again.hit).toBe(false);
+    expect(again.body.main['@nodes']).toEqual(['c1_inherited_1', 'b1_inherited_2']);
   });
 
   it('is dropped when a referenced node changes or a missing reference target is created; survives other targets', async () => {
