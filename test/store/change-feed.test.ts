@@ -74,7 +74,8 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       await Promise.all([feed.sync(g), feed.sync(g)]);
       await feed.sync(g);
       expect(seen).toHaveLength(2);
-      const events = (seen[1] as { events: ChangeEvent[] }).events;
+      const batch = seen[1]!;
+      const events: readonly ChangeEvent[] = batch.kind === 'events' ? batch.events : [];
       expect(events.map((e) => e.created.map((n) => n.path))).toEqual([['/a'], ['/b']]);
       expect(feed.stats()).toMatchObject({ events: 2, resets: 1, sequence: await store.latestChange() });
     });
