@@ -126,7 +126,7 @@ describe('ETag and If-None-Match', () => {
     expect(res.statusCode).toBe(304);
   });
 
-  it('never tags or caches errors', async () => {
+  it('never tags errors (a cached 404 is sent as any error is)', async () => {
     const a = await getJson(t.app, '/.rest/delivery/pages/missing');
     const b = await getJson(t.app, '/.rest/delivery/pages/missing');
     expect([a.status, b.status]).toEqual([404, 404]);
