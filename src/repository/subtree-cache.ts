@@ -65,7 +65,8 @@ export class SubtreeCache {
   async getSubtree(workspace: string, path: string, depth: number): Promise<NodeRecord[]> {
     const generation = this.#entries.maxBytes === 0 ? undefined : await this.#currentGeneration();
     if (generation === undefined) return this.#store.getSubtree(workspace, path, depth);
-    await this.#feed.sync(generation);
+    const behind = this.#feed.sync(generation);
+    if (behind !== undefined) await behind;
     const key = keyOf(workspace, depth, path);
     const hit = this.#entries.get(key);
     if (hit !== undefined) return hit.slice();

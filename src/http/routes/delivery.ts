@@ -152,7 +152,8 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
         }
       }
       // Every change committed up to this generation reaches the cache (dropping what it hit) first.
-      if (generation !== undefined) await o.repository.changes.sync(generation);
+      const behind = generation === undefined ? undefined : o.repository.changes.sync(generation);
+      if (behind !== undefined) await behind;
       epoch = cache.observe(o.security.config, site);
       // Role set first: answers of different role sets never share an entry. No part but the last
       // can hold a newline (canonical paths reject control characters; role names are plain).
