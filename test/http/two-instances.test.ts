@@ -117,7 +117,12 @@ describe.skipIf(url === '')('two Petal instances on one PostgreSQL database', ()
     });
     await storeA.importDocuments([page('kept', 'Kept'), page('changed', 'One')], { onUuidCollision: 'replace' });
     const hits = () => b.app.responseCache!.stats().hits;
-    await vi.waitFor(async () => expect((await getJson(b.app, '/.rest/delivery/pages/changed')).body.title).toBe('One'), { timeout: 1_000, interval: 10 });
+    // B may read the new content before A's notification arrives: wait until it has applied the events too.
+    const latest = await storeA.latestChange();
+    await vi.waitFor(async () => {
+      expect((await getJson(b.app, '/.rest/delivery/pages/changed')).body.title).toBe('One');
+      expect(b.repository.changes.stats().sequence).toBe(latest);
+    }, { timeout: 1_000, interval: 10 });
     const kept = await getJson(b.app, '/.rest/delivery/pages/kept');
     await getJson(b.app, '/.rest/delivery/pages/changed');
     let before = hits();
