@@ -14,6 +14,10 @@ export const ERRORS = {
   // Content import (the message names the file, and the line where known)
   invalidImport: { status: 400, message: 'An export file is invalid' },
   importConflict: { status: 409, message: 'An export file conflicts with the content' },
+  // Nodes API writes (the message names the field of the body)
+  nodeExists: { status: 409, message: 'A sibling node of this name exists' },
+  identifierInUse: { status: 409, message: 'This identifier belongs to another node' },
+  preconditionFailed: { status: 412, message: 'The node has changed since the ETag of If-Match was read' },
   // Security
   notAuthorized: { status: 401, message: 'Authentication is required' },
   accessDenied: { status: 403, message: 'Access denied' },

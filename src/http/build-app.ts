@@ -17,6 +17,7 @@ import { registerImagingRoutes } from './routes/imaging.js';
 import { registerExportRoutes } from './routes/export.js';
 import { registerImportRoutes } from './routes/import.js';
 import { registerNodesRoutes } from './routes/nodes.js';
+import { registerPropertiesRoutes } from './routes/properties.js';
 import type { UuidCollisionPolicy } from '../store/rows.js';
 import { ThemeRegistry } from '../assets/themes.js';
 import { RenditionService } from '../assets/render-rendition.js';
@@ -181,7 +182,9 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   registerDamRoutes(app, assets);
   registerImagingRoutes(app, { ...assets, themes: o.themes ?? new ThemeRegistry() });
   registerExportRoutes(app, { repository: o.repository, security: o.security, contextPath: o.contextPath ?? '' });
-  registerNodesRoutes(app, { repository: o.repository, security: o.security, contextPath: o.contextPath ?? '', outName: o.outName });
+  const nodesApi = { repository: o.repository, security: o.security, contextPath: o.contextPath ?? '', outName: o.outName };
+  registerNodesRoutes(app, nodesApi);
+  registerPropertiesRoutes(app, nodesApi);
   await registerImportRoutes(app, {
     repository: o.repository, security: o.security, contextPath: o.contextPath ?? '',
     ...(o.importMaxBytes !== undefined ? { maxBytes: o.importMaxBytes } : {}),

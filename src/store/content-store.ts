@@ -5,6 +5,7 @@ import type { Condition, StoreQuery, ValueKind } from '../query/ast.js';
 export type ReadableCondition = Extract<Condition, { kind: 'readable' }>;
 import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from './rows.js';
 import type { VersionInfo } from './versions.js';
+import type { NodeOperation, NodeWriteOptions, NodeWriteResult } from './node-write.js';
 import type { ChildPageRequest } from './child-pages.js';
 import type { ChangeEvent } from './changes.js';
 import type { ByteLruStats } from '../cache/byte-lru.js';
@@ -86,6 +87,13 @@ export interface ContentStore {
 
   /** Writes all documents in one transaction: all of them become visible, or none (then it throws). */
   importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult>;
+
+  /**
+   * The Nodes API's writes (create, update, delete, move) in ONE transaction with ONE change event of
+   * kind 'nodes' and a generation bump; rules in write-nodes.ts. A refusal throws a NodeWriteError and
+   * nothing is written.
+   */
+  writeNodes(workspace: string, operations: readonly NodeOperation[], options: NodeWriteOptions): Promise<NodeWriteResult>;
 
   /**
    * Publishes the node at `path` (not the root `/`): stores a frozen copy of it and its whole subtree

@@ -133,7 +133,7 @@ function idsOf(draft: NodeDraft, out: string[] = []): string[] {
 }
 
 /** JSON has no NaN or Infinity: such Double values are kept as their text ("NaN", "Infinity"). */
-function storable(properties: NodeDraft['properties']): NodeDraft['properties'] {
+export function storable(properties: NodeDraft['properties']): NodeDraft['properties'] {
   const bad = (v: unknown) => typeof v === 'number' && !Number.isFinite(v);
   if (!properties.some(([, , v]) => (Array.isArray(v) ? v.some(bad) : bad(v)))) return properties;
   return properties.map(([n, t, v]) => [n, t, Array.isArray(v) ? v.map((x) => (bad(x) ? String(x) : x)) : bad(v) ? String(v) : v] as const);

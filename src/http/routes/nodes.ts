@@ -1,7 +1,7 @@
 // HTTP layer: `GET {contextPath}/.rest/nodes/v1/{workspace}{path}`, the read half of the original's Nodes
 // API: a node (and its descendants down to `depth`) in repository form, read through the caller's
 // session (a node they may not read is a 404 and never a child). The URI permissions of the security
-// hook apply first (built-in roles give this URL to `superuser` only). Writes come later: 405 for now.
+// hook apply first (built-in roles give this URL to `superuser` only). Writes: nodes-write.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Repository } from '../../repository/session.js';
 import type { SecurityService } from '../../security/security-service.js';
@@ -13,6 +13,8 @@ import { repositoryNode, type RenderOptions, type RepositoryNode } from '../../n
 import { sendError } from '../error-handler.js';
 import { etagOf, ifNoneMatchHits } from '../etag.js';
 import { segmentsAfter } from './dam.js';
+import { nodesWriteHandler } from './nodes-write.js';
+import { WRITE_LIMITS } from '../../nodes-api/parse-node-body.js';
 
 export const NODES_PREFIX = '/.rest/nodes/v1';
 export const MAX_NODES_DEPTH = 10;
@@ -58,8 +60,12 @@ function parseQuery(q: Record<string, unknown>): NodesQuery | string {
  * hash of this body (what If-None-Match compares, so children and parameters count too).
  */
 export function nodeEtag(node: NodeRecord, body: string): string {
-  const state = etagOf(JSON.stringify([node.path, node.type, node.mixins, node.properties])).slice(1, -1);
-  return `"${node.id}.${state}.${etagOf(body).slice(1, -1)}"`;
+  return `"${nodeState(node)}.${etagOf(body).slice(1, -1)}"`;
+}
+
+/** `{identifier}.{stateHash}`: the part of a node's ETag that If-Match compares. */
+export function nodeState(node: NodeRecord): string {
+  return `${node.id}.${etagOf(JSON.stringify([node.path, node.type, node.mixins, node.properties])).slice(1, -1)}`;
 }
 
 function assemble(node: NodeRecord, children: ReadonlyMap<string, NodeRecord[]>, o: RenderOptions): RepositoryNode {
@@ -98,9 +104,11 @@ export function registerNodesRoutes(app: FastifyInstance, o: NodesRouteOptions):
   };
   const prefix = `${o.contextPath}${NODES_PREFIX}`;
   const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
-    sendError(reply.header('allow', 'GET, HEAD'), 'methodNotAllowed', 'The Nodes API reads with GET here; writes are not served yet');
+    sendError(reply.header('allow', 'GET, HEAD, PUT, POST, DELETE'), 'methodNotAllowed', 'The Nodes API reads with GET, creates with PUT, updates with POST and deletes with DELETE');
+  const write = nodesWriteHandler(o);
   for (const url of [prefix, `${prefix}/*`]) {
     app.get(url, handler);
-    app.route({ method: ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'], url, handler: notAllowed });
+    app.route({ method: ['POST', 'PUT', 'DELETE'], url, handler: write, bodyLimit: WRITE_LIMITS.maxBodyBytes });
+    app.route({ method: ['PATCH', 'OPTIONS'], url, handler: notAllowed });
   }
 }

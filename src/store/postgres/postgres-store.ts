@@ -17,6 +17,8 @@ import { postgresColumnSource } from './column-source.js';
 import { tsQueryText } from './full-text.js';
 import { withoutHiddenWordMatches } from '../hidden-full-text.js';
 import { importDocuments } from './import-documents.js';
+import { writeNodesTransaction } from './node-write-transaction.js';
+import type { NodeOperation, NodeWriteOptions, NodeWriteResult } from '../node-write.js';
 import { storableText } from './batched-import-tx.js';
 import { ReadRouter } from './read-router.js';
 import { SQL, run } from './statements.js';
@@ -332,6 +334,16 @@ export class PostgresStore implements ContentStore {
     const { result, generation } = await importDocuments(this.#db, this.#channel, documents, options);
     // Reads go to the primary until a replica has this generation too (read-after-write).
     this.#advance(generation);
+    return result;
+  }
+
+  async writeNodes(workspace: string, operations: readonly NodeOperation[], options: NodeWriteOptions): Promise<NodeWriteResult> {
+    const result = this.#writeQueue.then(async () => {
+      const { result: written, generation } = await writeNodesTransaction(this.#db, this.#channel, workspace, operations, { ...options, by: storableText(options.by) });
+      this.#advance(generation); // reads go to the primary until a replica has it (read-after-write)
+      return written;
+    }).finally(() => this.#index.invalidate());
+    this.#writeQueue = result.catch(() => undefined);
     return result;
   }
 

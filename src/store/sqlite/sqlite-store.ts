@@ -26,11 +26,13 @@ import { createProcessFolder } from '../process-folder.js';
 import { privateDatabaseFile } from './database-file.js';
 import { toRecord, type NodeRow } from '../node-rows.js';
 import { sqliteImportTx } from './sqlite-import-tx.js';
+import { sqliteNodeWriteTx } from './sqlite-node-write-tx.js';
+import { writeNodes } from '../write-nodes.js';
+import type { NodeOperation, NodeWriteOptions, NodeWriteResult } from '../node-write.js';
 import { readBlobRange } from './blob-reads.js';
 import { StatementCache } from './statement-cache.js';
 
 const GENERATION_HINT_MS = 100;
-
 
 export interface SqliteStoreOptions {
   /** File path, or `:memory:`. */
@@ -53,7 +55,7 @@ export class SqliteStore implements ContentStore {
   #db: Database.Database | undefined;
   #writer: Database.Database | undefined;
   #writeStmts: Statements | undefined;
-  /** Imports run one at a time: each waits for the previous one to commit or roll back. */
+  /** Content writes run one at a time (see #write). */
   #writeQueue: Promise<unknown> = Promise.resolve();
   #path = '';
   #known: { value: number; at: number } | undefined;
@@ -296,29 +298,35 @@ export class SqliteStore implements ContentStore {
   }
 
   async importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
-    const run = this.#writeQueue.then(() => this.#importNow(documents, options)).finally(() => {
+    return this.#write((s, changes) => writeImport(sqliteImportTx(s, changes), documents, options));
+  }
+
+  async writeNodes(workspace: string, operations: readonly NodeOperation[], options: NodeWriteOptions): Promise<NodeWriteResult> {
+    return this.#write((s, changes) => writeNodes(sqliteNodeWriteTx(s, changes), workspace, operations, options));
+  }
+
+  /** A content write: queued (one at a time), in one IMMEDIATE transaction (other processes' writers wait too). */
+  #write<T>(body: (s: Statements, changes: SqliteChanges) => Promise<T>): Promise<T> {
+    const run = this.#writeQueue.then(async () => {
+      const db = this.#writer;
+      const s = this.#writeStmts;
+      const changes = this.#changes;
+      if (!db || !s || !changes) throw new StoreClosedError('SqliteStore is not open');
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await body(s, changes);
+        db.exec('COMMIT');
+        return result;
+      } catch (err) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw err;
+      }
+    }).finally(() => {
       this.#known = undefined; // the next reader sees the commit, not a hint from before it
       this.#index.invalidate();
     });
     this.#writeQueue = run.catch(() => undefined);
     return run;
-  }
-
-  async #importNow(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
-    const db = this.#writer;
-    const s = this.#writeStmts;
-    const changes = this.#changes;
-    if (!db || !s || !changes) throw new StoreClosedError('SqliteStore is not open');
-    const tx = sqliteImportTx(s, changes);
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      const result = await writeImport(tx, documents, options);
-      db.exec('COMMIT');
-      return result;
-    } catch (err) {
-      if (db.inTransaction) db.exec('ROLLBACK');
-      throw err;
-    }
   }
 
   async publish(workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {

@@ -77,6 +77,15 @@ export function prepare(db: Database.Database) {
       `INSERT INTO nodes (workspace, id, path, parent_path, name, depth, position, type, mixins, props)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
+    // Nodes API writes (write-nodes.ts).
+    children: db.prepare('SELECT id, path, name, type, position FROM nodes WHERE workspace = ? AND parent_path = ? ORDER BY position, name'),
+    /** The descendants of a moved node: new path and parent path prefixes (code points, as substr counts), depth shifted. */
+    moveBelow: db.prepare(
+      `UPDATE nodes SET path = ? || substr(path, ?), parent_path = ? || substr(parent_path, ?), depth = depth + ?
+       WHERE workspace = ? AND path >= ? AND path < ?`,
+    ),
+    moveNode: db.prepare('UPDATE nodes SET path = ?, parent_path = ?, name = ?, depth = ?, position = ? WHERE workspace = ? AND path = ?'),
+    setPosition: db.prepare('UPDATE nodes SET position = ? WHERE workspace = ? AND path = ?'),
     depthOf: db.prepare('SELECT depth FROM nodes WHERE workspace = ? AND path = ?'),
     insertProp: db.prepare('INSERT INTO props (nid, ws, name, pos, kind, s, f, n) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
     insertKind: db.prepare('INSERT OR IGNORE INTO prop_kinds (ws, name, kind) VALUES (?, ?, ?)'),

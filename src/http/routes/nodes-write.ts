@@ -1,0 +1,111 @@
+// HTTP layer: the write half of the Nodes API under `{contextPath}/.rest/nodes/v1/{workspace}{path}`, as
+// the original has it: PUT creates a child of the path from a node in repository form (its `nodes` too),
+// POST updates the node at the path (properties given are set or added, others stay; child nodes given
+// are updated or created), DELETE removes the node and its subtree. Petal's own form moves, renames and
+// orders: `POST {path}?moveTo={new absolute path}` and/or `?orderBefore={sibling name}`.
+// The security hook has applied the URI rules (getAndPost) and the CSRF rule; the workspace rules are
+// decided inside the store's transaction (a node the caller may not read is missing, also here).
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PetalError, type ErrorCode } from '../../errors.js';
+import { parseNodeBody, checkName } from '../../nodes-api/parse-node-body.js';
+import { repositoryNode } from '../../nodes-api/repository-node.js';
+import { normalizePath } from '../../repository/paths.js';
+import { NodeWriteError, type NodeOperation, type NodeWriteReason } from '../../store/node-write.js';
+import type { NodeRecord } from '../../store/rows.js';
+import { sendError } from '../error-handler.js';
+import { segmentsAfter } from './dam.js';
+import { NODES_PREFIX, nodeEtag, nodeState, type NodesRouteOptions } from './nodes.js';
+
+const ERROR_OF: Record<NodeWriteReason, ErrorCode> = {
+  missing: 'pathNotFound', exists: 'nodeExists', identifierInUse: 'identifierInUse', stale: 'preconditionFailed',
+  denied: 'accessDenied', invalid: 'invalidField',
+};
+
+/** The error of the table a refused write answers. */
+export function writeErrorCode(reason: NodeWriteReason): ErrorCode {
+  return ERROR_OF[reason];
+}
+
+/** The `{identifier}.{state}` parts of an If-Match header's ETags (`*` kept as is); undefined without one. */
+export function ifMatchStates(header: string | string[] | undefined): string[] | undefined {
+  if (header === undefined) return undefined;
+  const text = Array.isArray(header) ? header.join(',') : header;
+  return text.split(',').map((t) => t.trim()).filter((t) => t !== '').map((t) => {
+    if (t === '*') return t;
+    const tag = t.replace(/^W\//, '').replace(/^"|"$/g, '');
+    const cut = tag.lastIndexOf('.');
+    return cut === -1 ? tag : tag.slice(0, cut);
+  });
+}
+
+function queryParameter(query: Record<string, unknown>, name: string): string | undefined {
+  const v = query[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new PetalError('invalidParameter', `Parameter "${name}" is given once`);
+  return v;
+}
+
+/** The operations of a POST: an update from the body, then a move from `moveTo` / `orderBefore`. */
+function postOperations(request: FastifyRequest, path: string): NodeOperation[] {
+  const query = request.query as Record<string, unknown>;
+  const rawTo = queryParameter(query, 'moveTo');
+  const rawBefore = queryParameter(query, 'orderBefore');
+  const ops: NodeOperation[] = [];
+  if (request.body !== undefined && request.body !== null && request.body !== '') {
+    ops.push({ op: 'update', path, node: parseNodeBody(request.body, { nodePath: path }) });
+  }
+  if (rawTo !== undefined || rawBefore !== undefined) {
+    let to = path;
+    if (rawTo !== undefined) {
+      const normalized = rawTo.startsWith('/') ? normalizePath(rawTo) : undefined;
+      if (normalized === undefined || normalized === '/') throw new PetalError('invalidParameter', `Parameter "moveTo" must be an absolute node path, not ${JSON.stringify(rawTo)}`);
+      checkName(normalized.slice(normalized.lastIndexOf('/') + 1), 'moveTo');
+      to = normalized;
+    }
+    const before = rawBefore === undefined ? undefined : checkName(rawBefore, 'orderBefore');
+    ops.push({ op: 'move', path, to, ...(before !== undefined ? { before } : {}) });
+  }
+  if (ops.length === 0) throw new PetalError('badRequest', 'A POST sends a node in repository form (JSON), or moveTo / orderBefore');
+  return ops;
+}
+
+function operations(request: FastifyRequest, path: string): NodeOperation[] {
+  if (request.method === 'PUT') return [{ op: 'create', parentPath: path, node: parseNodeBody(request.body, { parentPath: path }) }];
+  if (path === '/') throw new PetalError('badRequest', 'The root of a workspace is not updated, moved or deleted');
+  if (request.method === 'DELETE') return [{ op: 'delete', path }];
+  return postOperations(request, path);
+}
+
+/** The node as a GET at depth 0 answers it, with the same ETag. */
+function sendNode(reply: FastifyReply, node: NodeRecord, o: NodesRouteOptions): FastifyReply {
+  const body = JSON.stringify(repositoryNode(node, { outName: o.outName, includeMetadata: false }));
+  return reply.header('etag', nodeEtag(node, body)).header('cache-control', 'no-store').header('x-content-type-options', 'nosniff')
+    .header('content-type', 'application/json; charset=utf-8').send(body);
+}
+
+export function nodesWriteHandler(o: NodesRouteOptions) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const segments = segmentsAfter(request.canonicalPath, NODES_PREFIX);
+    if (segments === undefined || segments.length === 0) {
+      return sendError(reply, 'pathNotFound', `Name a workspace and a path: ${NODES_PREFIX}/{workspace}{path}`);
+    }
+    const [workspace, ...rest] = segments as [string, ...string[]];
+    const path = normalizePath(`/${rest.join('/')}`);
+    if (path === undefined) return sendError(reply, 'badRequest', 'Malformed node path');
+    const ops = operations(request, path); // every body error is thrown here, before the store is asked
+    const states = ifMatchStates(request.headers['if-match']);
+    try {
+      const result = await o.repository.store.writeNodes(workspace, ops, {
+        by: request.caller.user ?? 'anonymous',
+        guard: o.security.writeAccess(request.caller),
+        ...(states !== undefined ? { ifMatch: { path, matches: (node: NodeRecord) => states.includes('*') || states.includes(nodeState(node)) } } : {}),
+      });
+      if (result.node === undefined) return reply.header('cache-control', 'no-store').code(200).send();
+      return sendNode(reply, result.node, o);
+    } catch (err) {
+      if (err instanceof NodeWriteError) return sendError(reply, writeErrorCode(err.reason), err.message);
+      throw err;
+    }
+  };
+}
+

@@ -1,0 +1,124 @@
+// Store layer: the Nodes API's write operations (create, update, delete, move/reorder) as the store
+// takes them, the primitives each backend implements inside one transaction (NodeWriteTx), and the
+// error a refused write throws. The rules themselves are in write-nodes.ts, shared by every backend.
+import type { StoredProperty } from '../repository/property-type.js';
+import type { InsertNode } from './import-tx.js';
+import type { ChangedNode, NewChange } from './changes.js';
+import type { NodeRecord } from './rows.js';
+
+/** A node of a request body, validated and typed (names canonical, values typed as imports type them). */
+export interface NodeInput {
+  readonly name: string;
+  /** Primary type (canonical); on create `cms:contentNode` when absent, on update unchanged when absent. */
+  readonly type?: string;
+  /** Mixin types (canonical); on update unchanged when absent. */
+  readonly mixins?: readonly string[];
+  /** On create: the node's UUID (fresh when absent); on update: must be the node's own. */
+  readonly id?: string;
+  readonly properties: readonly StoredProperty[];
+  readonly children: readonly NodeInput[];
+  /** Where this node sits in the request body, as a prefix of field names (empty for the body itself, `nodes[1].` for a child), for error messages. */
+  readonly field: string;
+}
+
+export type NodeOperation =
+  /** A new child of `parentPath`, last among its siblings, with its descendants. */
+  | { readonly op: 'create'; readonly parentPath: string; readonly node: NodeInput }
+  /**
+   * Sets or adds the properties given (others stay), removes `remove`, sets type/mixins when given;
+   * each child of `node` is updated when one of that name exists, else created (last among siblings).
+   */
+  | { readonly op: 'update'; readonly path: string; readonly node: NodeInput; readonly remove?: readonly string[] }
+  /** The node and its whole subtree. */
+  | { readonly op: 'delete'; readonly path: string }
+  /**
+   * Moves (or renames) the node with its subtree to `to` (an absolute path whose parent exists;
+   * `to` = `path` keeps it where it is), then places it before the sibling named `before`, or last
+   * among its new siblings when `before` is undefined and the node changed parent.
+   */
+  | { readonly op: 'move'; readonly path: string; readonly to: string; readonly before?: string };
+
+/**
+ * Asked inside the transaction, so that the answer and the write agree. The HTTP layer passes the
+ * caller's workspace permissions (SecurityService.writeAccess).
+ */
+export interface NodeWriteGuard {
+  canRead(workspace: string, path: string): boolean;
+  /** readWrite on this node. */
+  mayWrite(workspace: string, path: string): boolean;
+  /** readWrite on this node and everything that is or could be below it. */
+  mayReplaceSubtree(workspace: string, path: string): boolean;
+}
+
+export interface NodeWriteOptions {
+  /** Who writes: `cms:createdBy` / `cms:lastModifiedBy` and the change event's `by`. */
+  readonly by: string;
+  readonly guard?: NodeWriteGuard;
+  /**
+   * Optimistic concurrency: the node at `path` must exist (readable) and satisfy `matches` (the HTTP
+   * layer compares its ETag's state part); decided inside the transaction, before anything is written.
+   */
+  readonly ifMatch?: { readonly path: string; readonly matches: (node: NodeRecord) => boolean };
+  /** The write's instant (ISO 8601 with milliseconds and offset); now when absent. */
+  readonly now?: string;
+}
+
+export interface NodeWriteResult {
+  /** The node the request named (the created node for a create), as stored; undefined after a delete. */
+  readonly node?: NodeRecord;
+  /** Nodes created, changed, moved or removed (as in the change event, before truncation). */
+  readonly count: number;
+}
+
+export type NodeWriteReason =
+  /** No node there, or one the caller may not read (never told apart). */
+  | 'missing'
+  /** A sibling of that name exists. */
+  | 'exists'
+  /** The UUID belongs to another node (which is not named). */
+  | 'identifierInUse'
+  /** If-Match did not match the node's current state. */
+  | 'stale'
+  /** The caller's workspace permissions do not allow it (decided by the rules, never by hidden nodes). */
+  | 'denied'
+  /** A request that cannot be done (a move into its own subtree, an identifier that is not the node's…). */
+  | 'invalid';
+
+export class NodeWriteError extends Error {
+  constructor(readonly reason: NodeWriteReason, message: string) {
+    super(message);
+    this.name = 'NodeWriteError';
+  }
+}
+
+/** A sibling as the ordering of a parent's children needs it. */
+export interface SiblingRow {
+  readonly id: string;
+  readonly path: string;
+  readonly name: string;
+  readonly type: string;
+  readonly position: number;
+}
+
+/** Operations available while a nodes write transaction is open (each backend implements them). */
+export interface NodeWriteTx {
+  getNode(workspace: string, path: string): Promise<NodeRecord | undefined>;
+  /** Those of `ids` that belong to a node of the workspace (one round trip). */
+  idsInUse(workspace: string, ids: readonly string[]): Promise<Set<string>>;
+  /** Highest sibling position under `parentPath`, or -1 when it has no children. */
+  maxChildPosition(workspace: string, parentPath: string): Promise<number>;
+  /** The children of `parentPath` in natural order (position, then name). */
+  children(workspace: string, parentPath: string): Promise<SiblingRow[]>;
+  insertNode(node: InsertNode): Promise<void>;
+  /** Rewrites the node at `node.path` (same id, path and position): type, mixins, properties and their index rows. */
+  replaceNode(node: InsertNode): Promise<void>;
+  /** Moves the node at `from` and its descendants to `to` (whose parent exists and which holds no node); sets its position. */
+  moveSubtree(workspace: string, from: string, to: string, position: number): Promise<void>;
+  setPosition(workspace: string, path: string, position: number): Promise<void>;
+  /** Deletes the node at `path` and its whole subtree; returns the number of rows removed. */
+  deleteSubtree(workspace: string, path: string): Promise<number>;
+  /** The node at `path` and its descendants (id, path, type), at most `limit` of them. */
+  subtreeNodes(workspace: string, path: string, limit: number): Promise<ChangedNode[]>;
+  recordChange(change: NewChange): Promise<void>;
+  bumpGeneration(): Promise<void>;
+}

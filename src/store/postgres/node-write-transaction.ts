@@ -1,0 +1,99 @@
+// PostgreSQL backend: one Nodes API write in one transaction on one connection, under the import lock
+// (positions of new siblings and change sequence numbers follow the last commit of every instance):
+// the shared rules (write-nodes.ts), new nodes batched as imports write them, the generation bumped
+// and announced (NOTIFY, delivered on commit), and the connection dropped if it broke.
+import type pg from 'pg';
+import { depthOf, descendantRange, nameOf, parentOf } from '../../repository/paths.js';
+import type { NodeOperation, NodeWriteOptions, NodeWriteResult, NodeWriteTx, SiblingRow } from '../node-write.js';
+import { toRecord, type NodeRow } from '../node-rows.js';
+import { writeNodes } from '../write-nodes.js';
+import { BatchedImportTx } from './batched-import-tx.js';
+import { recordChange, subtreeNodes } from './changes.js';
+import { IMPORT_LOCK } from './migrations.js';
+import { SQL, exec, run, type Statement } from './statements.js';
+
+const s = (name: string, text: string): Statement => ({ name: `petal_w_${name}`, text });
+const COLUMNS = 'id, workspace, path, parent_path, name, depth, position, type, mixins, props';
+
+const WRITE_SQL = {
+  children: s('children', 'SELECT id, path, name, type, position FROM nodes WHERE workspace = $1 AND parent_path = $2 ORDER BY position, name'),
+  byPath: s('by_path', `SELECT ${COLUMNS} FROM nodes WHERE workspace = $1 AND path = $2`),
+  /** One node's row with its index and full-text rows (no foreign keys: see migration 2). */
+  deleteNode: s('delete_node', `
+    WITH gone AS (DELETE FROM nodes WHERE workspace = $1 AND path = $2 RETURNING nid),
+    p AS (DELETE FROM props WHERE nid IN (SELECT nid FROM gone)),
+    f AS (DELETE FROM fts WHERE nid IN (SELECT nid FROM gone))
+    SELECT count(*)::int AS n FROM gone`),
+  /** Descendants of a moved node: new path prefixes ($2 = 1 + code points of the old path), depth shifted. */
+  moveBelow: s('move_below', `
+    UPDATE nodes SET path = $1 || substr(path, $2), parent_path = $1 || substr(parent_path, $2), depth = depth + $3
+    WHERE workspace = $4 AND path >= $5 AND path < $6`),
+  moveNode: s('move_node', 'UPDATE nodes SET path = $1, parent_path = $2, name = $3, depth = $4, position = $5 WHERE workspace = $6 AND path = $7'),
+  setPosition: s('set_position', 'UPDATE nodes SET position = $1 WHERE workspace = $2 AND path = $3'),
+};
+
+/** The write; the generation it committed as. All of it is committed, or it throws. */
+export async function writeNodesTransaction(
+  pool: pg.Pool, channel: string, workspace: string, operations: readonly NodeOperation[], options: NodeWriteOptions,
+): Promise<{ result: NodeWriteResult; generation: number }> {
+  const client = await pool.connect();
+  let generation: number | undefined;
+  const batched = new BatchedImportTx(client);
+  /** Buffered new nodes are written before any other statement, so that every read and update sees them. */
+  const flushed = async <T>(statement: () => Promise<T>): Promise<T> => {
+    await batched.flush();
+    return statement();
+  };
+  const tx: NodeWriteTx = {
+    getNode: (ws, path) => flushed(async () => {
+      const [row] = await run<NodeRow>(client, WRITE_SQL.byPath, [ws, path]);
+      return row === undefined ? undefined : toRecord(row);
+    }),
+    idsInUse: (ws, ids) => flushed(async () => new Set((await run<{ id: string }>(client, SQL.pathsOfIds, [ws, [...ids]])).map((r) => r.id))),
+    maxChildPosition: (ws, parent) => flushed(async () => (await run<{ m: number | null }>(client, SQL.maxChild, [ws, parent]))[0]?.m ?? -1),
+    children: (ws, parent) => flushed(() => run<SiblingRow & pg.QueryResultRow>(client, WRITE_SQL.children, [ws, parent])),
+    insertNode: (node) => batched.insertNode(node),
+    replaceNode: (node) => flushed(async () => {
+      await run(client, WRITE_SQL.deleteNode, [node.workspace, node.path]);
+      await batched.insertNode(node);
+    }),
+    moveSubtree: (ws, from, to, position) => flushed(async () => {
+      const [lo, hi] = descendantRange(from);
+      await exec(client, WRITE_SQL.moveBelow, [to, [...from].length + 1, depthOf(to) - depthOf(from), ws, lo, hi]);
+      await exec(client, WRITE_SQL.moveNode, [to, parentOf(to), nameOf(to), depthOf(to), position, ws, from]);
+    }),
+    setPosition: (ws, path, position) => flushed(async () => { await exec(client, WRITE_SQL.setPosition, [position, ws, path]); }),
+    deleteSubtree: (ws, path) => flushed(async () => {
+      const [lo, hi] = descendantRange(path);
+      return (await run<{ n: number }>(client, SQL.deleteSubtree, [ws, path, lo, hi]))[0]!.n;
+    }),
+    subtreeNodes: (ws, path, limit) => flushed(() => subtreeNodes(client, ws, path, limit)),
+    recordChange: (change) => flushed(() => recordChange(client, change)),
+    bumpGeneration: () => flushed(async () => {
+      const [row] = await run<{ value: string }>(client, SQL.bump);
+      generation = Number(row!.value);
+      // Sent when the transaction commits, to every instance listening (this one included).
+      await run(client, SQL.notify, [channel, String(generation)]);
+    }),
+  };
+  let failed = false;
+  try {
+    await client.query('BEGIN');
+    await run(client, SQL.importLock, [IMPORT_LOCK]);
+    const result = await writeNodes(tx, workspace, operations, options);
+    if (generation === undefined) throw new Error('nodes write: the generation was not bumped');
+    await batched.flush();
+    await client.query('COMMIT');
+    return { result, generation };
+  } catch (err) {
+    try {
+      await batched.settle();
+      await client.query('ROLLBACK');
+    } catch {
+      failed = true; // the connection is broken: drop it rather than return it to the pool
+    }
+    throw err;
+  } finally {
+    client.release(failed);
+  }
+}

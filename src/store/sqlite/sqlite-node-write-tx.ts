@@ -1,0 +1,42 @@
+// SQLite backend: the NodeWriteTx of one Nodes API write, over the writer connection's prepared
+// statements (inserts, removals and change events as imports do them); the caller holds the
+// transaction (BEGIN IMMEDIATE … COMMIT) around writeNodes.
+import { depthOf, descendantRange, nameOf, parentOf } from '../../repository/paths.js';
+import type { NodeWriteTx, SiblingRow } from '../node-write.js';
+import { toRecord, type NodeRow } from '../node-rows.js';
+import type { SqliteChanges } from './changes.js';
+import { sqliteImportTx } from './sqlite-import-tx.js';
+import type { Statements } from './statements.js';
+
+/** Length in code points, as SQLite's substr() counts characters of text. */
+const codePoints = (text: string): number => [...text].length;
+
+export function sqliteNodeWriteTx(s: Statements, changes: SqliteChanges): NodeWriteTx {
+  const imports = sqliteImportTx(s, changes);
+  return {
+    getNode: async (ws, path) => {
+      const row = s.byPath.get(ws, path) as NodeRow | undefined;
+      return row === undefined ? undefined : toRecord(row);
+    },
+    idsInUse: async (ws, ids) => new Set((s.byIds.all(ws, JSON.stringify(ids)) as NodeRow[]).map((r) => r.id)),
+    maxChildPosition: imports.maxChildPosition,
+    children: async (ws, parent) => s.children.all(ws, parent) as SiblingRow[],
+    insertNode: imports.insertNode,
+    replaceNode: async (node) => {
+      // The index rows go with the row (trigger nodes_delete_indexes); the node comes back with its id and place.
+      s.deleteNode.run(node.workspace, node.path);
+      await imports.insertNode(node);
+    },
+    moveSubtree: async (ws, from, to, position) => {
+      const [lo, hi] = descendantRange(from);
+      const rest = codePoints(from) + 1;
+      s.moveBelow.run(to, rest, to, rest, depthOf(to) - depthOf(from), ws, lo, hi);
+      s.moveNode.run(to, parentOf(to), nameOf(to), depthOf(to), position, ws, from);
+    },
+    setPosition: async (ws, path, position) => { s.setPosition.run(position, ws, path); },
+    deleteSubtree: imports.deleteSubtree,
+    subtreeNodes: imports.subtreeNodes,
+    recordChange: imports.recordChange,
+    bumpGeneration: imports.bumpGeneration,
+  };
+}
