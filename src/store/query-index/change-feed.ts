@@ -196,10 +196,12 @@ export class ChangeFeed {
       const floor = await this.source.changeFloor();
       const base = await this.o.readBase(workspace);
       await this.#serial(async () => {
-        if (this.#ready.get(workspace) !== state) return; // dropped meanwhile
         const fresh: State = { segment: { base, delta: EMPTY_DELTA }, applied: floor, rebuilding: false };
-        await this.#catchUp(new Map([[workspace, fresh]]));
-        if (this.#ready.get(workspace) !== state) return;
+        if (this.#ready.get(workspace) === state) await this.#catchUp(new Map([[workspace, fresh]]));
+        if (this.#ready.get(workspace) !== state) {
+          this.o.retire(base); // dropped meanwhile (a truncated event): the next query loads anew
+          return;
+        }
         const old = state.segment.base;
         state.segment = fresh.segment;
         state.applied = fresh.applied;
