@@ -2,7 +2,7 @@
 // after N single-node imports, the cost of the first query after each import (the change event read,
 // the node's row read, the delta applied, the query answered), and proof that no reload happened.
 // Usage: node --import tsx bench/index-delta.ts [--nodes 100000] [--changes 200] [--runs 200] [STORE]
-// STORE: a postgres:// URL of an empty database, or nothing (a SQLite file in a temporary folder).
+// STORE: a postgres:// URL (a schema of its own, dropped after), or nothing (a SQLite file in a temporary folder).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,8 +70,10 @@ async function latency(store: ContentStore, label: string): Promise<void> {
 }
 
 const dir = url ? undefined : mkdtempSync(join(tmpdir(), 'petal-index-delta-'));
+// PostgreSQL: a schema of its own, dropped afterwards.
+const schema = `petal_bench_delta_${process.pid}`;
 const store: ContentStore = url
-  ? new PostgresStore({ url })
+  ? new PostgresStore({ url, schema })
   : new SqliteStore({ file: join(dir!, 'petal.db'), queryIndexThreshold: 0 });
 await store.open();
 try {
@@ -108,6 +110,7 @@ try {
   console.log(`first selective query after each import (event read + row read + delta applied + answer): p50 ${pct(applies, 0.5)} ms, p99 ${pct(applies, 0.99)} ms`);
   console.log(`query index: loads ${s.loads}, appliedChanges ${s.appliedChanges}, deltaNodes ${s.deltaNodes}, rebuilds ${s.rebuilds}, drops ${s.drops}`);
 } finally {
+  if (store instanceof PostgresStore) await store.primaryPool.query(`DROP SCHEMA ${schema} CASCADE`);
   await store.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 }
