@@ -8,6 +8,7 @@ import type { StoreQuery, ValueKind } from '../../query/ast.js';
 import { withoutHiddenWordMatches } from '../hidden-full-text.js';
 import { compileCount, compileKinds, compilePage, ftsMatch, NODE_COLUMNS } from './compile-query.js';
 import { QueryIndex } from '../query-index/query-index.js';
+import type { QueryIndexEvent } from '../query-index/change-feed.js';
 import { sqliteColumnSource } from './column-source.js';
 import { kindsFromRows } from '../query-index/column-source.js';
 import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
@@ -44,6 +45,8 @@ export interface SqliteStoreOptions {
   readonly queryIndexThreshold?: number;
   /** Bytes the query index may keep of what requests choose (`cache.queryIndexMaxBytes`; default 1 GiB). */
   readonly queryIndexMaxBytes?: number;
+  /** Told of each full load and each in-place update of the query index (the app logs them). */
+  readonly onIndexEvent?: (event: QueryIndexEvent) => void;
   /** Told when the store changed something an operator should know (a database file's mode narrowed). */
   readonly onNotice?: (message: string) => void;
 }
@@ -80,7 +83,11 @@ export class SqliteStore implements ContentStore {
       async () => this.generationHint() ?? this.generation(),
       toRecord as (row: never) => NodeRecord,
       NODE_COLUMNS,
-    ), options.queryIndexMaxBytes !== undefined ? { maxBytes: options.queryIndexMaxBytes } : {});
+      this,
+    ), {
+      ...(options.queryIndexMaxBytes !== undefined ? { maxBytes: options.queryIndexMaxBytes } : {}),
+      ...(options.onIndexEvent !== undefined ? { onEvent: options.onIndexEvent } : {}),
+    });
   }
 
   /** What the store's byte-bounded caches hold (the query index, memos, prepared statements). */
@@ -125,6 +132,7 @@ export class SqliteStore implements ContentStore {
   async close(): Promise<void> {
     await this.#writeQueue.catch(() => undefined);
     this.#cache.clear();
+    this.#index.invalidate(); // reopening may open another database (`:memory:` does)
     this.#db?.close();
     this.#writer?.close();
     this.#db = undefined;
@@ -322,8 +330,9 @@ export class SqliteStore implements ContentStore {
         throw err;
       }
     }).finally(() => {
-      this.#known = undefined; // the next reader sees the commit, not a hint from before it
-      this.#index.invalidate();
+      // The next reader sees the commit, not a hint from before it; the query index then applies the
+      // write's change events in place (or reloads only a workspace an import rewrote wholesale).
+      this.#known = undefined;
     });
     this.#writeQueue = run.catch(() => undefined);
     return run;
