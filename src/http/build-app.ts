@@ -76,7 +76,7 @@ export interface AppOptions {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Rendered delivery answers; `clear()` on definition reloads, `invalidate()` on known writes. Null when disabled. */
+    /** Rendered delivery answers; `clear()` on definition reloads; content changes arrive by the change feed. Null when disabled. */
     responseCache: ResponseCache | null;
   }
 }
@@ -159,6 +159,11 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const maxBytes = o.cache === false ? 0 : o.cache?.maxBytes ?? DEFAULT_CACHE_MAX_BYTES;
   const cache = maxBytes > 0 ? new ResponseCache({ maxBytes }) : null;
   app.decorate('responseCache', cache);
+  if (cache !== null) {
+    // Content changes reach the cache through the repository's change feed (read once per process).
+    const stop = o.repository.changes.subscribe((batch) => cache.apply(batch));
+    app.addHook('onClose', async () => stop());
+  }
 
   registerOpsRoutes(app, o.repository, o.contextPath ?? '');
   registerAuthRoutes(app, o.security, gate);

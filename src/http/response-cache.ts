@@ -1,16 +1,23 @@
 // HTTP layer: rendered delivery answers kept in memory (LRU bounded by bytes), keyed by request and
-// the caller's role set, dropped whenever the content generation, the security configuration or the
-// site changes. A hit is one Map lookup and a write: no rendering, no hashing. While the store cannot
-// be reached, nothing is dropped for want of a generation, and answers already here are served as
-// possibly stale (stale-if-error).
+// the caller's role set. Each answer is stored with the keys of what it read (cache/dependencies.ts):
+// a committed change, as the repository's change feed hands it out, drops only the answers holding
+// one of the keys it hits; a change of the security configuration or of the site drops everything. A
+// hit is one Map lookup and a write: no rendering, no hashing. While the store cannot be reached,
+// answers already here are served as possibly stale (stale-if-error).
 import type { SiteConfig } from '../config/load-config.js';
 import { resolveLocale } from '../delivery/resolve-locale.js';
 import type { QueryParams, QueryValue } from '../delivery/parse-request.js';
+import type { ChangeBatch } from '../store/change-feed.js';
+import type { ErrorCode } from '../errors.js';
+import { changeKeys } from '../cache/dependencies.js';
+import { DependencyIndex, RecentDrops } from '../cache/dependency-index.js';
 
 export const DEFAULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
 /** Bookkeeping counted for each entry on top of its body and key (Map slot, object, header strings). */
 const ENTRY_OVERHEAD = 256;
+/** Bookkeeping counted for each dependency key of an entry (its string and its slot in the index). */
+const KEY_OVERHEAD = 96;
 
 export interface CachedResponse {
   /** The encoded JSON body. */
@@ -25,6 +32,8 @@ export interface CachedResponse {
    * a reloaded definition never serves an answer of its previous version.
    */
   readonly owner: object;
+  /** Set when the answer is an error that depends on content only (a missing node): sent as errors are. */
+  readonly error?: { readonly code: ErrorCode; readonly message: string };
 }
 
 interface Entry {
@@ -32,6 +41,8 @@ interface Entry {
   readonly size: number;
   /** When it was stored (ms since the epoch): the `Age` of a stale answer. */
   readonly storedAt: number;
+  /** The dependency keys it was stored with. */
+  readonly deps: readonly string[];
 }
 
 /** An answer served while the store cannot be reached: content may have changed since it was stored. */
@@ -50,6 +61,10 @@ export interface CacheStats {
   readonly evictions: number;
   /** Answers served while the store could not be reached. */
   readonly staleHits: number;
+  /** Answers dropped by content changes (not counting those dropped by a whole clear). */
+  readonly dropped: number;
+  /** Whole clears: configuration changes, and changes whose events could not be read. */
+  readonly clears: number;
 }
 
 export class ResponseCache {
@@ -57,16 +72,19 @@ export class ResponseCache {
   /** Bodies larger than this are not kept (1/8 of the budget): one answer never empties the cache. */
   readonly maxEntryBytes: number;
   #map = new Map<string, Entry>();
+  readonly #index = new DependencyIndex<string>();
+  readonly #drops = new RecentDrops();
   #bytes = 0;
-  /** Increases on every clear: an answer rendered before a clear is never stored after it. */
+  /** Increases on every drop: an answer rendered across one is stored only if the drop missed it. */
   #epoch = 0;
-  #generation = -1;
   #security: unknown = undefined;
   #site: unknown = undefined;
   #hits = 0;
   #misses = 0;
   #evictions = 0;
   #staleHits = 0;
+  #dropped = 0;
+  #clears = 0;
 
   constructor(o: { maxBytes: number }) {
     if (!(o.maxBytes > 0)) throw new RangeError('ResponseCache: maxBytes must be positive');
@@ -75,35 +93,32 @@ export class ResponseCache {
   }
 
   /**
-   * Called once per request before `get`, with the store's current content generation and the identity
-   * of the security configuration and of the site: when any of them changed, everything is dropped.
-   * Returns the epoch to hand to `set` for an answer rendered from now on.
+   * Called once per request before `get` (after the change feed caught up with the content), with the
+   * identity of the security configuration and of the site: when either changed, everything is
+   * dropped. Returns the epoch to hand to `set` for an answer rendered from now on.
    */
-  observe(generation: number, security: unknown, site: unknown): number {
-    if (generation !== this.#generation || security !== this.#security || site !== this.#site) {
+  observe(security: unknown, site: unknown): number {
+    if (security !== this.#security || site !== this.#site) {
       this.clear();
-      this.#generation = generation;
       this.#security = security;
       this.#site = site;
     }
     return this.#epoch;
   }
 
-  /**
-   * Instead of `observe` when the content generation cannot be read (the store is unreachable): the
-   * entries stay, since nothing says the content changed, but a change of the security configuration
-   * or of the site still drops them all, as `observe` does. Serve with `getStale`, never `set`.
-   */
-  observeWithoutGeneration(security: unknown, site: unknown): void {
-    if (security !== this.#security || site !== this.#site) {
-      this.clear();
-      this.#generation = -1;
-      this.#security = security;
-      this.#site = site;
+  /** Applies what the change feed hands out: drops the answers the changes hit (all, on a reset). */
+  apply(batch: ChangeBatch): void {
+    if (batch.kind === 'reset') return this.clear();
+    for (const event of batch.events) {
+      const keys = changeKeys(event);
+      this.#drops.record(++this.#epoch, keys);
+      for (const key of this.#index.hit(keys)) {
+        if (this.#remove(key)) this.#dropped++;
+      }
     }
   }
 
-  /** A stored answer for a request made while the store is unreachable (after `observeWithoutGeneration`). */
+  /** A stored answer for a request made while the store is unreachable. */
   getStale(key: string, owner: object): StaleResponse | undefined {
     const entry = this.#map.get(key);
     if (entry === undefined || entry.value.owner !== owner) {
@@ -129,28 +144,34 @@ export class ResponseCache {
   }
 
   /**
-   * Stores an answer rendered since `observe` returned `epoch`; ignored when the cache was cleared in
-   * between (content or configuration changed while it rendered) or when the body is too large.
+   * Stores an answer rendered since `observe` returned `epoch`, with the keys of what it read;
+   * ignored when a drop since then hit one of them (the answer may hold what the change replaced),
+   * or when the body is too large.
    */
-  set(key: string, value: CachedResponse, epoch: number): boolean {
-    if (epoch !== this.#epoch || value.body.length > this.maxEntryBytes) return false;
-    const size = value.body.length + 2 * key.length + ENTRY_OVERHEAD;
-    const map = this.#map;
-    const old = map.get(key);
-    if (old !== undefined) {
-      map.delete(key);
-      this.#bytes -= old.size;
-    }
-    map.set(key, { value, size, storedAt: Date.now() });
+  set(key: string, value: CachedResponse, epoch: number, deps: readonly string[]): boolean {
+    if (value.body.length > this.maxEntryBytes || this.#drops.hitSince(epoch, this.#epoch, deps)) return false;
+    const size = value.body.length + 2 * key.length + ENTRY_OVERHEAD + deps.length * KEY_OVERHEAD;
+    if (size > this.maxBytes) return false;
+    this.#remove(key);
+    this.#map.set(key, { value, size, storedAt: Date.now(), deps });
+    this.#index.add(key, deps);
     this.#bytes += size;
     if (this.#bytes > this.maxBytes) {
-      for (const [k, e] of map) { // least recently used first
+      for (const k of this.#map.keys()) { // least recently used first
         if (this.#bytes <= this.maxBytes) break;
-        map.delete(k);
-        this.#bytes -= e.size;
+        this.#remove(k);
         this.#evictions++;
       }
     }
+    return true;
+  }
+
+  #remove(key: string): boolean {
+    const entry = this.#map.get(key);
+    if (entry === undefined) return false;
+    this.#map.delete(key);
+    this.#index.remove(key, entry.deps);
+    this.#bytes -= entry.size;
     return true;
   }
 
@@ -158,26 +179,20 @@ export class ResponseCache {
     return this.#map.has(key);
   }
 
-  /** Drops every entry (endpoint definitions reloaded, configuration changed). */
+  /** Drops every entry (endpoint definitions reloaded, configuration changed, events unreadable). */
   clear(): void {
     this.#map.clear();
+    this.#index.clear();
     this.#bytes = 0;
-    this.#epoch++;
-  }
-
-  /**
-   * Drops every entry and forgets the generation: for writers that know content changed (an import in
-   * this process, another instance's write announced by the store) before the generation is read again.
-   */
-  invalidate(): void {
-    this.clear();
-    this.#generation = -1;
+    this.#clears++;
+    this.#drops.record(++this.#epoch, undefined);
   }
 
   stats(): CacheStats {
     return {
       entries: this.#map.size, bytes: this.#bytes, maxBytes: this.maxBytes,
       hits: this.#hits, misses: this.#misses, evictions: this.#evictions, staleHits: this.#staleHits,
+      dropped: this.#dropped, clears: this.#clears,
     };
   }
 }

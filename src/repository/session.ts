@@ -11,6 +11,9 @@ import { SubtreeCache, type SubtreeCacheOptions } from './subtree-cache.js';
 import { listVersions, readVersion, type VersionRead } from './versions.js';
 import type { VersionInfo } from '../store/versions.js';
 import { readChildPages, type ChildPage, type ChildPageRequest } from '../store/child-pages.js';
+import { ChangeFeed } from '../store/change-feed.js';
+import type { Dependencies } from '../cache/dependencies.js';
+import { recordingSession } from './recording-session.js';
 
 export interface Session {
   readonly types: NodeTypeRegistry;
@@ -46,9 +49,12 @@ export interface ReadAccess {
 /** The content repository: hands out sessions over one store. */
 export class Repository {
   readonly #subtrees: SubtreeCache;
+  /** The store's change events, read once for every cache of this process (subtrees, responses). */
+  readonly changes: ChangeFeed;
 
   constructor(readonly store: ContentStore, readonly types: NodeTypeRegistry, cache: SubtreeCacheOptions = {}) {
-    this.#subtrees = new SubtreeCache(store, cache);
+    this.changes = new ChangeFeed(store);
+    this.#subtrees = new SubtreeCache(store, this.changes, cache);
   }
 
   /** What the subtree cache holds against its byte budget. */
@@ -61,11 +67,14 @@ export class Repository {
     return this.store.ping();
   }
 
-  /** A session that may read everything (endpoints with `bypassWorkspaceAcls`, internal use). */
-  systemSession(): Session {
+  /**
+   * A session that may read everything (endpoints with `bypassWorkspaceAcls`, internal use); with
+   * `deps`, every read is recorded there (what a cached answer depends on).
+   */
+  systemSession(deps?: Dependencies): Session {
     const { store, types } = this;
     const subtrees = this.#subtrees;
-    return {
+    return recordingSession({
       types,
       getNode: (ws, path) => store.getNode(ws, path),
       getNodesByIds: (ws, ids) => store.getNodesByIds(ws, ids),
@@ -75,16 +84,16 @@ export class Repository {
       query: (spec, extra) => runQuery(store, spec, extra ?? [], null),
       readVersion: (ws, path, name, depth) => readVersion(store, null, ws, path, name, depth),
       listVersions: (ws, path) => listVersions(store, null, ws, path),
-    };
+    }, deps);
   }
 
-  /** A session limited to what `access` lets the caller read. */
-  session(access: ReadAccess): Session {
+  /** A session limited to what `access` lets the caller read; `deps` as for `systemSession`. */
+  session(access: ReadAccess, deps?: Dependencies): Session {
     const { store, types } = this;
     const subtrees = this.#subtrees;
     const visible = (ws: string, rows: NodeRecord[]): NodeRecord[] =>
       access.rulesFor(ws) === null ? rows : rows.filter((r) => access.canRead(ws, r.path));
-    return {
+    return recordingSession({
       types,
       getNode: async (ws, path) => {
         if (access.rulesFor(ws) !== null && !access.canRead(ws, path)) return undefined;
@@ -111,7 +120,7 @@ export class Repository {
       },
       readVersion: (ws, path, name, depth) => readVersion(store, access, ws, path, name, depth),
       listVersions: (ws, path) => listVersions(store, access, ws, path),
-    };
+    }, deps);
   }
 }
 

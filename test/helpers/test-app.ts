@@ -104,6 +104,8 @@ export const OPEN_SECURITY = {
 export interface TestApp {
   readonly app: FastifyInstance;
   readonly store: ContentStore;
+  /** The repository the app serves (its subtree cache and change feed). */
+  readonly repository: Repository;
   readonly load: LoadResult;
   readonly dir: string;
   readonly security: SecurityService;
@@ -170,7 +172,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     ...(o.importMaxBytes !== undefined ? { importMaxBytes: o.importMaxBytes } : {}),
   });
   return {
-    app, store, load, dir, security, themes, renditions, ...(shopStore ? { shopStore } : {}),
+    app, store, repository, load, dir, security, themes, renditions, ...(shopStore ? { shopStore } : {}),
     close: async () => {
       await app.close();
       await shopStore?.close();

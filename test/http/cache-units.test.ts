@@ -98,11 +98,11 @@ describe('languageKey', () => {
 describe('ResponseCache', () => {
   it('evicts the least recently used entries when the bytes exceed the budget', () => {
     const cache = new ResponseCache({ maxBytes: 20_000 });
-    const epoch = cache.observe(1, 's', 'site');
-    for (const k of ['a', 'b', 'c', 'd']) expect(cache.set(k, answer(2_000), epoch)).toBe(true);
+    const epoch = cache.observe('s', 'site');
+    for (const k of ['a', 'b', 'c', 'd']) expect(cache.set(k, answer(2_000), epoch, [])).toBe(true);
     expect(cache.stats().bytes).toBeGreaterThan(8_000);
     expect(cache.get('a', OWNER)).toBeDefined(); // a is now the most recently used
-    for (const k of ['e', 'f', 'g', 'h', 'i']) cache.set(k, answer(2_000), epoch);
+    for (const k of ['e', 'f', 'g', 'h', 'i']) cache.set(k, answer(2_000), epoch, []);
     const s = cache.stats();
     expect(s.bytes).toBeLessThanOrEqual(20_000);
     expect(s.evictions).toBeGreaterThan(0);
@@ -113,53 +113,50 @@ describe('ResponseCache', () => {
 
   it('does not keep bodies above an eighth of the budget', () => {
     const cache = new ResponseCache({ maxBytes: 80_000 });
-    const epoch = cache.observe(1, 's', 'site');
-    expect(cache.set('big', answer(10_001), epoch)).toBe(false);
-    expect(cache.set('ok', answer(9_000), epoch)).toBe(true);
+    const epoch = cache.observe('s', 'site');
+    expect(cache.set('big', answer(10_001), epoch, [])).toBe(false);
+    expect(cache.set('ok', answer(9_000), epoch, [])).toBe(true);
   });
 
-  it('drops everything when the generation, the security configuration or the site change', () => {
+  it('drops everything when the security configuration or the site change', () => {
     const cache = new ResponseCache({ maxBytes: 1_000_000 });
     const sec = {};
     const site = {};
-    let epoch = cache.observe(1, sec, site);
-    cache.set('k', answer(10), epoch);
-    expect(cache.observe(1, sec, site)).toBe(epoch);
+    let epoch = cache.observe(sec, site);
+    cache.set('k', answer(10), epoch, []);
+    expect(cache.observe(sec, site)).toBe(epoch);
     expect(cache.get('k', OWNER)).toBeDefined();
-    for (const [g, s, si] of [[2, sec, site], [2, {}, site], [2, sec, {}]] as const) {
-      epoch = cache.observe(g, s, si);
+    for (const [s, si] of [[{}, site], [sec, {}]] as const) {
+      epoch = cache.observe(s, si);
       expect(cache.get('k', OWNER)).toBeUndefined();
-      cache.set('k', answer(10), epoch);
+      cache.set('k', answer(10), epoch, []);
     }
   });
 
   it('never stores an answer rendered before a clear, and needs the same owner for a hit', () => {
     const cache = new ResponseCache({ maxBytes: 1_000_000 });
-    const epoch = cache.observe(1, 's', 'site');
-    cache.invalidate();
-    expect(cache.set('k', answer(10), epoch)).toBe(false);
-    const fresh = cache.observe(1, 's', 'site');
-    expect(cache.set('k', answer(10), fresh)).toBe(true);
+    const epoch = cache.observe('s', 'site');
+    cache.clear();
+    expect(cache.set('k', answer(10), epoch, [])).toBe(false);
+    const fresh = cache.observe('s', 'site');
+    expect(cache.set('k', answer(10), fresh, [])).toBe(true);
     expect(cache.get('k', {})).toBeUndefined();
     expect(cache.get('k', OWNER)).toBeDefined();
   });
 
-  it('without a generation (store unreachable) keeps its entries as stale ones, unless security or site changed', () => {
+  it('serves stored answers as stale ones, unless security or site changed', () => {
     const cache = new ResponseCache({ maxBytes: 1_000_000 });
     const sec = {};
     const site = {};
-    cache.set('k', answer(10), cache.observe(7, sec, site));
-    cache.observeWithoutGeneration(sec, site);
+    cache.set('k', answer(10), cache.observe(sec, site), []);
+    cache.observe(sec, site);
     const stale = cache.getStale('k', OWNER);
     expect(stale?.value.body.length).toBe(10);
     expect(stale?.ageSeconds).toBe(0);
     expect(cache.getStale('k', {})).toBeUndefined(); // another definition's answer
     expect(cache.stats().staleHits).toBe(1);
-    // Back with the same generation: nothing was dropped.
-    cache.observe(7, sec, site);
-    expect(cache.get('k', OWNER)).toBeDefined();
     // A security reload while the store is away still drops everything.
-    cache.observeWithoutGeneration({}, site);
+    cache.observe({}, site);
     expect(cache.getStale('k', OWNER)).toBeUndefined();
   });
 });

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { importPaths } from '../../src/ingest/run-import.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import type { ImportDocument } from '../../src/store/rows.js';
 import { createTestApp, getJson, type TestApp } from '../helpers/test-app.js';
 
 const url = process.env.PETAL_TEST_PG ?? '';
@@ -107,5 +108,28 @@ describe.skipIf(url === '')('two Petal instances on one PostgreSQL database', ()
     expect(conditional.statusCode).toBe(200);
     // And A, which wrote, serves the same.
     expect((await getJson(a.app, READ)).body.title).toBe('Changed');
+  });
+
+  it("B applies A's change events: its unrelated cached answers survive, a related one goes within a second", async () => {
+    const page = (name: string, title: string): ImportDocument => ({
+      source: 'test', workspace: 'website', parentPath: '/', blobs: [],
+      roots: [{ name, type: 'cms:page', mixins: [], properties: [['title', 'String', title]], children: [] }],
+    });
+    await storeA.importDocuments([page('kept', 'Kept'), page('changed', 'One')], { onUuidCollision: 'replace' });
+    const hits = () => b.app.responseCache!.stats().hits;
+    await vi.waitFor(async () => expect((await getJson(b.app, '/.rest/delivery/pages/changed')).body.title).toBe('One'), { timeout: 1_000, interval: 10 });
+    const kept = await getJson(b.app, '/.rest/delivery/pages/kept');
+    await getJson(b.app, '/.rest/delivery/pages/changed');
+    let before = hits();
+    expect((await getJson(b.app, '/.rest/delivery/pages/kept')).raw).toBe(kept.raw);
+    expect(hits()).toBe(before + 1);
+
+    await storeA.importDocuments([page('changed', 'Two')], { onUuidCollision: 'replace' });
+    const committed = Date.now();
+    await vi.waitFor(async () => expect((await getJson(b.app, '/.rest/delivery/pages/changed')).body.title).toBe('Two'), { timeout: 2_000, interval: 5 });
+    expect(Date.now() - committed).toBeLessThan(1_000);
+    before = hits();
+    expect((await getJson(b.app, '/.rest/delivery/pages/kept')).raw).toBe(kept.raw);
+    expect(hits()).toBe(before + 1); // B's answer about an unrelated node survived A's import
   });
 });

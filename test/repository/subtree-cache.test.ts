@@ -1,5 +1,5 @@
-// The repository's subtree cache: repeated reads of one generation cost no store read, any write
-// drops them at once, each caller still sees only what it may read, and a store without a
+// The repository's subtree cache: repeated reads of one generation cost no store read, a write
+// drops at once the entries it reached (and only those), each caller still sees only what it may read, and a store without a
 // generation hint is never cached.
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -65,6 +65,27 @@ describe('subtree cache', () => {
     await raw.importDocuments([doc([page('a', 'A2', ['main'])])], { onUuidCollision: 'replace' });
     expect((await s.getSubtree('website', '/a', 1))[0]!.properties).toEqual([['title', 'String', 'A2']]);
     expect(calls()).toBe(2);
+  });
+
+  it('an import drops only the entries whose subtree it reached (root, or an ancestor within the depth)', async () => {
+    const raw = await open();
+    const { store, calls } = counting(raw);
+    const s = new Repository(store, new NodeTypeRegistry()).systemSession();
+    await s.getSubtree('website', '/a', 1);
+    await s.getSubtree('website', '/a', 0);
+    await s.getSubtree('website', '/b', 1);
+    await s.getSubtree('website', '/', 1);
+    await s.getSubtree('website', '/', 2);
+    expect(calls()).toBe(5);
+    // /a/main changes: /a at depth 1 and / at depth 2 held it; /a at depth 0, /b and / at depth 1 did not.
+    await raw.importDocuments([{ ...doc([]), parentPath: '/a', roots: [{ name: 'main', type: 'cms:area', mixins: [], properties: [['x', 'String', '1']], children: [] }] }], { onUuidCollision: 'replace' });
+    await s.getSubtree('website', '/a', 0);
+    await s.getSubtree('website', '/b', 1);
+    await s.getSubtree('website', '/', 1);
+    expect(calls()).toBe(5);
+    expect((await s.getSubtree('website', '/a', 1))[1]!.properties).toEqual([['x', 'String', '1']]);
+    expect((await s.getSubtree('website', '/', 2)).find((r) => r.path === '/a/main')!.properties).toEqual([['x', 'String', '1']]);
+    expect(calls()).toBe(7);
   });
 
   it('cached rows are filtered per caller', async () => {

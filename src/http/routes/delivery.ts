@@ -8,7 +8,7 @@ import { getChildren, queryNodes, readNode, type DeliveryEnv, type DeliveryRespo
 import type { EndpointRegistry } from '../../delivery/endpoint-registry.js';
 import { checkQueryText, firstValue, parseMethod, type QueryParams } from '../../delivery/parse-request.js';
 import type { Repository } from '../../repository/session.js';
-import { sendError } from '../error-handler.js';
+import { errorBody, sendError } from '../error-handler.js';
 import type { SecurityService } from '../../security/security-service.js';
 import type { LinkConfig } from '../../delivery/links.js';
 import type { ThemeInfo } from '../../delivery/resolvers/reference-renderer.js';
@@ -19,6 +19,8 @@ import { isStoreUnreachable } from '../../store/store-faults.js';
 import type { PagesRegistry } from '../../delivery/pages/pages-registry.js';
 import { traitValuesOf, traitKey } from '../trait-values.js';
 import { templateAnnotations } from '../../delivery/pages/template-annotations.js';
+import { Dependencies } from '../../cache/dependencies.js';
+import { isPetalError, type ErrorCode } from '../../errors.js';
 
 export interface DeliveryRouteOptions {
   readonly registry: EndpointRegistry;
@@ -52,6 +54,7 @@ type Answer = Omit<CachedResponse, 'body'> & { readonly body: Buffer | string };
 
 /** Writes an answer (fresh or cached): ETag and caching headers, then the body or a 304. */
 function sendAnswer(request: FastifyRequest, reply: FastifyReply, a: Answer): FastifyReply {
+  if (a.error !== undefined) return sendError(reply, a.error.code, a.error.message);
   reply.headers(a.cacheControl === undefined
     ? { etag: a.etag, 'content-language': a.contentLanguage, vary: a.vary }
     : { etag: a.etag, 'content-language': a.contentLanguage, vary: a.vary, 'cache-control': a.cacheControl });
@@ -67,11 +70,15 @@ export const STALE_WARNING = '110 - "Response is Stale"';
  * say it may be out of date, and `no-store` keeps browsers and shared caches from keeping it.
  */
 function sendStale(request: FastifyRequest, reply: FastifyReply, s: StaleResponse): FastifyReply {
+  if (s.value.error !== undefined) return sendAnswer(request, reply, s.value);
   reply.headers({ warning: STALE_WARNING, age: String(s.ageSeconds), 'cache-control': 'no-store' });
   return sendAnswer(request, reply, { ...s.value, cacheControl: undefined });
 }
 
 const NO_TRAITS: ReadonlyMap<string, string> = new Map();
+
+/** Errors that depend on content only, cached as answers are (and dropped when the content comes). */
+const CACHED_ERRORS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['pathNotFound', 'versionNotFound']);
 
 function varyOf(anonymous: boolean, traitHeaders: string, byOrigin: boolean): string {
   let base = anonymous ? 'Accept-Language' : 'Accept-Language, Authorization, Cookie';
@@ -144,8 +151,10 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
           unreachable = err;
         }
       }
-      if (generation !== undefined) epoch = cache.observe(generation, o.security.config, site);
-      else cache.observeWithoutGeneration(o.security.config, site);
+      // Every change committed up to this generation reaches the cache (dropping what it hit) first.
+      const behind = generation === undefined ? undefined : o.repository.changes.sync(generation);
+      if (behind !== undefined) await behind;
+      epoch = cache.observe(o.security.config, site);
       // Role set first: answers of different role sets never share an entry. No part but the last
       // can hold a newline (canonical paths reject control characters; role names are plain).
       key = `${request.caller.roleKey}\n${anonymous ? 'a' : 's'}\n${languageKey(firstValue(query.lang), acceptLanguage, site)}\n${request.canonicalPath}\n${canonicalQuery(query)}`;
@@ -161,10 +170,12 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
 
     const endpoint = compileEndpoint(definition, o.repository.types);
     const method = parseMethod(rest);
+    // What the answer reads, recorded for the cache: the changes that drop it.
+    const deps = cache !== null ? new Dependencies() : undefined;
     // bypassWorkspaceAcls skips workspace permissions for this endpoint only; URI rules already ran.
     const session = definition.bypassWorkspaceAcls
-      ? o.repository.systemSession()
-      : o.repository.session(o.security.readAccess(request.caller));
+      ? o.repository.systemSession(deps)
+      : o.repository.session(o.security.readAccess(request.caller), deps);
     const theme = o.theme?.();
     const env: DeliveryEnv = {
       session, site, outName: o.outName,
@@ -172,16 +183,28 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       ...(pages !== undefined ? { pages: { registry: pages, traits: traits ?? NO_TRAITS, allEndpoints: o.pagesOnAllEndpoints ?? false } } : {}),
     };
     let result: DeliveryResponse;
-    switch (method.kind) {
-      case 'read':
-        result = await readNode({ endpoint, path: method.path, query, acceptLanguage }, env);
-        break;
-      case 'children':
-        result = await getChildren({ endpoint, path: method.path, query, acceptLanguage }, env);
-        break;
-      case 'query':
-        result = await queryNodes({ endpoint, path: '/', query, acceptLanguage }, env);
-        break;
+    try {
+      switch (method.kind) {
+        case 'read':
+          result = await readNode({ endpoint, path: method.path, query, acceptLanguage }, env);
+          break;
+        case 'children':
+          result = await getChildren({ endpoint, path: method.path, query, acceptLanguage }, env);
+          break;
+        case 'query':
+          result = await queryNodes({ endpoint, path: '/', query, acceptLanguage }, env);
+          break;
+      }
+    } catch (err) {
+      // A missing node is an answer like another: kept until the node (or version) is created.
+      if (cache === null || deps === undefined || !isPetalError(err) || !CACHED_ERRORS.has(err.code)) throw err;
+      const body = Buffer.from(errorBody(err.code, err.message), 'utf8');
+      const missing: CachedResponse = {
+        body, etag: '', contentLanguage: '', cacheControl: undefined, vary: '', owner: definition,
+        error: { code: err.code, message: err.message },
+      };
+      cache.set(key, missing, epoch, deps.keys());
+      return sendAnswer(request, reply, missing);
     }
     // Encoded once for the cache (its budget counts bytes); otherwise the socket write encodes it.
     const body = cache !== null ? Buffer.from(result.body, 'utf8') : result.body;
@@ -195,7 +218,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       vary: varyOf(anonymous, traits !== undefined ? pages!.varyHeaders : '', o.varyByOrigin ?? false),
       owner: definition,
     };
-    if (cache !== null) cache.set(key, answer as CachedResponse, epoch);
+    if (cache !== null) cache.set(key, answer as CachedResponse, epoch, deps!.keys());
     return sendAnswer(request, reply, answer);
   };
 

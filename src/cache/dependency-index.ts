@@ -1,0 +1,74 @@
+// Which cached entries depend on which keys (cache/dependencies.ts), so that a change finds the
+// entries it hits without walking the cache; and the keys the last few changes dropped, so that an
+// entry rendered while one was applied is stored only if that change did not hit it.
+
+export class DependencyIndex<K> {
+  readonly #byKey = new Map<string, Set<K>>();
+
+  add(entry: K, keys: readonly string[]): void {
+    for (const key of keys) {
+      let entries = this.#byKey.get(key);
+      if (entries === undefined) this.#byKey.set(key, (entries = new Set()));
+      entries.add(entry);
+    }
+  }
+
+  remove(entry: K, keys: readonly string[]): void {
+    for (const key of keys) {
+      const entries = this.#byKey.get(key);
+      if (entries === undefined) continue;
+      entries.delete(entry);
+      if (entries.size === 0) this.#byKey.delete(key);
+    }
+  }
+
+  /** The entries holding any of `keys`. */
+  hit(keys: Iterable<string>): Set<K> {
+    const out = new Set<K>();
+    for (const key of keys) {
+      const entries = this.#byKey.get(key);
+      if (entries !== undefined) for (const e of entries) out.add(e);
+    }
+    return out;
+  }
+
+  clear(): void {
+    this.#byKey.clear();
+  }
+
+  /** Distinct keys indexed (for tests and diagnostics). */
+  get size(): number {
+    return this.#byKey.size;
+  }
+}
+
+/** Drops remembered: older epochs than these refuse every store (the answer may be hit, unknown). */
+const REMEMBERED_DROPS = 64;
+
+/**
+ * The keys dropped at each epoch (an epoch per change applied). An answer rendered from epoch `e` on
+ * is stored only if no drop after `e` names one of its keys: it read content the drop may postdate.
+ */
+export class RecentDrops {
+  /** Oldest first; `keys` undefined = everything was dropped. */
+  readonly #log: { readonly epoch: number; readonly keys: ReadonlySet<string> | undefined }[] = [];
+
+  record(epoch: number, keys: ReadonlySet<string> | undefined): void {
+    this.#log.push({ epoch, keys });
+    if (this.#log.length > REMEMBERED_DROPS) this.#log.shift();
+  }
+
+  /** True when a drop after `epoch` (up to `current`) may have hit an answer of these keys. */
+  hitSince(epoch: number, current: number, keys: readonly string[]): boolean {
+    if (epoch === current) return false;
+    const log = this.#log;
+    // Every epoch after `epoch` must still be in the log, or one of the forgotten may have hit.
+    if (log.length === 0 || log[0]!.epoch > epoch + 1) return true;
+    for (const drop of log) {
+      if (drop.epoch <= epoch) continue;
+      if (drop.keys === undefined) return true;
+      for (const k of keys) if (drop.keys.has(k)) return true;
+    }
+    return false;
+  }
+}

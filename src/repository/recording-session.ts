@@ -1,0 +1,56 @@
+// Repository layer: a session that records what each read depended on (cache/dependencies.ts), so a
+// cached answer can be dropped by exactly the changes that hit it. Recorded after the read, whatever it
+// found: a missing node, id or child is a dependency too (its creation changes the answer).
+import type { Dependencies } from '../cache/dependencies.js';
+import type { Session } from './session.js';
+
+export function recordingSession(session: Session, deps: Dependencies | undefined): Session {
+  if (deps === undefined) return session;
+  return {
+    types: session.types,
+    getNode: async (ws, path) => {
+      const node = await session.getNode(ws, path);
+      deps.node(ws, path);
+      return node;
+    },
+    getNodesByIds: async (ws, ids) => {
+      const nodes = await session.getNodesByIds(ws, ids);
+      for (const id of ids) deps.id(ws, id);
+      return nodes;
+    },
+    getSubtree: async (ws, path, depth) => {
+      const rows = await session.getSubtree(ws, path, depth);
+      deps.node(ws, path);
+      deps.subtree(ws, path, depth, rows);
+      return rows;
+    },
+    getSubtrees: async (ws, paths, depth) => {
+      const rows = await session.getSubtrees(ws, paths, depth);
+      deps.descendants(ws, paths, depth, rows);
+      return rows;
+    },
+    getChildrenPages: async (ws, parents, limit) => {
+      const pages = await session.getChildrenPages(ws, parents, limit);
+      for (const p of parents) deps.children(ws, p.parentPath);
+      for (const page of pages) for (const n of page.nodes) deps.node(ws, n.path);
+      return pages;
+    },
+    query: async (spec, extra) => {
+      const result = await session.query(spec, extra);
+      // Any node of the workspace may enter or leave the results (or change the total).
+      deps.workspace(spec.workspace);
+      return result;
+    },
+    readVersion: async (ws, path, name, depth) => {
+      const read = await session.readVersion(ws, path, name, depth);
+      // Versions are frozen; a publish (a change of the node) adds one, and the node must still exist.
+      deps.node(ws, path);
+      return read;
+    },
+    listVersions: async (ws, path) => {
+      const list = await session.listVersions(ws, path);
+      deps.node(ws, path);
+      return list;
+    },
+  };
+}
