@@ -9,6 +9,8 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { ImportDocument } from '../../src/store/rows.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { StoreClosedError } from '../../src/store/store-faults.js';
+import { connect } from '../../src/store/sqlite/statements.js';
+import { checkpointInBackground } from '../../src/store/sqlite/wal-checkpointer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'petal-wal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -73,5 +75,25 @@ describe('SQLite WAL checkpoints in a worker thread', () => {
     await memory.open();
     expect(await memory.checkpointWal()).toBeUndefined();
     await memory.close();
+  });
+
+  it('a worker that fails gives the checkpoints back to the writer, and says so', async () => {
+    const file = join(dir, 'fallback.db');
+    const writer = connect(file);
+    const reader = connect(file);
+    const notices: string[] = [];
+    try {
+      // The worker cannot open a file that does not exist: it ends on its own.
+      const checkpointer = checkpointInBackground(join(dir, 'missing', 'none.db'), writer, reader, (m) => notices.push(m), 0);
+      expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+      await vi.waitFor(() => expect(notices).toHaveLength(1), { timeout: 20_000, interval: 20 });
+      expect(notices[0]).toMatch(/WAL checkpoints run on the main thread again/);
+      expect(writer.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+      expect(await checkpointer.checkpoint()).toBeUndefined();
+      await checkpointer.close();
+    } finally {
+      writer.close();
+      reader.close();
+    }
   });
 });
