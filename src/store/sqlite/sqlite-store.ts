@@ -225,7 +225,8 @@ export class SqliteStore implements ContentStore {
   async #workspaceSize(workspace: string): Promise<number> {
     if (this.#indexThreshold === 0) return 0;
     if (!Number.isFinite(this.#indexThreshold)) return -1;
-    const generation = await this.generation();
+    // A hint is enough for a threshold (this process's writes clear it; another's are seen within 100 ms).
+    const generation = this.generationHint() ?? await this.generation();
     if (!this.#sizes) throw new StoreClosedError('SqliteStore is not open');
     return this.#sizes.size(workspace, generation);
   }
