@@ -1,5 +1,6 @@
 // Composition root: config → store → repository → endpoint registry → HTTP app. The only module that
 // picks a store backend.
+import type { QueryIndexEvent } from './store/query-index/change-feed.js';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -42,9 +43,13 @@ export function createLogger(level: string): Logger {
 }
 
 export function createStore(
-  url: string, options: { replicas?: readonly string[]; onNotice?: (message: string) => void; queryIndexMaxBytes?: number } = {},
+  url: string,
+  options: { replicas?: readonly string[]; onNotice?: (message: string) => void; queryIndexMaxBytes?: number; onIndexEvent?: (event: QueryIndexEvent) => void } = {},
 ): ContentStore {
-  const index = options.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: options.queryIndexMaxBytes } : {};
+  const index = {
+    ...(options.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: options.queryIndexMaxBytes } : {}),
+    ...(options.onIndexEvent !== undefined ? { onIndexEvent: options.onIndexEvent } : {}),
+  };
   if (url.startsWith('sqlite:')) {
     return new SqliteStore({ file: url.slice('sqlite:'.length), ...index, ...(options.onNotice !== undefined ? { onNotice: options.onNotice } : {}) });
   }
@@ -101,6 +106,8 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     ...(config.replicas !== undefined ? { replicas: config.replicas } : {}),
     ...(config.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: config.queryIndexMaxBytes } : {}),
     onNotice: (message) => log.warn(message),
+    // Full loads (or their absence) show what a write cost: one line per load, application, rebuild.
+    onIndexEvent: (event) => log.info({ queryIndex: event.kind, workspace: event.workspace }, event.message),
   });
   await store.open();
   // Decoded binaries of imports killed earlier (`petal import` or a start): tens of MB each.

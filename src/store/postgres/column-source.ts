@@ -2,7 +2,8 @@
 // SELECT per column (on a read replica when one is recent enough).
 import type pg from 'pg';
 import type { NodeRecord } from '../rows.js';
-import { columnFromRows, type ColumnSource, type NodeTable, type PropertyColumn, type PropertyRow } from '../query-index/column-source.js';
+import type { ChangeEvent } from '../changes.js';
+import { columnFromRows, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn, type PropertyRow } from '../query-index/column-source.js';
 import { SQL, run, runArrays } from './statements.js';
 
 
@@ -14,13 +15,43 @@ export interface PostgresColumnSource extends ColumnSource {
 /** Runs one read on a pool the store chooses (a replica recent enough, or the primary). */
 export type ReadOn = <T>(fn: (db: pg.Pool) => Promise<T>) => Promise<T>;
 
+/**
+ * The change log and the primary. Events are read on the primary; `refreshFloor` then reads the
+ * primary's generation, which raises the floor a replica must reach before it serves this instance
+ * (read-router.ts): every read after it sees the commits of the events read before it.
+ */
+export interface PostgresChangeFeed {
+  changesSince(sequence: number, limit: number): Promise<ChangeEvent[]>;
+  latestChange(): Promise<number>;
+  refreshFloor(): Promise<unknown>;
+  primary(): pg.Pool;
+}
+
 export function postgresColumnSource(
   read: ReadOn,
   generation: () => Promise<number>,
   toRecord: (row: never) => NodeRecord,
+  changes: PostgresChangeFeed,
 ): PostgresColumnSource {
   return {
     generation,
+    async changesSince(sequence: number, limit: number): Promise<ChangeEvent[]> {
+      const events = await changes.changesSince(sequence, limit);
+      if (events.length > 0) await changes.refreshFloor();
+      return events;
+    },
+    async changeFloor(): Promise<number> {
+      const floor = await changes.latestChange();
+      await changes.refreshFloor();
+      return floor;
+    },
+    async nodesOfIds(workspace: string, ids: readonly string[]): Promise<CurrentNode[]> {
+      const wanted = ids.filter((id) => !id.includes('\u0000'));
+      if (wanted.length === 0) return [];
+      // On the primary: the rows must be at least as new as the events that named them.
+      const rows = await run<{ nid: number }>(changes.primary(), SQL.nodesOfIds, [workspace, wanted]);
+      return rows.map((r) => ({ nid: r.nid, record: toRecord(r as never) }));
+    },
     async nodeTable(workspace: string): Promise<NodeTable> {
       const rows = await read((db) => runArrays<[number, string, string]>(db, SQL.nodeTable, [workspace]));
       const n = rows.length;

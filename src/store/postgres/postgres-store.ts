@@ -9,6 +9,7 @@ import { BEFORE_FIRST_CHILD, childPageLimit, distinctRequests, type ChildPageReq
 import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities, StoreMemoryStats } from '../content-store.js';
 import type { StoreQuery, ValueKind } from '../../query/ast.js';
 import { QueryIndex } from '../query-index/query-index.js';
+import type { QueryIndexEvent } from '../query-index/change-feed.js';
 import { kindsFromRows } from '../query-index/column-source.js';
 import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
 import { descendantRange } from '../../repository/paths.js';
@@ -58,6 +59,8 @@ export interface PostgresStoreOptions {
   readonly connectionTimeoutMs?: number;
   /** Bytes the query index may keep of what requests choose (`cache.queryIndexMaxBytes`; default 1 GiB). */
   readonly queryIndexMaxBytes?: number;
+  /** Told of each full load and each in-place update of the query index (the app logs them). */
+  readonly onIndexEvent?: (event: QueryIndexEvent) => void;
 }
 
 export { DEFAULT_CONNECTION_TIMEOUT_MS } from './open-pools.js';
@@ -91,7 +94,16 @@ export class PostgresStore implements ContentStore {
       // The announced generation saves a round trip per query; without a listener, ask the primary.
       async () => this.generationHint() ?? this.generation(),
       toRecord as (row: never) => NodeRecord,
-    ), options.queryIndexMaxBytes !== undefined ? { maxBytes: options.queryIndexMaxBytes } : {});
+      {
+        changesSince: (sequence, limit) => this.changesSince(sequence, limit),
+        latestChange: () => this.latestChange(),
+        refreshFloor: () => this.generation(),
+        primary: () => this.#db,
+      },
+    ), {
+      ...(options.queryIndexMaxBytes !== undefined ? { maxBytes: options.queryIndexMaxBytes } : {}),
+      ...(options.onIndexEvent !== undefined ? { onEvent: options.onIndexEvent } : {}),
+    });
   }
 
   /** What the store's byte-bounded caches hold (the query index and memos). */
@@ -325,7 +337,8 @@ export class PostgresStore implements ContentStore {
   }
 
   async importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
-    const result = this.#writeQueue.then(() => this.#importNow(documents, options)).finally(() => this.#index.invalidate());
+    // The query index applies the import's change events when it sees the new generation.
+    const result = this.#writeQueue.then(() => this.#importNow(documents, options));
     this.#writeQueue = result.catch(() => undefined);
     return result;
   }
@@ -338,11 +351,12 @@ export class PostgresStore implements ContentStore {
   }
 
   async writeNodes(workspace: string, operations: readonly NodeOperation[], options: NodeWriteOptions): Promise<NodeWriteResult> {
+    // As for imports, the query index applies the write's change event when it sees the new generation.
     const result = this.#writeQueue.then(async () => {
       const { result: written, generation } = await writeNodesTransaction(this.#db, this.#channel, workspace, operations, { ...options, by: storableText(options.by) });
       this.#advance(generation); // reads go to the primary until a replica has it (read-after-write)
       return written;
-    }).finally(() => this.#index.invalidate());
+    });
     this.#writeQueue = result.catch(() => undefined);
     return result;
   }

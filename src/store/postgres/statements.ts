@@ -113,6 +113,7 @@ export const SQL = {
   nidsOfIds: s('nids_of_ids', 'SELECT nid::int4 AS nid FROM nodes WHERE workspace = $1 AND id = ANY ($2::text[])'),
   idColumn: s('id_column', 'SELECT nid::int4 AS nid, id FROM nodes WHERE workspace = $1 ORDER BY nid'),
   fullText: s('full_text', 'SELECT nid::int4 AS nid FROM fts WHERE tsv @@ $1::tsquery'),
+  nodesOfIds: s('nodes_of_ids', `SELECT n.nid::int4 AS nid, ${NODE_COLUMNS} FROM nodes n WHERE n.workspace = $1 AND n.id = ANY ($2::text[])`),
   nodesByNid: s('nodes_by_nid', `SELECT n.nid::int4 AS nid, ${NODE_COLUMNS} FROM nodes n WHERE n.nid = ANY ($1::int8[])`),
 } as const;
 

@@ -2,6 +2,7 @@
 // a node in path order within its workspace, so scopes and ancestors are ranges of ordinals and the
 // default order is ascending ordinal.
 import type { ValueKind } from '../../query/ast.js';
+import type { ChangeEvent } from '../changes.js';
 import type { NodeRecord } from '../rows.js';
 
 export interface NodeTable {
@@ -40,6 +41,24 @@ export interface ColumnSource {
   fullText(match: string): Promise<Int32Array>;
   /** The rows of these ids, in the given order. */
   nodesByNid(nids: readonly number[]): Promise<NodeRecord[]>;
+  /**
+   * The change events after `sequence`, oldest first, at most `limit` (store/changes.ts). Reads of
+   * this source made afterwards see at least the commits of the events returned.
+   */
+  changesSince(sequence: number, limit: number): Promise<ChangeEvent[]>;
+  /**
+   * The newest change sequence, read so that a node table or column read afterwards holds every
+   * change up to it (the index records it before it loads a workspace, then applies what follows).
+   */
+  changeFloor(): Promise<number>;
+  /** The current rows of the nodes with these UUIDs in the workspace, with their row ids (missing ids left out). */
+  nodesOfIds(workspace: string, ids: readonly string[]): Promise<CurrentNode[]>;
+}
+
+/** A node as it is now, with the row id the property index and full-text index know it by. */
+export interface CurrentNode {
+  readonly nid: number;
+  readonly record: NodeRecord;
 }
 
 /** One row of the property index as both backends read it: nid, pos, kind code, s, f, n. */

@@ -5,16 +5,29 @@
 import { ByteLru, stringBytes, type ByteLruStats } from '../../cache/byte-lru.js';
 import type { NodeRecord } from '../rows.js';
 import type { Bitmap } from './bitmap.js';
+import type { ChangeFeedStats } from './change-feed.js';
 import type { Column } from './column-scan.js';
+import type { Extra } from './delta.js';
 import type { OrderKeys } from './order-keys.js';
 
 /** Default of `cache.queryIndexMaxBytes`. */
 export const DEFAULT_QUERY_INDEX_BYTES = 1024 * 1024 * 1024;
 
 export type PerName = { readonly column: Column } | { readonly keys: OrderKeys };
-export type Result = Bitmap | { readonly matches: Bitmap; readonly total: number };
+/**
+ * A whole query's answer for one delta version: the base matches less tombstones, and the matching
+ * delta records (counted in `total`).
+ */
+export interface Conjunction {
+  readonly matches: Bitmap;
+  readonly total: number;
+  readonly version: number;
+  readonly extras: readonly Extra[];
+}
+export type Result = Bitmap | Conjunction;
 
-export interface QueryIndexStats {
+/** The byte-bounded caches, and how the loaded workspaces follow changes (change-feed.ts). */
+export interface QueryIndexStats extends ChangeFeedStats {
   readonly maxBytes: number;
   /** Property columns and order keys. */
   readonly perName: ByteLruStats;
@@ -42,8 +55,15 @@ export class MemoryBudget {
     this.records.clear();
   }
 
-  stats(): QueryIndexStats {
+  stats(): Omit<QueryIndexStats, keyof ChangeFeedStats> {
     return { maxBytes: this.maxBytes, perName: this.perName.stats(), results: this.results.stats(), records: this.records.stats() };
+  }
+
+  /** Drops every entry of one base (its keys start with `prefix`). */
+  dropPrefix(prefix: string): void {
+    for (const lru of [this.perName, this.results, this.records] as const) {
+      for (const key of [...lru.keys()]) if (key.startsWith(prefix)) lru.delete(key);
+    }
   }
 }
 
@@ -69,4 +89,9 @@ export function orderKeysBytes(col: Column, size: number): number {
 
 export function bitmapBytes(b: Bitmap): number {
   return 64 + b.words.length * 4;
+}
+
+/** A cached result: its bit set, and the references to delta records it holds (the records are the delta's). */
+export function resultBytes(r: Result): number {
+  return 'words' in r ? bitmapBytes(r) : bitmapBytes(r.matches) + 8 * r.extras.length;
 }

@@ -1,28 +1,39 @@
 // Store layer (query index): evaluates a StoreQuery over in-memory columns of the property index,
 // as bit sets over node ordinals. Exact totals over hundreds of thousands of candidates then cost a
 // few word operations instead of a B-tree probe per row. Columns load lazily, per workspace and
-// property, and are dropped whenever the store's content generation changes. Whatever a request
-// chooses (property names, conditions, result rows) is kept within a byte budget (memory-budget.ts).
+// property. A workspace is a base segment (as loaded) plus a delta of the changes since, kept current
+// from the store's change events (change-feed.ts): a write of k nodes costs O(k), never a reload.
+// Whatever a request chooses (property names, conditions, result rows) is kept within a byte budget
+// (memory-budget.ts).
 import type { Condition, StoreQuery, Target, ValueKind } from '../../query/ast.js';
-import { descendantRange } from '../../repository/paths.js';
+import { readableBy } from '../../query/glob.js';
 import type { QueryResult } from '../content-store.js';
-import { Bitmap } from './bitmap.js';
+import type { NodeRecord } from '../rows.js';
+import type { Bitmap } from './bitmap.js';
 import type { ColumnSource } from './column-source.js';
 import { compareCodePoints } from './compare.js';
-import { compileLike, likeMatchAny } from '../../query/like.js';
-import { inRange, lowerBound, rangeInto, uuidEqualities, type Column } from './column-scan.js';
+import { uuidEqualities, type Column } from './column-scan.js';
 import { hasIdColumn } from './column-source.js';
 import { orderKeysOf, type OrderKeys } from './order-keys.js';
 import { chainCompare, nodeCompare, orderedPage, propertyCompare, type OrdinalCompare } from './ordered-page.js';
-import { readableBy } from '../../query/glob.js';
-import { foldedNamesOf, idsOf, namesOf, ordinalOf, type Workspace } from './workspace.js';
-import { bitmapBytes, columnBytes, DEFAULT_QUERY_INDEX_BYTES, MemoryBudget, orderKeysBytes, type QueryIndexStats, type Result } from './memory-budget.js';
+import { idsOf, ordinalOf, type Workspace } from './workspace.js';
+import {
+  columnBytes, DEFAULT_QUERY_INDEX_BYTES, MemoryBudget, orderKeysBytes, resultBytes,
+  type Conjunction, type QueryIndexStats, type Result,
+} from './memory-budget.js';
 import { stringBytes } from '../../cache/byte-lru.js';
 import { recordsOf } from './records.js';
+import { ChangeFeed, type QueryIndexEvent, type Segment } from './change-feed.js';
+import { bitsOfNids, conditionBits, scopeBits, type ConditionContext } from './conditions.js';
+import { matchingExtras } from './record-match.js';
+import { mergedCompare, mergedPage } from './merged-page.js';
+import type { Extra } from './delta.js';
 
 export interface QueryIndexOptions {
   /** Bytes of columns, order keys, bit sets and rows kept (`cache.queryIndexMaxBytes`; default 1 GiB). */
   readonly maxBytes?: number;
+  /** Told of each full workspace load, in-place application, rebuild and drop (the app logs them). */
+  readonly onEvent?: (event: QueryIndexEvent) => void;
 }
 
 /** A column of a property no node has: shared, so asking for one allocates nothing. */
@@ -32,128 +43,197 @@ const NO_VALUES: Column = {
 
 export class QueryIndex {
   #generation = -1;
-  #workspaces = new Map<string, Promise<Workspace>>();
+  #syncing: { readonly generation: number; readonly done: Promise<void> } | undefined;
   readonly #budget: MemoryBudget;
+  #feed: ChangeFeed;
   /** Columns being read, so concurrent requests share one read; never kept once settled (a failure is retried). */
   #loading = new Map<string, Promise<Column>>();
   /** Changes whenever the caches drop: a read begun before must not fill them afterwards. */
   #epoch = 0;
+  /** Bases in use: a read for a retired base must not fill the caches. */
+  readonly #live = new Set<string>();
+  #bases = 0;
+  readonly #options: QueryIndexOptions;
 
   constructor(private readonly source: ColumnSource, options: QueryIndexOptions = {}) {
+    this.#options = options;
     this.#budget = new MemoryBudget(options.maxBytes ?? DEFAULT_QUERY_INDEX_BYTES);
+    this.#feed = this.#newFeed();
   }
 
-  /** Drops every loaded column (after a write in this process). */
+  #newFeed(): ChangeFeed {
+    return new ChangeFeed(this.source, {
+      readBase: (workspace) => this.#readBase(workspace),
+      retire: (base) => {
+        this.#live.delete(base.key);
+        this.#budget.dropPrefix(`${base.key}\u0000`);
+      },
+      stale: (base, nids) => { for (const nid of nids) this.#budget.records.delete(`${base.key}\u0000${nid}`); },
+      // Delta records are what queries evaluate one by one: past an eighth of the budget, rebuild.
+      maxDeltaBytes: Math.floor(this.#budget.maxBytes / 8),
+      onEvent: this.#options.onEvent,
+    });
+  }
+
+  /** Drops every loaded workspace and column (the database went back, or the store closed). */
   invalidate(): void {
-    this.#drop();
-    this.#generation = -1;
-  }
-
-  /** What the byte-bounded caches hold. */
-  memoryStats(): QueryIndexStats {
-    return this.#budget.stats();
-  }
-
-  #drop(): void {
-    this.#workspaces = new Map();
+    this.#feed.dropAll();
+    this.#feed = this.#newFeed();
     this.#loading = new Map();
+    this.#live.clear();
     this.#budget.clear();
     this.#epoch++;
+    this.#generation = -1;
+    this.#syncing = undefined;
   }
 
+  /** What the byte-bounded caches hold, and how the loaded workspaces followed changes. */
+  memoryStats(): QueryIndexStats {
+    return { ...this.#budget.stats(), ...this.#feed.stats() };
+  }
+
+  /** When the store's generation moved: the change events since the last one applied, applied in place. */
   async #sync(): Promise<void> {
     const generation = await this.source.generation();
-    if (generation !== this.#generation) {
-      this.#drop();
-      this.#generation = generation;
-    }
+    if (generation === this.#generation) return;
+    if (generation < this.#generation) this.invalidate(); // another database, or one restored
+    if (this.#syncing?.generation === generation) return this.#syncing.done;
+    const feed = this.#feed;
+    const done = feed.sync().then(() => {
+      if (feed === this.#feed && generation > this.#generation) this.#generation = generation;
+    }).finally(() => { if (this.#syncing?.done === done) this.#syncing = undefined; });
+    this.#syncing = { generation, done };
+    return done;
+  }
+
+  async #segment(workspace: string): Promise<Segment> {
+    await this.#sync();
+    return this.#feed.segment(workspace);
   }
 
   async run(q: StoreQuery, ftsMatch: string): Promise<QueryResult> {
-    await this.#sync();
-    const ws = await this.#workspace(q.workspace);
-    const size = ws.table.nids.length;
+    const { base: ws, delta } = await this.#segment(q.workspace);
     // The whole conjunction is kept too: pages and orders of one list repeat it, and intersecting and
-    // counting a million-bit set on every request would be most of the query's cost.
-    const conjunction = `${q.workspace}\u0000and\u0000${q.rootPath}\u0000${q.types === null ? '*' : q.types.join('\u0000')}\u0000${JSON.stringify(q.conditions)}\u0000${ftsMatch}`;
-    let hit = this.#budget.results.get(conjunction) as { readonly matches: Bitmap; readonly total: number } | undefined;
-    if (hit === undefined) {
+    // counting a million-bit set on every request would be most of the query's cost. It holds for one
+    // delta version; the condition bit sets it is made of hold for the base, whatever the delta.
+    const conjunction = `${ws.key}\u0000and\u0000${q.rootPath}\u0000${q.types === null ? '*' : q.types.join('\u0000')}\u0000${JSON.stringify(q.conditions)}\u0000${ftsMatch}`;
+    let hit = this.#budget.results.get(conjunction) as Conjunction | undefined;
+    if (hit === undefined || hit.version !== delta.version) {
       const epoch = this.#epoch;
       const matches = this.#scope(ws, q);
-      for (const c of q.conditions) {
-        matches.and(await this.#cachedCondition(ws, q.workspace, c, size));
-      }
+      for (const c of q.conditions) matches.and(await this.#cachedCondition(ws, q.workspace, c));
+      let fullTextNids: Set<number> | undefined;
       if (q.fullText.length > 0) {
-        const key = `${q.workspace}\u0000fullText\u0000${ftsMatch}`;
+        const key = `${ws.key}\u0000fullText\u0000${ftsMatch}`;
         let b = this.#budget.results.get(key) as Bitmap | undefined;
-        if (!b) {
-          b = this.#fromNids(ws, await this.source.fullText(ftsMatch), size);
-          this.#keepResult(epoch, key, b);
+        if (!b || delta.extras.size > 0) {
+          const nids = await this.source.fullText(ftsMatch);
+          if (delta.extras.size > 0) fullTextNids = new Set(nids);
+          if (!b) this.#keepResult(epoch, ws, key, (b = bitsOfNids(ws, nids)));
         }
         matches.and(b);
       }
-      hit = { matches, total: matches.count() };
-      this.#keepResult(epoch, conjunction, hit);
+      if (delta.tombstones) matches.andNot(delta.tombstones);
+      const extras = matchingExtras(delta, q, fullTextNids);
+      hit = { matches, total: matches.count() + extras.length, version: delta.version, extras };
+      this.#keepResult(epoch, ws, conjunction, hit);
     }
-    const { matches, total } = hit;
+    const { matches, total, extras } = hit;
     if (total === 0 || q.offset >= total) return { total, nodes: [] };
-    const ordinals = q.orderBy.length === 0
-      ? matches.first(q.limit, q.offset)
-      : await this.#ordered(ws, q, matches, total);
     const readEpoch = this.#epoch;
-    const nids = ordinals.map((o) => ws.table.nids[o]!);
-    return { total, nodes: await recordsOf(this.#budget.records, this.source, ws, q.workspace, nids, () => readEpoch === this.#epoch) };
+    const records = (ordinals: readonly number[]) => recordsOf(this.#budget.records, this.source, ws, ws.key,
+      ordinals.map((o) => ws.table.nids[o]!), () => readEpoch === this.#epoch && this.#live.has(ws.key));
+    if (extras.length === 0) {
+      const ordinals = q.orderBy.length === 0
+        ? matches.first(q.limit, q.offset)
+        : await this.#ordered(ws, q, matches, total);
+      return { total, nodes: await records(ordinals) };
+    }
+    return { total, nodes: await this.#mergedPage(ws, q, hit, records) };
   }
 
-  /** Keeps a bit set or conjunction if the caches have not dropped since `epoch`. */
-  #keepResult(epoch: number, key: string, value: Result): void {
-    if (epoch !== this.#epoch) return;
-    const words = 'words' in value ? value : value.matches;
-    this.#budget.results.set(key, value, stringBytes(key) + bitmapBytes(words));
-  }
-
-  /** The kinds of these properties among the nodes the rules let the caller read. */
-  async kinds(workspace: string, names: readonly string[], readable: Extract<Condition, { kind: 'readable' }>): Promise<Map<string, ValueKind[]>> {
-    await this.#sync();
-    const ws = await this.#workspace(workspace);
-    const scope = await this.#condition(ws, workspace, readable, ws.table.nids.length);
-    const out = new Map<string, ValueKind[]>();
-    for (const name of names) {
-      if (!ws.propertyNames.has(name)) continue;
-      const col = await this.#column(ws, workspace, name);
-      const seen = new Set<ValueKind>();
-      for (let i = 0; i < col.ords.length; i++) {
-        const o = col.ords[i]!;
-        if (o >= 0 && scope.has(o)) seen.add(col.kinds[i]!);
-      }
-      if (seen.size > 0) out.set(name, [...seen]);
+  /** A page of base matches and delta records: the base's first `offset + limit`, merged with the records. */
+  async #mergedPage(
+    ws: Workspace, q: StoreQuery, hit: Conjunction, records: (ordinals: readonly number[]) => Promise<NodeRecord[]>,
+  ): Promise<NodeRecord[]> {
+    const need = q.offset + q.limit;
+    const baseTotal = hit.total - hit.extras.length;
+    const top = { ...q, offset: 0, limit: need };
+    const base = baseTotal === 0 ? [] : q.orderBy.length === 0 ? hit.matches.first(need) : await this.#ordered(ws, top, hit.matches, baseTotal);
+    const propertyKeys: (OrderKeys | undefined)[] = [];
+    for (const o of q.orderBy) {
+      propertyKeys.push(o.target.kind === 'property' && ws.propertyNames.has(o.target.name) ? await this.#orderKeys(ws, o.target.name) : undefined);
+    }
+    const ids = q.orderBy.some((o) => o.target.kind === 'uuid') ? await idsOf(ws, this.source, q.workspace) : undefined;
+    const page = mergedPage(base, hit.extras, mergedCompare(ws, q.orderBy, { propertyKeys, ids }), q.offset, q.limit);
+    const fromBase = await records(page.filter((i): i is number => typeof i === 'number'));
+    const byPath = new Map(fromBase.map((r) => [r.path, r]));
+    const out: NodeRecord[] = [];
+    for (const i of page) {
+      const r = typeof i === 'number' ? byPath.get(ws.table.paths[i]!) : (i as Extra).record;
+      if (r !== undefined) out.push(r);
     }
     return out;
   }
 
-  #workspace(name: string): Promise<Workspace> {
-    let w = this.#workspaces.get(name);
-    if (!w) {
-      const loading: Promise<Workspace> = Promise.all([this.source.nodeTable(name), this.source.propertyNames(name)]).then(([table, names]) => {
-        let max = 0;
-        for (let i = 0; i < table.nids.length; i++) if (table.nids[i]! > max) max = table.nids[i]!;
-        const ordinalOfNid = new Int32Array(max + 1);
-        for (let i = 0; i < table.nids.length; i++) ordinalOfNid[table.nids[i]!] = i + 1;
-        return { table, ordinalOfNid, propertyNames: new Set(names) };
-      });
-      // A failed read (store unreachable) is not kept: the next request reads again.
-      loading.catch(() => { if (this.#workspaces.get(name) === loading) this.#workspaces.delete(name); });
-      this.#workspaces.set(name, loading);
-      w = loading;
+  /** Keeps a bit set or conjunction if the caches have not dropped since `epoch` and the base is in use. */
+  #keepResult(epoch: number, ws: Workspace, key: string, value: Result): void {
+    if (epoch !== this.#epoch || !this.#live.has(ws.key)) return;
+    this.#budget.results.set(key, value, stringBytes(key) + resultBytes(value));
+  }
+
+  /** The kinds of these properties among the nodes the rules let the caller read. */
+  async kinds(workspace: string, names: readonly string[], readable: Extract<Condition, { kind: 'readable' }>): Promise<Map<string, ValueKind[]>> {
+    const { base: ws, delta } = await this.#segment(workspace);
+    const scope = await conditionBits(this.#context(ws, workspace), readable);
+    if (delta.tombstones) scope.andNot(delta.tombstones);
+    const seen = new Map<string, Set<ValueKind>>(names.map((n) => [n, new Set()]));
+    for (const name of names) {
+      if (!ws.propertyNames.has(name)) continue;
+      const col = await this.#column(ws, workspace, name);
+      for (let i = 0; i < col.ords.length; i++) {
+        const o = col.ords[i]!;
+        if (o >= 0 && scope.has(o)) seen.get(name)!.add(col.kinds[i]!);
+      }
     }
-    return w;
+    for (const x of delta.extras.values()) {
+      if (!readableBy(readable.rules, x.record.path)) continue;
+      for (const r of x.rows) seen.get(r.name)?.add(r.kind);
+    }
+    const out = new Map<string, ValueKind[]>();
+    for (const [name, kinds] of seen) if (kinds.size > 0) out.set(name, [...kinds]);
+    return out;
+  }
+
+  async #readBase(workspace: string): Promise<Workspace> {
+    const [table, names] = await Promise.all([this.source.nodeTable(workspace), this.source.propertyNames(workspace)]);
+    let max = 0;
+    for (let i = 0; i < table.nids.length; i++) if (table.nids[i]! > max) max = table.nids[i]!;
+    const ordinalOfNid = new Int32Array(max + 1);
+    for (let i = 0; i < table.nids.length; i++) ordinalOfNid[table.nids[i]!] = i + 1;
+    const key = `${++this.#bases}\u0001${workspace}`;
+    this.#live.add(key);
+    return { key, workspace, table, ordinalOfNid, propertyNames: new Set(names) };
+  }
+
+  #context(ws: Workspace, workspace: string): ConditionContext {
+    return {
+      ws, workspace,
+      column: (name) => this.#column(ws, workspace, name),
+      nidsOfIds: (ids) => this.source.nidsOfIds(workspace, ids),
+      cached: (key, compute) => {
+        let b = this.#budget.results.get(key) as Bitmap | undefined;
+        if (!b) this.#keepResult(this.#epoch, ws, key, (b = compute()));
+        return b;
+      },
+    };
   }
 
   /** The column of a property; a name no node has costs nothing (no read, no allocation, no entry). */
   #column(ws: Workspace, workspace: string, name: string): Promise<Column> {
     if (!ws.propertyNames.has(name)) return Promise.resolve(NO_VALUES);
-    const key = `${workspace}\u0000${name}`;
-    const hit = this.#budget.perName.get(`column\u0000${key}`);
+    const key = `${ws.key}\u0000column\u0000${name}`;
+    const hit = this.#budget.perName.get(key);
     if (hit !== undefined && 'column' in hit) return Promise.resolve(hit.column);
     let loading = this.#loading.get(key);
     if (!loading) {
@@ -163,7 +243,7 @@ export class QueryIndex {
         const ords = new Int32Array(col.nids.length);
         for (let i = 0; i < ords.length; i++) ords[i] = ordinalOf(ws, col.nids[i]!);
         const column: Column = { ...col, ords };
-        if (epoch === this.#epoch) this.#budget.perName.set(`column\u0000${key}`, { column }, stringBytes(key) + columnBytes(column));
+        if (epoch === this.#epoch && this.#live.has(ws.key)) this.#budget.perName.set(key, { column }, stringBytes(key) + columnBytes(column));
         return column;
       });
       const forget = () => { if (pending.get(key) === read) pending.delete(key); };
@@ -174,165 +254,23 @@ export class QueryIndex {
     return loading;
   }
 
-  /** Ordinals of the half-open path range [lo, hi) (paths are sorted). */
-  #pathRange(ws: Workspace, lo: string, hi: string): [number, number] {
-    return [lowerBound(ws.table.paths, lo), lowerBound(ws.table.paths, hi)];
-  }
-
   #scope(ws: Workspace, q: StoreQuery): Bitmap {
-    const key = `${q.workspace}\u0000scope\u0000${q.rootPath}\u0000${q.types === null ? '*' : q.types.join('\u0000')}`;
-    let cached = this.#budget.results.get(key) as Bitmap | undefined;
-    if (!cached) {
-      cached = this.#computeScope(ws, q);
-      this.#keepResult(this.#epoch, key, cached);
-    }
-    return cached.clone();
-  }
-
-  #computeScope(ws: Workspace, q: StoreQuery): Bitmap {
-    const size = ws.table.nids.length;
-    let b: Bitmap;
-    if (q.rootPath === '/') b = Bitmap.full(size);
-    else {
-      const [lo, hi] = descendantRange(q.rootPath);
-      const [a, z] = this.#pathRange(ws, lo, hi);
-      b = Bitmap.range(size, a, z);
-    }
-    if (q.types !== null) {
-      const allowed = new Uint8Array(ws.table.types.length);
-      ws.table.types.forEach((t, i) => { if (q.types!.includes(t)) allowed[i] = 1; });
-      const codes = ws.table.typeCodes;
-      const t = new Bitmap(size);
-      for (let i = 0; i < size; i++) if (allowed[codes[i]!] === 1) t.set(i);
-      b.and(t);
-    }
-    return b;
-  }
-
-  #fromNids(ws: Workspace, nids: Int32Array | readonly number[], size: number): Bitmap {
-    const b = new Bitmap(size);
-    for (const nid of nids) {
-      const o = ordinalOf(ws, nid);
-      if (o >= 0) b.set(o);
-    }
-    return b;
-  }
-
-  #fromColumn(col: Column, size: number): Bitmap {
-    const b = new Bitmap(size);
-    const ords = col.ords;
-    for (let i = 0; i < ords.length; i++) if (ords[i]! >= 0) b.set(ords[i]!);
-    return b;
+    const key = `${ws.key}\u0000scope\u0000${q.rootPath}\u0000${q.types === null ? '*' : q.types.join('\u0000')}`;
+    return this.#context(ws, q.workspace).cached(key, () => scopeBits(ws, q)).clone();
   }
 
   /**
    * A condition's bit set, kept for reuse (a filter cache, as search engines keep one): listing pages
-   * repeat the same filters with other pages, orders and companions. Bounded; dropped with the columns.
+   * repeat the same filters with other pages, orders and companions. Bounded; dropped with the base.
    */
-  async #cachedCondition(ws: Workspace, workspace: string, c: Condition, size: number): Promise<Bitmap> {
-    const key = `${workspace}\u0000if\u0000${JSON.stringify(c)}`;
+  async #cachedCondition(ws: Workspace, workspace: string, c: Condition): Promise<Bitmap> {
+    const key = `${ws.key}\u0000if\u0000${JSON.stringify(c)}`;
     const hit = this.#budget.results.get(key) as Bitmap | undefined;
     if (hit) return hit;
     const epoch = this.#epoch;
-    const b = await this.#condition(ws, workspace, c, size);
-    this.#keepResult(epoch, key, b);
+    const b = await conditionBits(this.#context(ws, workspace), c);
+    this.#keepResult(epoch, ws, key, b);
     return b;
-  }
-
-  async #condition(ws: Workspace, workspace: string, c: Condition, size: number): Promise<Bitmap> {
-    switch (c.kind) {
-      case 'never':
-        return new Bitmap(size);
-      case 'readable': {
-        const key = `${workspace}\u0000readable\u0000${JSON.stringify(c.rules)}`;
-        let b = this.#budget.results.get(key) as Bitmap | undefined;
-        if (!b) {
-          b = new Bitmap(size);
-          const paths = ws.table.paths;
-          for (let i = 0; i < size; i++) if (readableBy(c.rules, paths[i]!)) b.set(i);
-          this.#keepResult(this.#epoch, key, b);
-        }
-        return b.clone();
-      }
-      case 'descendantOf': {
-        const b = new Bitmap(size);
-        // Overlapping ancestors (`/a|/a|/a/b|…`, up to 100) set each ordinal once: work stays O(size).
-        const spans = c.paths.map((p) => this.#pathRange(ws, ...descendantRange(p))).sort((x, y) => x[0] - y[0]);
-        let done = 0;
-        for (const [a, z] of spans) {
-          for (let i = Math.max(a, done); i < z; i++) b.set(i);
-          done = Math.max(done, z);
-        }
-        return c.negate ? Bitmap.full(size).andNot(b) : b;
-      }
-      case 'exists': {
-        const b = this.#fromColumn(await this.#column(ws, workspace, c.name), size);
-        return c.exists ? b : Bitmap.full(size).andNot(b);
-      }
-      case 'like': {
-        const patterns = c.patterns.map(compileLike);
-        const b = await this.#match(ws, workspace, c.target, size, c.caseInsensitive, (_kind, _num, str) => likeMatchAny(patterns, str));
-        return c.negate ? Bitmap.full(size).andNot(b) : b;
-      }
-      case 'ranges': {
-        let b: Bitmap;
-        if (c.target.kind === 'uuid') {
-          // eq / ne on the UUID (see `canRun`): the nodes of these ids, looked up by the source.
-          const ids = uuidEqualities(c.ranges);
-          if (ids === undefined) throw new Error('uuid conditions other than eq and ne are served by SQL');
-          b = ids.length === 0 ? new Bitmap(size) : this.#fromNids(ws, await this.source.nidsOfIds(workspace, ids), size);
-          return c.negate ? Bitmap.full(size).andNot(b) : b;
-        }
-        if (c.target.kind === 'property') {
-          const col = await this.#column(ws, workspace, c.target.name);
-          b = new Bitmap(size);
-          for (const r of c.ranges) rangeInto(col, r, b);
-          if (c.negate) return this.#fromColumn(col, size).andNot(b);
-          return b;
-        }
-        const hit = (kind: ValueKind, num: number, str: string) => c.ranges.some((r) => inRange(r, kind, num, str));
-        b = await this.#match(ws, workspace, c.target, size, false, hit);
-        return c.negate ? Bitmap.full(size).andNot(b) : b;
-      }
-    }
-  }
-
-  /** Ordinals having a value of `target` for which `test` holds. */
-  async #match(
-    ws: Workspace, workspace: string, target: Target, size: number, folded: boolean,
-    test: (kind: ValueKind, num: number, str: string) => boolean,
-  ): Promise<Bitmap> {
-    const b = new Bitmap(size);
-    switch (target.kind) {
-      case 'property': {
-        const col = await this.#column(ws, workspace, target.name);
-        const strs = folded ? col.folded : col.strs;
-        const ords = col.ords;
-        for (let i = 0; i < ords.length; i++) {
-          if (ords[i]! >= 0 && test(col.kinds[i]!, col.nums[i]!, strs[i]!)) b.set(ords[i]!);
-        }
-        return b;
-      }
-      case 'name': {
-        const names = folded ? foldedNamesOf(ws) : namesOf(ws);
-        for (let i = 0; i < size; i++) if (test('string', NaN, names[i]!)) b.set(i);
-        return b;
-      }
-      case 'path': {
-        const paths = ws.table.paths;
-        for (let i = 0; i < size; i++) if (test('string', NaN, folded ? paths[i]!.toLowerCase() : paths[i]!)) b.set(i);
-        return b;
-      }
-      case 'type': {
-        const ok = ws.table.types.map((t) => test('string', NaN, folded ? t.toLowerCase() : t));
-        const codes = ws.table.typeCodes;
-        for (let i = 0; i < size; i++) if (ok[codes[i]!]) b.set(i);
-        return b;
-      }
-      case 'uuid':
-        // UUIDs are not kept in memory; `supports` sends such queries to SQL.
-        throw new Error('uuid conditions are served by SQL');
-    }
   }
 
   async #ordered(ws: Workspace, q: StoreQuery, matches: Bitmap, total: number): Promise<number[]> {
@@ -344,7 +282,7 @@ export class QueryIndex {
         case 'property':
           // A property no node has orders nothing (every node lacks it); it costs no keys either.
           if (ws.propertyNames.has(o.target.name)) {
-            const k = await this.#orderKeys(ws, q.workspace, o.target.name);
+            const k = await this.#orderKeys(ws, o.target.name);
             firstKeys ??= o === q.orderBy[0] ? k : undefined;
             keys.push(propertyCompare(k, o.descending));
           }
@@ -369,14 +307,14 @@ export class QueryIndex {
     return orderedPage({ matches, total, offset: q.offset, limit: q.limit, compare: chainCompare(keys), ...(single ? { single } : {}) });
   }
 
-  async #orderKeys(ws: Workspace, workspace: string, name: string): Promise<OrderKeys> {
-    const key = `keys\u0000${workspace}\u0000${name}`;
+  async #orderKeys(ws: Workspace, name: string): Promise<OrderKeys> {
+    const key = `${ws.key}\u0000keys\u0000${name}`;
     const hit = this.#budget.perName.get(key);
     if (hit !== undefined && 'keys' in hit) return hit.keys;
     const epoch = this.#epoch;
-    const col = await this.#column(ws, workspace, name);
+    const col = await this.#column(ws, ws.workspace, name);
     const keys = orderKeysOf(col, ws.table.nids.length);
-    if (epoch === this.#epoch) this.#budget.perName.set(key, { keys }, stringBytes(key) + orderKeysBytes(col, ws.table.nids.length));
+    if (epoch === this.#epoch && this.#live.has(ws.key)) this.#budget.perName.set(key, { keys }, stringBytes(key) + orderKeysBytes(col, ws.table.nids.length));
     return keys;
   }
 

@@ -1,9 +1,16 @@
-// Store layer (query index): what the index keeps per workspace for one content generation. Only what
-// the content decides lives here; what a request can choose (columns by property name, order keys,
-// bit sets of conditions, result rows) lives in the index's byte-bounded caches (memory-budget.ts).
+// Store layer (query index): what the index keeps per workspace as its base segment (later changes are
+// in its delta: delta.ts). Only what the content decides lives here; what a request can choose (columns
+// by property name, order keys, bit sets of conditions, result rows) lives in the index's byte-bounded
+// caches (memory-budget.ts).
 import { hasIdColumn, type ColumnSource, type NodeTable } from './column-source.js';
 
 export interface Workspace {
+  /**
+   * Unique per loaded base (`<n>\u0001<workspace>`): the prefix of every cache key of its columns,
+   * order keys, bit sets and records, so a rebuilt base never meets the structures of the one before.
+   */
+  readonly key: string;
+  readonly workspace: string;
   readonly table: NodeTable;
   /** nid → ordinal + 1 (0 = not in this workspace) */
   readonly ordinalOfNid: Int32Array;

@@ -1,7 +1,14 @@
 // SQLite backend: feeds the in-memory query index from the nodes, props and fts tables.
 import type Database from 'better-sqlite3';
 import type { NodeRecord } from '../rows.js';
-import { columnFromRows, type ColumnSource, type NodeTable, type PropertyColumn, type PropertyRow } from '../query-index/column-source.js';
+import type { ChangeEvent } from '../changes.js';
+import { columnFromRows, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn, type PropertyRow } from '../query-index/column-source.js';
+
+/** The store's change log, as the index reads it (one database: every read sees every commit before it). */
+export interface SqliteChangeFeed {
+  changesSince(sequence: number, limit: number): Promise<ChangeEvent[]>;
+  latestChange(): Promise<number>;
+}
 
 
 export function sqliteColumnSource(
@@ -9,11 +16,20 @@ export function sqliteColumnSource(
   generation: () => Promise<number>,
   toRecord: (row: never) => NodeRecord,
   nodeColumns: string,
+  changes: SqliteChangeFeed,
 ): ColumnSource {
   // Prepared once per connection: it runs for every page of query results.
   let nodesStmt: Database.Statement | undefined;
   return {
     generation,
+    changesSince: (sequence, limit) => changes.changesSince(sequence, limit),
+    changeFloor: () => changes.latestChange(),
+    async nodesOfIds(workspace: string, ids: readonly string[]): Promise<CurrentNode[]> {
+      if (ids.length === 0) return [];
+      const rows = db().prepare(`SELECT n.nid AS nid, ${nodeColumns} FROM nodes n WHERE n.workspace = ? AND n.id IN (SELECT value FROM json_each(?))`)
+        .all(workspace, JSON.stringify(ids)) as { nid: number }[];
+      return rows.map((r) => ({ nid: r.nid, record: toRecord(r as never) }));
+    },
     async nodeTable(workspace: string): Promise<NodeTable> {
       const d = db();
       const n = (d.prepare('SELECT count(*) AS n FROM nodes WHERE workspace = ?').get(workspace) as { n: number }).n;

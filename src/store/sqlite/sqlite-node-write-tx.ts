@@ -7,6 +7,7 @@ import { toRecord, type NodeRow } from '../node-rows.js';
 import type { SqliteChanges } from './changes.js';
 import { sqliteImportTx } from './sqlite-import-tx.js';
 import type { Statements } from './statements.js';
+import { updateInPlace } from './update-in-place.js';
 
 /** Length in code points, as SQLite's substr() counts characters of text. */
 const codePoints = (text: string): number => [...text].length;
@@ -22,10 +23,9 @@ export function sqliteNodeWriteTx(s: Statements, changes: SqliteChanges): NodeWr
     maxChildPosition: imports.maxChildPosition,
     children: async (ws, parent) => s.children.all(ws, parent) as SiblingRow[],
     insertNode: imports.insertNode,
+    // In place: the row keeps its nid, only changed index rows are written (update-in-place.ts).
     replaceNode: async (node) => {
-      // The index rows go with the row (trigger nodes_delete_indexes); the node comes back with its id and place.
-      s.deleteNode.run(node.workspace, node.path);
-      await imports.insertNode(node);
+      if (!updateInPlace(s, node)) await imports.insertNode(node);
     },
     moveSubtree: async (ws, from, to, position) => {
       const [lo, hi] = descendantRange(from);

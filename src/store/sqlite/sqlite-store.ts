@@ -8,11 +8,13 @@ import type { StoreQuery, ValueKind } from '../../query/ast.js';
 import { withoutHiddenWordMatches } from '../hidden-full-text.js';
 import { compileCount, compileKinds, compilePage, ftsMatch, NODE_COLUMNS } from './compile-query.js';
 import { QueryIndex } from '../query-index/query-index.js';
+import type { QueryIndexEvent } from '../query-index/change-feed.js';
 import { sqliteColumnSource } from './column-source.js';
 import { kindsFromRows } from '../query-index/column-source.js';
 import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
 import { writeImport } from '../write-import.js';
-import { BEFORE_FIRST_CHILD, childPageLimit, distinctRequests, type ChildPageRequest } from '../child-pages.js';
+import type { ChildPageRequest } from '../child-pages.js';
+import { childrenPages, subtrees } from './subtree-reads.js';
 import { descendantRange } from '../../repository/paths.js';
 import { migrate } from './schema.js';
 import { connect, prepare, type Statements } from './statements.js';
@@ -31,6 +33,8 @@ import { writeNodes } from '../write-nodes.js';
 import type { NodeOperation, NodeWriteOptions, NodeWriteResult } from '../node-write.js';
 import { readBlobRange } from './blob-reads.js';
 import { StatementCache } from './statement-cache.js';
+import { checkpointInBackground, type WalCheckpointer, type WalCheckpoint } from './wal-checkpointer.js';
+import { WorkspaceSizes } from './workspace-sizes.js';
 
 const GENERATION_HINT_MS = 100;
 
@@ -44,14 +48,19 @@ export interface SqliteStoreOptions {
   readonly queryIndexThreshold?: number;
   /** Bytes the query index may keep of what requests choose (`cache.queryIndexMaxBytes`; default 1 GiB). */
   readonly queryIndexMaxBytes?: number;
+  /** Told of each full load and each in-place update of the query index (the app logs them). */
+  readonly onIndexEvent?: (event: QueryIndexEvent) => void;
   /** Told when the store changed something an operator should know (a database file's mode narrowed). */
   readonly onNotice?: (message: string) => void;
+  /** Milliseconds between the background WAL checkpoints (wal-checkpointer.ts); 0 = only `checkpointWal()` (tests). */
+  readonly walCheckpointIntervalMs?: number;
 }
 
 export class SqliteStore implements ContentStore {
   readonly capabilities: StoreCapabilities = { name: 'sqlite', fullText: 'fts5', notifyOnWrite: false };
   readonly #file: string;
   readonly #onNotice: ((message: string) => void) | undefined;
+  readonly #checkpointEvery: number | undefined;
   #db: Database.Database | undefined;
   #writer: Database.Database | undefined;
   #writeStmts: Statements | undefined;
@@ -68,19 +77,24 @@ export class SqliteStore implements ContentStore {
 
   readonly #indexThreshold: number;
   readonly #index: QueryIndex;
-  #sizes = new Map<string, number>();
-  #sizesGeneration = -1;
+  #sizes: WorkspaceSizes | undefined;
+  #checkpointer: WalCheckpointer | undefined;
 
   constructor(options: SqliteStoreOptions) {
     this.#file = options.file;
     this.#onNotice = options.onNotice;
+    this.#checkpointEvery = options.walCheckpointIntervalMs;
     this.#indexThreshold = options.queryIndexThreshold ?? 2_000;
     this.#index = new QueryIndex(sqliteColumnSource(
       () => { if (!this.#db) throw new StoreClosedError('SqliteStore is not open'); return this.#db; },
       async () => this.generationHint() ?? this.generation(),
       toRecord as (row: never) => NodeRecord,
       NODE_COLUMNS,
-    ), options.queryIndexMaxBytes !== undefined ? { maxBytes: options.queryIndexMaxBytes } : {});
+      this,
+    ), {
+      ...(options.queryIndexMaxBytes !== undefined ? { maxBytes: options.queryIndexMaxBytes } : {}),
+      ...(options.onIndexEvent !== undefined ? { onEvent: options.onIndexEvent } : {}),
+    });
   }
 
   /** What the store's byte-bounded caches hold (the query index, memos, prepared statements). */
@@ -120,11 +134,25 @@ export class SqliteStore implements ContentStore {
     this.#stmts = prepare(db);
     this.#versions = new SqliteVersions(db, writer, toRecord as (row: never) => NodeRecord);
     this.#changes = new SqliteChanges(db, writer);
+    this.#sizes = new WorkspaceSizes(db, this.#changes, (ws) => (this.#s.countWs.get(ws) as { n: number }).n);
+    // `:memory:` (a private temporary file) keeps SQLite's checkpoints on commit.
+    if (this.#file !== ':memory:') this.#checkpointer = checkpointInBackground(this.#path, writer, db, this.#onNotice, this.#checkpointEvery);
+  }
+
+  /** A PASSIVE checkpoint in the background worker now (tests, operators); undefined for `:memory:`. */
+  async checkpointWal(): Promise<WalCheckpoint | undefined> {
+    if (!this.#db) throw new StoreClosedError('SqliteStore is not open');
+    return this.#checkpointer?.checkpoint();
   }
 
   async close(): Promise<void> {
     await this.#writeQueue.catch(() => undefined);
     this.#cache.clear();
+    this.#index.invalidate(); // reopening may open another database (`:memory:` does)
+    const checkpointer = this.#checkpointer;
+    this.#checkpointer = undefined;
+    await checkpointer?.close();
+    this.#sizes = undefined;
     this.#db?.close();
     this.#writer?.close();
     this.#db = undefined;
@@ -179,40 +207,11 @@ export class SqliteStore implements ContentStore {
   }
 
   async getChildrenPages(workspace: string, parents: readonly ChildPageRequest[], limit: number): Promise<NodeRecord[]> {
-    const wanted = distinctRequests(parents);
-    if (wanted.length === 0) return [];
-    const size = childPageLimit(limit);
-    const s = this.#s;
-    const rows: NodeRow[] = [];
-    // In-process, a statement per parent costs what one statement would; the transaction makes it one snapshot.
-    this.#db!.transaction(() => {
-      for (const { parentPath, after = BEFORE_FIRST_CHILD } of wanted) {
-        for (const r of s.childPage.all(workspace, parentPath, after.position, after.position, after.name, size) as NodeRow[]) rows.push(r);
-      }
-    })();
-    return rows.map(toRecord);
+    return childrenPages(this.#db!, this.#s, workspace, parents, limit);
   }
 
   async getSubtrees(workspace: string, paths: readonly string[], depth: number): Promise<NodeRecord[]> {
-    if (depth <= 0 || paths.length === 0) return [];
-    const s = this.#s;
-    const rows: NodeRow[] = [];
-    const seen = new Set<string>();
-    const read = this.#db!.transaction(() => {
-      for (const path of paths) {
-        const root = path === '/' ? 0 : (s.depthOf.get(workspace, path) as { depth: number } | undefined)?.depth;
-        if (root === undefined) continue;
-        const [lo, hi] = descendantRange(path);
-        for (const r of s.subtree.all(workspace, lo, hi, root + depth) as NodeRow[]) {
-          // Results nested in one another share descendants: keep each node once.
-          if (seen.has(r.path)) continue;
-          seen.add(r.path);
-          rows.push(r);
-        }
-      }
-    });
-    read();
-    return rows.map(toRecord);
+    return subtrees(this.#db!, this.#s, workspace, paths, depth);
   }
 
   async query(q: StoreQuery): Promise<QueryResult> {
@@ -226,17 +225,10 @@ export class SqliteStore implements ContentStore {
   async #workspaceSize(workspace: string): Promise<number> {
     if (this.#indexThreshold === 0) return 0;
     if (!Number.isFinite(this.#indexThreshold)) return -1;
-    const generation = await this.generation();
-    if (generation !== this.#sizesGeneration) {
-      this.#sizes = new Map();
-      this.#sizesGeneration = generation;
-    }
-    let n = this.#sizes.get(workspace);
-    if (n === undefined) {
-      n = (this.#s.countWs.get(workspace) as { n: number }).n;
-      this.#sizes.set(workspace, n);
-    }
-    return n;
+    // A hint is enough for a threshold (this process's writes clear it; another's are seen within 100 ms).
+    const generation = this.generationHint() ?? await this.generation();
+    if (!this.#sizes) throw new StoreClosedError('SqliteStore is not open');
+    return this.#sizes.size(workspace, generation);
   }
 
   async #sqlQuery(q: StoreQuery): Promise<QueryResult> {
@@ -322,8 +314,9 @@ export class SqliteStore implements ContentStore {
         throw err;
       }
     }).finally(() => {
-      this.#known = undefined; // the next reader sees the commit, not a hint from before it
-      this.#index.invalidate();
+      // The next reader sees the commit, not a hint from before it; the query index then applies the
+      // write's change events in place (or reloads only a workspace an import rewrote wholesale).
+      this.#known = undefined;
     });
     this.#writeQueue = run.catch(() => undefined);
     return run;

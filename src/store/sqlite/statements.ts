@@ -86,6 +86,11 @@ export function prepare(db: Database.Database) {
     ),
     moveNode: db.prepare('UPDATE nodes SET path = ?, parent_path = ?, name = ?, depth = ?, position = ? WHERE workspace = ? AND path = ?'),
     setPosition: db.prepare('UPDATE nodes SET position = ? WHERE workspace = ? AND path = ?'),
+    /** An update in place (update-in-place.ts): the row's nid and what its index rows were made from. */
+    nodeForUpdate: db.prepare('SELECT nid, type, props FROM nodes WHERE workspace = ? AND path = ?'),
+    updateNode: db.prepare('UPDATE nodes SET type = ?, mixins = ?, props = ? WHERE nid = ?'),
+    deleteProp: db.prepare('DELETE FROM props WHERE ws = ? AND name = ? AND nid = ? AND pos = ?'),
+    deleteFts: db.prepare('DELETE FROM fts WHERE rowid = ?'),
     depthOf: db.prepare('SELECT depth FROM nodes WHERE workspace = ? AND path = ?'),
     insertProp: db.prepare('INSERT INTO props (nid, ws, name, pos, kind, s, f, n) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
     insertKind: db.prepare('INSERT OR IGNORE INTO prop_kinds (ws, name, kind) VALUES (?, ?, ?)'),

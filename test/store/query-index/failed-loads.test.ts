@@ -7,6 +7,9 @@ import type { StoreQuery } from '../../../src/query/ast.js';
 function source(fail: { table: number; column: number }): ColumnSource {
   return {
     generation: async () => 1,
+    changesSince: async () => [],
+    changeFloor: async () => 0,
+    nodesOfIds: async () => [],
     nodeTable: async () => {
       if (fail.table-- > 0) throw new Error('unreachable');
       return { nids: Int32Array.from([1, 2]), paths: ['/a', '/b'], typeCodes: Uint16Array.from([0, 0]), types: ['cms:content'] };
