@@ -2,7 +2,7 @@
 // SELECT per column (on a read replica when one is recent enough).
 import type pg from 'pg';
 import type { NodeRecord } from '../rows.js';
-import type { ChangeEvent } from '../changes.js';
+import { changesSince, latestChange } from './changes.js';
 import { columnFromRows, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn, type PropertyRow } from '../query-index/column-source.js';
 import { SQL, run, runArrays } from './statements.js';
 
@@ -16,40 +16,39 @@ export interface PostgresColumnSource extends ColumnSource {
 export type ReadOn = <T>(fn: (db: pg.Pool) => Promise<T>) => Promise<T>;
 
 /**
- * The change log and the primary. Events are read on the primary; `refreshFloor` then reads the
- * primary's generation, which raises the floor a replica must reach before it serves this instance
- * (read-router.ts): every read after it sees the commits of the events read before it.
+ * Told of the generation a pool reported after the change events (or the newest sequence) were read
+ * on it: the store raises its floor to it, so every later read (node table, columns, rows of changed
+ * nodes), on whichever replica the router picks, sees at least the commits of those events.
  */
-export interface PostgresChangeFeed {
-  changesSince(sequence: number, limit: number): Promise<ChangeEvent[]>;
-  latestChange(): Promise<number>;
-  refreshFloor(): Promise<unknown>;
-  primary(): pg.Pool;
+export type AdvanceFloor = (generation: number) => void;
+
+/** One read of `fn` on a pool the router picks, with that pool's generation read after it. */
+async function withGeneration<T>(read: ReadOn, advance: AdvanceFloor, fn: (db: pg.Pool) => Promise<T>): Promise<T> {
+  const { value, generation } = await read(async (db) => {
+    const v = await fn(db);
+    const [row] = await run<{ value: string }>(db, SQL.generation);
+    return { value: v, generation: Number(row!.value) };
+  });
+  advance(generation);
+  return value;
 }
 
 export function postgresColumnSource(
   read: ReadOn,
   generation: () => Promise<number>,
   toRecord: (row: never) => NodeRecord,
-  changes: PostgresChangeFeed,
+  advance: AdvanceFloor,
 ): PostgresColumnSource {
   return {
     generation,
-    async changesSince(sequence: number, limit: number): Promise<ChangeEvent[]> {
-      const events = await changes.changesSince(sequence, limit);
-      if (events.length > 0) await changes.refreshFloor();
-      return events;
-    },
-    async changeFloor(): Promise<number> {
-      const floor = await changes.latestChange();
-      await changes.refreshFloor();
-      return floor;
-    },
+    // On a replica when one is recent enough (as every read of the index): a replica lagging behind
+    // the newest events only delays them to the next sync.
+    changesSince: (sequence, limit) => withGeneration(read, advance, (db) => changesSince(db, sequence, limit)),
+    changeFloor: () => withGeneration(read, advance, (db) => latestChange(db)),
     async nodesOfIds(workspace: string, ids: readonly string[]): Promise<CurrentNode[]> {
       const wanted = ids.filter((id) => !id.includes('\u0000'));
       if (wanted.length === 0) return [];
-      // On the primary: the rows must be at least as new as the events that named them.
-      const rows = await run<{ nid: number }>(changes.primary(), SQL.nodesOfIds, [workspace, wanted]);
+      const rows = await read((db) => run<{ nid: number }>(db, SQL.nodesOfIds, [workspace, wanted]));
       return rows.map((r) => ({ nid: r.nid, record: toRecord(r as never) }));
     },
     async nodeTable(workspace: string): Promise<NodeTable> {

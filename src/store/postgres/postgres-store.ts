@@ -94,12 +94,7 @@ export class PostgresStore implements ContentStore {
       // The announced generation saves a round trip per query; without a listener, ask the primary.
       async () => this.generationHint() ?? this.generation(),
       toRecord as (row: never) => NodeRecord,
-      {
-        changesSince: (sequence, limit) => this.changesSince(sequence, limit),
-        latestChange: () => this.latestChange(),
-        refreshFloor: () => this.generation(),
-        primary: () => this.#db,
-      },
+      (generation) => this.#advance(generation),
     ), {
       ...(options.queryIndexMaxBytes !== undefined ? { maxBytes: options.queryIndexMaxBytes } : {}),
       ...(options.onIndexEvent !== undefined ? { onEvent: options.onIndexEvent } : {}),
