@@ -1,6 +1,6 @@
 // Composition root: config → store → repository → endpoint registry → HTTP app. The only module that
 // picks a store backend.
-import type { QueryIndexEvent } from './store/query-index/change-feed.js';
+import type { QueryIndexEvent } from './store/query-index/live-workspaces.js';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { existsSync, mkdirSync } from 'node:fs';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHANGE_NODE_LIMIT } from '../../src/store/changes.js';
 import type { StoreQuery } from '../../src/query/ast.js';
-import type { QueryIndexEvent } from '../../src/store/query-index/change-feed.js';
+import type { QueryIndexEvent } from '../../src/store/query-index/live-workspaces.js';
 import type { ImportDocument } from '../../src/store/rows.js';
 import { SqliteChanges } from '../../src/store/sqlite/changes.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';

@@ -9,7 +9,7 @@ import { BEFORE_FIRST_CHILD, childPageLimit, distinctRequests, type ChildPageReq
 import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities, StoreMemoryStats } from '../content-store.js';
 import type { StoreQuery, ValueKind } from '../../query/ast.js';
 import { QueryIndex } from '../query-index/query-index.js';
-import type { QueryIndexEvent } from '../query-index/change-feed.js';
+import type { QueryIndexEvent } from '../query-index/live-workspaces.js';
 import { kindsFromRows } from '../query-index/column-source.js';
 import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
 import { descendantRange } from '../../repository/paths.js';

@@ -5,7 +5,7 @@
 import { ByteLru, stringBytes, type ByteLruStats } from '../../cache/byte-lru.js';
 import type { NodeRecord } from '../rows.js';
 import type { Bitmap } from './bitmap.js';
-import type { ChangeFeedStats } from './change-feed.js';
+import type { LiveWorkspacesStats } from './live-workspaces.js';
 import type { Column } from './column-scan.js';
 import type { Extra } from './delta.js';
 import type { OrderKeys } from './order-keys.js';
@@ -26,8 +26,8 @@ export interface Conjunction {
 }
 export type Result = Bitmap | Conjunction;
 
-/** The byte-bounded caches, and how the loaded workspaces follow changes (change-feed.ts). */
-export interface QueryIndexStats extends ChangeFeedStats {
+/** The byte-bounded caches, and how the loaded workspaces follow changes (live-workspaces.ts). */
+export interface QueryIndexStats extends LiveWorkspacesStats {
   readonly maxBytes: number;
   /** Property columns and order keys. */
   readonly perName: ByteLruStats;
@@ -55,7 +55,7 @@ export class MemoryBudget {
     this.records.clear();
   }
 
-  stats(): Omit<QueryIndexStats, keyof ChangeFeedStats> {
+  stats(): Omit<QueryIndexStats, keyof LiveWorkspacesStats> {
     return { maxBytes: this.maxBytes, perName: this.perName.stats(), results: this.results.stats(), records: this.records.stats() };
   }
 

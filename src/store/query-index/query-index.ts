@@ -2,7 +2,7 @@
 // as bit sets over node ordinals. Exact totals over hundreds of thousands of candidates then cost a
 // few word operations instead of a B-tree probe per row. Columns load lazily, per workspace and
 // property. A workspace is a base segment (as loaded) plus a delta of the changes since, kept current
-// from the store's change events (change-feed.ts): a write of k nodes costs O(k), never a reload.
+// from the store's change events (live-workspaces.ts): a write of k nodes costs O(k), never a reload.
 // Whatever a request chooses (property names, conditions, result rows) is kept within a byte budget
 // (memory-budget.ts).
 import type { Condition, StoreQuery, Target, ValueKind } from '../../query/ast.js';
@@ -23,7 +23,7 @@ import {
 } from './memory-budget.js';
 import { stringBytes } from '../../cache/byte-lru.js';
 import { recordsOf } from './records.js';
-import { ChangeFeed, type QueryIndexEvent, type Segment } from './change-feed.js';
+import { LiveWorkspaces, type QueryIndexEvent, type Segment } from './live-workspaces.js';
 import { bitsOfNids, conditionBits, scopeBits, type ConditionContext } from './conditions.js';
 import { matchingExtras } from './record-match.js';
 import { mergedCompare, mergedPage } from './merged-page.js';
@@ -45,7 +45,7 @@ export class QueryIndex {
   #generation = -1;
   #syncing: { readonly generation: number; readonly done: Promise<void> } | undefined;
   readonly #budget: MemoryBudget;
-  #feed: ChangeFeed;
+  #feed: LiveWorkspaces;
   /** Columns being read, so concurrent requests share one read; never kept once settled (a failure is retried). */
   #loading = new Map<string, Promise<Column>>();
   /** Changes whenever the caches drop: a read begun before must not fill them afterwards. */
@@ -61,8 +61,8 @@ export class QueryIndex {
     this.#feed = this.#newFeed();
   }
 
-  #newFeed(): ChangeFeed {
-    return new ChangeFeed(this.source, {
+  #newFeed(): LiveWorkspaces {
+    return new LiveWorkspaces(this.source, {
       readBase: (workspace) => this.#readBase(workspace),
       retire: (base) => {
         this.#live.delete(base.key);

@@ -8,7 +8,7 @@ import type { StoreQuery, ValueKind } from '../../query/ast.js';
 import { withoutHiddenWordMatches } from '../hidden-full-text.js';
 import { compileCount, compileKinds, compilePage, ftsMatch, NODE_COLUMNS } from './compile-query.js';
 import { QueryIndex } from '../query-index/query-index.js';
-import type { QueryIndexEvent } from '../query-index/change-feed.js';
+import type { QueryIndexEvent } from '../query-index/live-workspaces.js';
 import { sqliteColumnSource } from './column-source.js';
 import { kindsFromRows } from '../query-index/column-source.js';
 import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';

@@ -14,7 +14,7 @@ import type { StoreQuery } from '../../../src/query/ast.js';
 import type { ContentStore } from '../../../src/store/content-store.js';
 import { PostgresStore } from '../../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
-import type { QueryIndexEvent } from '../../../src/store/query-index/change-feed.js';
+import type { QueryIndexEvent } from '../../../src/store/query-index/live-workspaces.js';
 import type { ImportDocument, NodeDraft } from '../../../src/store/rows.js';
 import { answer, Model, random, WS } from './delta-fixture.js';
 

@@ -5,6 +5,8 @@
 // cannot describe (truncated: a large import) is dropped and loaded again on its next query; one
 // whose delta grew past the threshold is rebuilt in the background while base + delta keep serving.
 // Event reads and applications run one at a time (`#serial`), so none is missed or interleaved.
+// It reads the events through its ColumnSource rather than the process's ChangeFeed (store/change-feed.ts):
+// the index lives below the ContentStore interface, on the connection (or replica) its rows come from.
 import { CHANGES_PAGE_MAX, type ChangeEvent } from '../changes.js';
 import type { ColumnSource } from './column-source.js';
 import { applyEvents, deltaNodes, EMPTY_DELTA, namedIds, namedNodes, type Delta } from './delta.js';
@@ -23,7 +25,7 @@ export interface QueryIndexEvent {
   readonly message: string;
 }
 
-export interface ChangeFeedStats {
+export interface LiveWorkspacesStats {
   /** Full workspace loads (first use, rebuilds, reloads after a drop). */
   readonly loads: number;
   /** Change events applied in place. */
@@ -56,7 +58,7 @@ interface State {
   rebuilding: boolean;
 }
 
-export interface ChangeFeedOptions {
+export interface LiveWorkspacesOptions {
   /** Reads a workspace's base segment (node table and property names). */
   readonly readBase: (workspace: string) => Promise<Workspace>;
   /** A base is no longer used: its cached structures can go. */
@@ -68,7 +70,7 @@ export interface ChangeFeedOptions {
   readonly onEvent?: ((event: QueryIndexEvent) => void) | undefined;
 }
 
-export class ChangeFeed {
+export class LiveWorkspaces {
   #states = new Map<string, Promise<State>>();
   /** Loaded workspaces that the next sync brings up to date. */
   #ready = new Map<string, State>();
@@ -78,9 +80,9 @@ export class ChangeFeed {
   #rebuilds = 0;
   #drops = 0;
 
-  constructor(private readonly source: ColumnSource, private readonly o: ChangeFeedOptions) {}
+  constructor(private readonly source: ColumnSource, private readonly o: LiveWorkspacesOptions) {}
 
-  stats(): ChangeFeedStats {
+  stats(): LiveWorkspacesStats {
     let nodes = 0;
     let bytes = 0;
     for (const s of this.#ready.values()) {
