@@ -12,7 +12,7 @@ import type Database from 'better-sqlite3';
 
 /** What `PRAGMA wal_checkpoint` answered: WAL frames in the log and how many are in the database file. */
 export interface WalCheckpoint {
-  /** 1 when another checkpoint was running (nothing done this time). */
+  /** 1 when the checkpoint could not run (another connection was checkpointing). */
   readonly busy: number;
   readonly log: number;
   readonly checkpointed: number;
@@ -75,6 +75,7 @@ export class WalCheckpointer {
       if (m.id === undefined) return;
       this.#pending.get(m.id)?.(m.result);
       this.#pending.delete(m.id);
+      if (this.#pending.size === 0 && this.#alive) this.#worker.unref();
     });
     this.#exited = new Promise((resolve) => {
       this.#worker.once('exit', () => {
@@ -92,6 +93,7 @@ export class WalCheckpointer {
   checkpoint(): Promise<WalCheckpoint | undefined> {
     if (!this.#alive) return Promise.resolve(undefined);
     const id = this.#next++;
+    this.#worker.ref(); // while an answer is awaited (see close)
     return new Promise((resolve) => {
       this.#pending.set(id, resolve);
       this.#worker.postMessage({ kind: 'checkpoint', id });
@@ -102,6 +104,8 @@ export class WalCheckpointer {
   async close(): Promise<void> {
     if (this.#alive) {
       this.#alive = false;
+      // Referenced again while it ends: awaiting an unreferenced thread would let the process exit first.
+      this.#worker.ref();
       this.#worker.postMessage({ kind: 'close' });
     }
     await this.#exited;
