@@ -1,5 +1,6 @@
 // Composition root: config → store → repository → endpoint registry → HTTP app. The only module that
 // picks a store backend.
+import { CHECKPOINT_INTERVAL_MS } from './store/sqlite/wal-checkpointer.js';
 import type { QueryIndexEvent } from './store/query-index/live-workspaces.js';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
@@ -44,14 +45,22 @@ export function createLogger(level: string): Logger {
 
 export function createStore(
   url: string,
-  options: { replicas?: readonly string[]; onNotice?: (message: string) => void; queryIndexMaxBytes?: number; onIndexEvent?: (event: QueryIndexEvent) => void } = {},
+  options: {
+    replicas?: readonly string[]; onNotice?: (message: string) => void; queryIndexMaxBytes?: number; onIndexEvent?: (event: QueryIndexEvent) => void;
+    /** SQLite: checkpoint the WAL in a worker thread at this interval (servers; see SqliteStoreOptions). */
+    walCheckpointIntervalMs?: number;
+  } = {},
 ): ContentStore {
   const index = {
     ...(options.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: options.queryIndexMaxBytes } : {}),
     ...(options.onIndexEvent !== undefined ? { onIndexEvent: options.onIndexEvent } : {}),
   };
   if (url.startsWith('sqlite:')) {
-    return new SqliteStore({ file: url.slice('sqlite:'.length), ...index, ...(options.onNotice !== undefined ? { onNotice: options.onNotice } : {}) });
+    return new SqliteStore({
+      file: url.slice('sqlite:'.length), ...index,
+      ...(options.onNotice !== undefined ? { onNotice: options.onNotice } : {}),
+      ...(options.walCheckpointIntervalMs !== undefined ? { walCheckpointIntervalMs: options.walCheckpointIntervalMs } : {}),
+    });
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     return new PostgresStore({ url, ...(options.replicas !== undefined ? { replicas: options.replicas } : {}), ...index });
@@ -106,6 +115,8 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     ...(config.replicas !== undefined ? { replicas: config.replicas } : {}),
     ...(config.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: config.queryIndexMaxBytes } : {}),
     onNotice: (message) => log.warn(message),
+    // A server writes while it serves: SQLite's checkpoints leave the main thread (wal-checkpointer.ts).
+    walCheckpointIntervalMs: CHECKPOINT_INTERVAL_MS,
     // Full loads (or their absence) show what a write cost: one line per load, application, rebuild.
     onIndexEvent: (event) => log.info({ queryIndex: event.kind, workspace: event.workspace }, event.message),
   });

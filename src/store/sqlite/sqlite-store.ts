@@ -52,7 +52,11 @@ export interface SqliteStoreOptions {
   readonly onIndexEvent?: (event: QueryIndexEvent) => void;
   /** Told when the store changed something an operator should know (a database file's mode narrowed). */
   readonly onNotice?: (message: string) => void;
-  /** Milliseconds between the background WAL checkpoints (wal-checkpointer.ts); 0 = only `checkpointWal()` (tests). */
+  /**
+   * WAL checkpoints in a worker thread every this many milliseconds (wal-checkpointer.ts; 0 = only on
+   * `checkpointWal()`, for tests). `petal serve` sets it; without it (the CLI, short-lived stores)
+   * SQLite checkpoints on commit as usual, and no worker thread is started.
+   */
   readonly walCheckpointIntervalMs?: number;
 }
 
@@ -136,10 +140,10 @@ export class SqliteStore implements ContentStore {
     this.#changes = new SqliteChanges(db, writer);
     this.#sizes = new WorkspaceSizes(db, this.#changes, (ws) => (this.#s.countWs.get(ws) as { n: number }).n);
     // `:memory:` (a private temporary file) keeps SQLite's checkpoints on commit.
-    if (this.#file !== ':memory:') this.#checkpointer = checkpointInBackground(this.#path, writer, db, this.#onNotice, this.#checkpointEvery);
+    if (this.#file !== ':memory:' && this.#checkpointEvery !== undefined) this.#checkpointer = checkpointInBackground(this.#path, writer, db, this.#onNotice, this.#checkpointEvery);
   }
 
-  /** A PASSIVE checkpoint in the background worker now (tests, operators); undefined for `:memory:`. */
+  /** A PASSIVE checkpoint in the background worker now (tests, operators); undefined without one (`:memory:`, no interval). */
   async checkpointWal(): Promise<WalCheckpoint | undefined> {
     if (!this.#db) throw new StoreClosedError('SqliteStore is not open');
     return this.#checkpointer?.checkpoint();
