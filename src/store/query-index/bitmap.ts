@@ -68,12 +68,28 @@ export class Bitmap {
     return n;
   }
 
-  /** Ordinals of the set bits in ascending order, stopping after `max`. */
-  first(max: number, skip = 0): number[] {
+  /** How many bits are set in both: e.g. the tombstoned ordinals among a query's matches, without a copy. */
+  countAnd(other: Bitmap): number {
+    let n = 0;
+    const a = this.words;
+    const b = other.words;
+    for (let i = 0; i < a.length; i++) {
+      let v = a[i]! & b[i]!;
+      if (v === 0) continue;
+      v -= (v >>> 1) & 0x55555555;
+      v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+      n += (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+    }
+    return n;
+  }
+
+  /** Ordinals of the set bits (less those set in `except`) in ascending order, stopping after `max`. */
+  first(max: number, skip = 0, except?: Bitmap): number[] {
     const out: number[] = [];
     const w = this.words;
+    const x = except?.words;
     for (let i = 0; i < w.length && out.length < max; i++) {
-      let v = w[i]!;
+      let v = x === undefined ? w[i]! : w[i]! & ~x[i]!;
       while (v !== 0) {
         const bit = 31 - Math.clz32(v & -v);
         v &= v - 1;

@@ -9,22 +9,29 @@ import type { LiveWorkspacesStats } from './live-workspaces.js';
 import type { Column } from './column-scan.js';
 import type { Extra } from './delta.js';
 import type { OrderKeys } from './order-keys.js';
+import type { OrderedPrefix } from './ordered-prefix.js';
 
 /** Default of `cache.queryIndexMaxBytes`. */
 export const DEFAULT_QUERY_INDEX_BYTES = 1024 * 1024 * 1024;
 
 export type PerName = { readonly column: Column } | { readonly keys: OrderKeys };
 /**
- * A whole query's answer for one delta version: the base matches less tombstones, and the matching
- * delta records (counted in `total`).
+ * A whole query's base matches (scope, types, conditions, full text) and their count: they hold for
+ * the base, whatever the delta (tombstones are taken out per request).
  */
 export interface Conjunction {
+  readonly kind: 'conjunction';
   readonly matches: Bitmap;
   readonly total: number;
+}
+/** What one delta version changes in a conjunction's answer: its tombstoned matches, its matching delta records. */
+export interface DeltaMatches {
+  readonly kind: 'delta';
   readonly version: number;
+  readonly tombstoned: number;
   readonly extras: readonly Extra[];
 }
-export type Result = Bitmap | Conjunction;
+export type Result = Bitmap | Conjunction | DeltaMatches | OrderedPrefix;
 
 /** The byte-bounded caches, and how the loaded workspaces follow changes (live-workspaces.ts). */
 export interface QueryIndexStats extends LiveWorkspacesStats {
@@ -91,7 +98,12 @@ export function bitmapBytes(b: Bitmap): number {
   return 64 + b.words.length * 4;
 }
 
-/** A cached result: its bit set, and the references to delta records it holds (the records are the delta's). */
+/** A cached result: its bit set or ordinals, and the references to delta records it holds (the records are the delta's). */
 export function resultBytes(r: Result): number {
-  return 'words' in r ? bitmapBytes(r) : bitmapBytes(r.matches) + 8 * r.extras.length;
+  if ('words' in r) return bitmapBytes(r);
+  switch (r.kind) {
+    case 'conjunction': return 16 + bitmapBytes(r.matches);
+    case 'delta': return 64 + 8 * r.extras.length;
+    case 'prefix': return 64 + 4 * r.ordinals.length;
+  }
 }

@@ -19,7 +19,7 @@ import { chainCompare, nodeCompare, orderedPage, propertyCompare, type OrdinalCo
 import { idsOf, ordinalOf, type Workspace } from './workspace.js';
 import {
   columnBytes, DEFAULT_QUERY_INDEX_BYTES, MemoryBudget, orderKeysBytes, resultBytes,
-  type Conjunction, type QueryIndexStats, type Result,
+  type Conjunction, type DeltaMatches, type QueryIndexStats, type Result,
 } from './memory-budget.js';
 import { stringBytes } from '../../cache/byte-lru.js';
 import { recordsOf } from './records.js';
@@ -27,7 +27,8 @@ import { LiveWorkspaces, type QueryIndexEvent, type Segment } from './live-works
 import { bitsOfNids, conditionBits, scopeBits, type ConditionContext } from './conditions.js';
 import { matchingExtras } from './record-match.js';
 import { mergedCompare, mergedPage } from './merged-page.js';
-import type { Extra } from './delta.js';
+import type { Delta, Extra } from './delta.js';
+import { livePrefix, prefixLength, type OrderedPrefix } from './ordered-prefix.js';
 
 export interface QueryIndexOptions {
   /** Bytes of columns, order keys, bit sets and rows kept (`cache.queryIndexMaxBytes`; default 1 GiB). */
@@ -113,59 +114,93 @@ export class QueryIndex {
 
   async run(q: StoreQuery, ftsMatch: string): Promise<QueryResult> {
     const { base: ws, delta } = await this.#segment(q.workspace);
-    // The whole conjunction is kept too: pages and orders of one list repeat it, and intersecting and
-    // counting a million-bit set on every request would be most of the query's cost. It holds for one
-    // delta version; the condition bit sets it is made of hold for the base, whatever the delta.
-    const conjunction = `${ws.key}\u0000and\u0000${q.rootPath}\u0000${q.types === null ? '*' : q.types.join('\u0000')}\u0000${JSON.stringify(q.conditions)}\u0000${ftsMatch}`;
-    let hit = this.#budget.results.get(conjunction) as Conjunction | undefined;
-    if (hit === undefined || hit.version !== delta.version) {
-      const epoch = this.#epoch;
-      const matches = this.#scope(ws, q);
-      for (const c of q.conditions) matches.and(await this.#cachedCondition(ws, q.workspace, c));
-      let fullTextNids: Set<number> | undefined;
-      if (q.fullText.length > 0) {
-        const key = `${ws.key}\u0000fullText\u0000${ftsMatch}`;
-        let b = this.#budget.results.get(key) as Bitmap | undefined;
-        if (!b || delta.extras.size > 0) {
-          const nids = await this.source.fullText(ftsMatch);
-          if (delta.extras.size > 0) fullTextNids = new Set(nids);
-          if (!b) this.#keepResult(epoch, ws, key, (b = bitsOfNids(ws, nids)));
-        }
-        matches.and(b);
-      }
-      if (delta.tombstones) matches.andNot(delta.tombstones);
-      const extras = matchingExtras(delta, q, fullTextNids);
-      hit = { matches, total: matches.count() + extras.length, version: delta.version, extras };
-      this.#keepResult(epoch, ws, conjunction, hit);
-    }
-    const { matches, total, extras } = hit;
+    // What is expensive (the conjunction's bit set and count, the ordered prefix) is kept per base,
+    // whatever the delta; a write then costs the next request O(delta + page), not O(matches).
+    const key = `${ws.key}\u0000and\u0000${q.rootPath}\u0000${q.types === null ? '*' : q.types.join('\u0000')}\u0000${JSON.stringify(q.conditions)}\u0000${ftsMatch}`;
+    const base = await this.#baseConjunction(ws, q, ftsMatch, key);
+    const live = await this.#deltaMatches(ws, q, ftsMatch, key, base, delta);
+    const total = base.total - live.tombstoned + live.extras.length;
     if (total === 0 || q.offset >= total) return { total, nodes: [] };
     const readEpoch = this.#epoch;
     const records = (ordinals: readonly number[]) => recordsOf(this.#budget.records, this.source, ws, ws.key,
       ordinals.map((o) => ws.table.nids[o]!), () => readEpoch === this.#epoch && this.#live.has(ws.key));
-    if (extras.length === 0) {
+    const need = q.offset + q.limit;
+    const baseTotal = base.total - live.tombstoned;
+    // The base's first `need` live matches in the query's order.
+    const first = async (): Promise<number[]> => {
+      if (baseTotal === 0) return [];
+      if (q.orderBy.length === 0) return base.matches.first(need, 0, delta.tombstones);
+      return this.#prefix(ws, q, key, base, delta, live.tombstoned, need);
+    };
+    if (live.extras.length === 0) {
       const ordinals = q.orderBy.length === 0
-        ? matches.first(q.limit, q.offset)
-        : await this.#ordered(ws, q, matches, total);
+        ? base.matches.first(q.limit, q.offset, delta.tombstones)
+        : (await first()).slice(q.offset, need);
       return { total, nodes: await records(ordinals) };
     }
-    return { total, nodes: await this.#mergedPage(ws, q, hit, records) };
+    return { total, nodes: await this.#mergedPage(ws, q, await first(), live.extras, records) };
   }
 
-  /** A page of base matches and delta records: the base's first `offset + limit`, merged with the records. */
+  /** The base matches of the query (no tombstones taken out), kept per base. */
+  async #baseConjunction(ws: Workspace, q: StoreQuery, ftsMatch: string, key: string): Promise<Conjunction> {
+    const hit = this.#budget.results.get(key) as Conjunction | undefined;
+    if (hit !== undefined) return hit;
+    const epoch = this.#epoch;
+    const matches = this.#scope(ws, q);
+    for (const c of q.conditions) matches.and(await this.#cachedCondition(ws, q.workspace, c));
+    if (q.fullText.length > 0) {
+      const ftsKey = `${ws.key}\u0000fullText\u0000${ftsMatch}`;
+      let b = this.#budget.results.get(ftsKey) as Bitmap | undefined;
+      if (!b) this.#keepResult(epoch, ws, ftsKey, (b = bitsOfNids(ws, await this.source.fullText(ftsMatch))));
+      matches.and(b);
+    }
+    const conjunction: Conjunction = { kind: 'conjunction', matches, total: matches.count() };
+    this.#keepResult(epoch, ws, key, conjunction);
+    return conjunction;
+  }
+
+  /** The conjunction's tombstoned matches and matching delta records: O(delta), kept per delta version. */
+  async #deltaMatches(ws: Workspace, q: StoreQuery, ftsMatch: string, key: string, base: Conjunction, delta: Delta): Promise<DeltaMatches> {
+    const deltaKey = `${key}\u0000delta`;
+    const hit = this.#budget.results.get(deltaKey) as DeltaMatches | undefined;
+    if (hit !== undefined && hit.version === delta.version) return hit;
+    const epoch = this.#epoch;
+    // Full text of delta records: the source's search knows their current text (the base's bit set does not).
+    const fullTextNids = q.fullText.length > 0 && delta.extras.size > 0 ? new Set(await this.source.fullText(ftsMatch)) : undefined;
+    const tombstoned = delta.tombstones === undefined ? 0 : base.matches.countAnd(delta.tombstones);
+    const answer: DeltaMatches = { kind: 'delta', version: delta.version, tombstoned, extras: matchingExtras(delta, q, fullTextNids) };
+    this.#keepResult(epoch, ws, deltaKey, answer);
+    return answer;
+  }
+
+  /**
+   * The first `need` live base matches in `orderBy` order, from the kept ordered prefix of the base
+   * conjunction; recomputed (a top-k over every base match) only when that prefix no longer covers them.
+   */
+  async #prefix(ws: Workspace, q: StoreQuery, key: string, base: Conjunction, delta: Delta, tombstoned: number, need: number): Promise<number[]> {
+    const prefixKey = `${key}\u0000order\u0000${JSON.stringify(q.orderBy)}`;
+    const hit = this.#budget.results.get(prefixKey) as OrderedPrefix | undefined;
+    const cached = hit === undefined ? undefined : livePrefix(hit, delta.tombstones, need);
+    if (cached !== undefined) return cached;
+    const epoch = this.#epoch;
+    const k = prefixLength(need, tombstoned, base.total);
+    const ordinals = await this.#ordered(ws, { ...q, offset: 0, limit: k }, base.matches, base.total);
+    const prefix: OrderedPrefix = { kind: 'prefix', ordinals: Int32Array.from(ordinals), complete: k >= base.total };
+    this.#keepResult(epoch, ws, prefixKey, prefix);
+    // At most `tombstoned` of its k >= need + tombstoned ordinals are tombstoned, or it holds every match.
+    return livePrefix(prefix, delta.tombstones, need)!;
+  }
+
+  /** A page of base matches and delta records: the base's first `offset + limit` (`base`), merged with the records. */
   async #mergedPage(
-    ws: Workspace, q: StoreQuery, hit: Conjunction, records: (ordinals: readonly number[]) => Promise<NodeRecord[]>,
+    ws: Workspace, q: StoreQuery, base: readonly number[], extras: readonly Extra[], records: (ordinals: readonly number[]) => Promise<NodeRecord[]>,
   ): Promise<NodeRecord[]> {
-    const need = q.offset + q.limit;
-    const baseTotal = hit.total - hit.extras.length;
-    const top = { ...q, offset: 0, limit: need };
-    const base = baseTotal === 0 ? [] : q.orderBy.length === 0 ? hit.matches.first(need) : await this.#ordered(ws, top, hit.matches, baseTotal);
     const propertyKeys: (OrderKeys | undefined)[] = [];
     for (const o of q.orderBy) {
       propertyKeys.push(o.target.kind === 'property' && ws.propertyNames.has(o.target.name) ? await this.#orderKeys(ws, o.target.name) : undefined);
     }
     const ids = q.orderBy.some((o) => o.target.kind === 'uuid') ? await idsOf(ws, this.source, q.workspace) : undefined;
-    const page = mergedPage(base, hit.extras, mergedCompare(ws, q.orderBy, { propertyKeys, ids }), q.offset, q.limit);
+    const page = mergedPage(base, extras, mergedCompare(ws, q.orderBy, { propertyKeys, ids }), q.offset, q.limit);
     const fromBase = await records(page.filter((i): i is number => typeof i === 'number'));
     const byPath = new Map(fromBase.map((r) => [r.path, r]));
     const out: NodeRecord[] = [];
