@@ -3,10 +3,12 @@
 // only). Usage:
 //   node --import tsx bench/writes.ts latency [--writes 500] STORE...
 //     sequential single-node updates (one property of a random tour): latency p50 / p99 per store.
-//   node --import tsx bench/writes.ts under-load [--seconds 60] [--rate 50] STORE
+//   node --import tsx bench/writes.ts under-load [--seconds 60] [--rate 50] [--concurrent] STORE
 //     the query scenarios of bench/run.ts under autocannon while a writer updates random tours at
 //     `rate` writes/s: the queries' latency, the writes' latency and failures, the server's RSS before
-//     and after, and the query index's full loads and in-place changes (from the server's log).
+//     and after, and the query index's full loads and in-place changes (from the server's log). As
+//     bench/run.ts runs them: one scenario after the other (8 connections), each for a third of the
+//     writes' time; with --concurrent, all at once (2 connections each) for the whole time.
 // STORE is a SQLite file or a postgres:// URL that bench/generate.ts filled (tours in /fNNNN/tour-N).
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -138,7 +140,7 @@ async function latency(stores: readonly string[], writes: number): Promise<void>
   }
 }
 
-async function underLoad(store: string, seconds: number, rate: number): Promise<void> {
+async function underLoad(store: string, seconds: number, rate: number, concurrent: boolean): Promise<void> {
   const port = 18_350;
   const server = await startServer(store, port);
   try {
@@ -151,7 +153,16 @@ async function underLoad(store: string, seconds: number, rate: number): Promise<
     }
     const n = await countTours(port);
     // Queries alone first (the reference), then the same load with the writer.
-    const alone = await Promise.all(queries.map(([, path]) => autocannon({ url: `http://127.0.0.1:${port}${path}`, connections: 2, duration: 10 })));
+    const connections = concurrent ? 2 : 8;
+    const each = concurrent ? seconds : Math.max(1, Math.floor(seconds / queries.length));
+    const cannon = (path: string, duration: number) => autocannon({ url: `http://127.0.0.1:${port}${path}`, connections, duration });
+    const runAll = async (duration: number) => {
+      if (concurrent) return Promise.all(queries.map(([, path]) => cannon(path, duration)));
+      const out = [];
+      for (const [, path] of queries) out.push(await cannon(path, duration));
+      return out;
+    };
+    const alone = await runAll(10);
     const rssBefore = rssOf(server.child);
     const loadsBefore = server.log.filter((l) => /loaded workspace/i.test(l)).length;
     const next = tours(n, 11);
@@ -170,12 +181,12 @@ async function underLoad(store: string, seconds: number, rate: number): Promise<
       }
       await Promise.all(pending);
     })();
-    const loaded = await Promise.all(queries.map(([, path]) => autocannon({ url: `http://127.0.0.1:${port}${path}`, connections: 2, duration: seconds })));
+    const loaded = await runAll(each);
     await writer;
     const rssAfter = rssOf(server.child);
     const loadsDuring = server.log.filter((l) => /loaded workspace/i.test(l)).length - loadsBefore;
     writeTimes.sort((a, b) => a - b);
-    console.log(`store ${store}, ${n} tours, ${seconds} s, writer at ${rate}/s; load average ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
+    console.log(`store ${store}, ${n} tours, ${seconds} s, writer at ${rate}/s, queries ${concurrent ? 'all at once, 2 connections each' : `one after the other, ${each} s each, 8 connections`}; load average ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
     console.log('| scenario | alone req/s | alone p99 ms | with writes req/s | with writes p50 ms | with writes p99 ms | errors |');
     console.log('|---|---|---|---|---|---|---|');
     for (const [i, [name]] of queries.entries()) {
@@ -197,15 +208,17 @@ const stores: string[] = [];
 let writes = 500;
 let seconds = 60;
 let rate = 50;
+let concurrent = false;
 for (let i = 0; i < rest.length; i++) {
+  if (rest[i] === '--concurrent') { concurrent = true; continue; }
   if (rest[i] === '--writes') writes = Number(rest[++i]);
   else if (rest[i] === '--seconds') seconds = Number(rest[++i]);
   else if (rest[i] === '--rate') rate = Number(rest[++i]);
   else stores.push(rest[i]!);
 }
 if (mode === 'latency' && stores.length > 0) await latency(stores, writes);
-else if (mode === 'under-load' && stores.length === 1) await underLoad(stores[0]!, seconds, rate);
+else if (mode === 'under-load' && stores.length === 1) await underLoad(stores[0]!, seconds, rate, concurrent);
 else {
-  process.stderr.write('Usage: bench/writes.ts latency [--writes N] STORE... | under-load [--seconds S] [--rate R] STORE\n');
+  process.stderr.write('Usage: bench/writes.ts latency [--writes N] STORE... | under-load [--seconds S] [--rate R] [--concurrent] STORE\n');
   process.exit(2);
 }
