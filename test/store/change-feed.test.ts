@@ -60,6 +60,7 @@ function withChanges(store: ContentStore, o: { since?: ContentStore['changesSinc
 }
 
 for (const kind of ['sqlite', 'postgres'] as const) {
+  // PostgreSQL is skipped without PETAL_TEST_PG: it needs a server (.ci/run always sets it).
   describe.skipIf(kind === 'postgres' && pgUrl === '')(`change feed (${kind})`, () => {
     it('resets first, then hands out each change once, in order; an unchanged generation costs nothing', async () => {
       const store = await openStore(kind);

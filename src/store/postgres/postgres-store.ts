@@ -333,40 +333,33 @@ export class PostgresStore implements ContentStore {
 
   async importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
     // The query index applies the import's change events when it sees the new generation.
-    const result = this.#writeQueue.then(() => this.#importNow(documents, options));
-    this.#writeQueue = result.catch(() => undefined);
-    return result;
-  }
-
-  async #importNow(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
-    const { result, generation } = await importDocuments(this.#db, this.#channel, documents, options);
-    // Reads go to the primary until a replica has this generation too (read-after-write).
-    this.#advance(generation);
-    return result;
+    return this.#write(() => importDocuments(this.#db, this.#channel, documents, options));
   }
 
   async writeNodes(workspace: string, operations: readonly NodeOperation[], options: NodeWriteOptions): Promise<NodeWriteResult> {
-    // As for imports, the query index applies the write's change event when it sees the new generation.
-    const result = this.#writeQueue.then(async () => {
-      const { result: written, generation } = await writeNodesTransaction(this.#db, this.#channel, workspace, operations, { ...options, by: storableText(options.by) });
-      this.#advance(generation); // reads go to the primary until a replica has it (read-after-write)
-      return written;
-    });
-    this.#writeQueue = result.catch(() => undefined);
-    return result;
+    return this.#write(() => writeNodesTransaction(this.#db, this.#channel, workspace, operations, { ...options, by: storableText(options.by) }));
   }
 
   async publish(workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {
     if (hasNul(path) || hasNul(workspace)) return undefined;
-    const result = this.#writeQueue.then(() => this.#publishNow(workspace, path, storableText(by)));
-    this.#writeQueue = result.catch(() => undefined);
-    return result;
+    return this.#write(async () => {
+      const { info, generation } = await publishTransaction(this.#db, this.#channel, workspace, path, storableText(by));
+      return { result: info, generation };
+    });
   }
 
-  async #publishNow(workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {
-    const { info, generation } = await publishTransaction(this.#db, this.#channel, workspace, path, by);
-    if (generation !== undefined) this.#advance(generation);
-    return info;
+  /**
+   * A content write of this instance: queued (one at a time), then its generation is recorded so that
+   * reads go to the primary until a replica has it too (read-after-write).
+   */
+  #write<T>(transaction: () => Promise<{ result: T; generation: number | undefined }>): Promise<T> {
+    const run = this.#writeQueue.then(async () => {
+      const { result, generation } = await transaction();
+      if (generation !== undefined) this.#advance(generation);
+      return result;
+    });
+    this.#writeQueue = run.catch(() => undefined);
+    return run;
   }
 
   async listVersions(workspace: string, path: string): Promise<VersionInfo[]> {
