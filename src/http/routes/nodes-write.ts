@@ -13,8 +13,7 @@ import { normalizePath } from '../../repository/paths.js';
 import { NodeWriteError, type NodeOperation, type NodeWriteReason } from '../../store/node-write.js';
 import type { NodeRecord } from '../../store/rows.js';
 import { sendError } from '../error-handler.js';
-import { segmentsAfter } from './dam.js';
-import { NODES_PREFIX, nodeEtag, nodeState, type NodesRouteOptions } from './nodes.js';
+import { NODES_PREFIX, nodeEtag, nodeState, nodeTarget, type NodesRouteOptions } from './nodes.js';
 
 const ERROR_OF: Record<NodeWriteReason, ErrorCode> = {
   missing: 'pathNotFound', exists: 'nodeExists', identifierInUse: 'identifierInUse', stale: 'preconditionFailed',
@@ -85,13 +84,13 @@ function sendNode(reply: FastifyReply, node: NodeRecord, o: NodesRouteOptions): 
 
 export function nodesWriteHandler(o: NodesRouteOptions) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const segments = segmentsAfter(request.canonicalPath, NODES_PREFIX);
-    if (segments === undefined || segments.length === 0) {
-      return sendError(reply, 'pathNotFound', `Name a workspace and a path: ${NODES_PREFIX}/{workspace}{path}`);
+    const target = nodeTarget(request);
+    if (typeof target === 'string') {
+      return target === 'missing'
+        ? sendError(reply, 'pathNotFound', `Name a workspace and a path: ${NODES_PREFIX}/{workspace}{path}`)
+        : sendError(reply, 'badRequest', 'Malformed node path');
     }
-    const [workspace, ...rest] = segments as [string, ...string[]];
-    const path = normalizePath(`/${rest.join('/')}`);
-    if (path === undefined) return sendError(reply, 'badRequest', 'Malformed node path');
+    const { workspace, path } = target;
     const ops = operations(request, path); // every body error is thrown here, before the store is asked
     const states = ifMatchStates(request.headers['if-match']);
     try {

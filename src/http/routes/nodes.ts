@@ -73,15 +73,24 @@ function assemble(node: NodeRecord, children: ReadonlyMap<string, NodeRecord[]>,
   return repositoryNode(node, o, mine?.map((c) => assemble(c, children, o)));
 }
 
+/** The workspace and normalized node path a Nodes API URL names (read and write handlers alike). */
+export function nodeTarget(request: FastifyRequest): { workspace: string; path: string } | 'missing' | 'malformed' {
+  const segments = segmentsAfter(request.canonicalPath, NODES_PREFIX);
+  if (segments === undefined || segments.length === 0) return 'missing';
+  const [workspace, ...rest] = segments as [string, ...string[]];
+  const path = normalizePath(`/${rest.join('/')}`);
+  return path === undefined ? 'malformed' : { workspace, path };
+}
+
 export function registerNodesRoutes(app: FastifyInstance, o: NodesRouteOptions): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const segments = segmentsAfter(request.canonicalPath, NODES_PREFIX);
-    if (segments === undefined || segments.length === 0) {
-      return sendError(reply, 'pathNotFound', `Name a workspace and a path: ${NODES_PREFIX}/{workspace}{path}`);
+    const target = nodeTarget(request);
+    if (typeof target === 'string') {
+      return target === 'missing'
+        ? sendError(reply, 'pathNotFound', `Name a workspace and a path: ${NODES_PREFIX}/{workspace}{path}`)
+        : sendError(reply, 'badRequest', 'Malformed node path');
     }
-    const [workspace, ...rest] = segments as [string, ...string[]];
-    const path = normalizePath(`/${rest.join('/')}`);
-    if (path === undefined) return sendError(reply, 'badRequest', 'Malformed node path');
+    const { workspace, path } = target;
     const query = parseQuery(request.query as Record<string, unknown>);
     if (typeof query === 'string') return sendError(reply, 'invalidParameter', query);
     const session = o.repository.session(o.security.readAccess(request.caller));
