@@ -3,6 +3,7 @@
 import type pg from 'pg';
 import type { NodeRecord } from '../rows.js';
 import { changesSince, latestChange } from './changes.js';
+import { PathListBuilder } from '../query-index/path-list.js';
 import { columnFromRows, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn, type PropertyRow } from '../query-index/column-source.js';
 import { SQL, run, runArrays } from './statements.js';
 
@@ -56,7 +57,7 @@ export function postgresColumnSource(
       const n = rows.length;
       const nids = new Int32Array(n);
       const typeCodes = new Uint16Array(n);
-      const paths: string[] = new Array(n);
+      const paths = new PathListBuilder(n);
       const types: string[] = [];
       const codeOf = new Map<string, number>();
       for (let i = 0; i < n; i++) {
@@ -68,10 +69,10 @@ export function postgresColumnSource(
           codeOf.set(row[2], code);
         }
         nids[i] = row[0];
-        paths[i] = row[1];
+        paths.push(row[1]);
         typeCodes[i] = code;
       }
-      return { nids, paths, typeCodes, types };
+      return { nids, paths: paths.finish(), typeCodes, types };
     },
     async propertyColumn(workspace: string, name: string): Promise<PropertyColumn> {
       const rows = name.includes('\u0000') // PostgreSQL text has no U+0000: no property has such a name

@@ -2,44 +2,70 @@
 // search over the numeric sort order, or entry by entry; plus the path-order search of ordinals.
 import type { TypedRange, ValueKind } from '../../query/ast.js';
 import type { Bitmap } from './bitmap.js';
-import type { PropertyColumn } from './column-source.js';
+import { KIND_CODES, KIND_NAMES, type PropertyColumn } from './column-source.js';
 import { compareCodePoints } from './compare.js';
 
 /** A property column with each entry's ordinal resolved (-1: a node of another workspace). */
 export interface Column extends PropertyColumn {
   readonly ords: Int32Array;
-  /** Exact-value lookup for equality on strings and booleans, built on first use. */
-  byValue?: Map<string, number[]>;
+  /** `dict` case-folded (string kinds fold, the others do not), built on first use. */
+  foldedDict?: readonly string[];
   /** Entries of numeric kinds sorted by value, built on first use (range scans by binary search). */
   numOrder?: Int32Array;
 }
 
-/** Sets the ordinals of the entries of `col` that fall in `r`, using the value lookup or sort order. */
+/** The exact text of entry `i`. */
+export function textAt(col: Column, i: number): string {
+  return col.dict[col.codes[i]!]!;
+}
+
+/** The case-folded text of entry `i`, as index-values.ts folds it (lower case for strings only). */
+export function foldedAt(col: Column, i: number): string {
+  if (col.kinds[i] !== KIND_CODES.string) return col.dict[col.codes[i]!]!;
+  col.foldedDict ??= col.dict.map((t) => t.toLowerCase());
+  return col.foldedDict[col.codes[i]!]!;
+}
+
+/**
+ * Sets the ordinals of the entries of `col` for which `test(kind, num, text)` holds. The test runs
+ * once per distinct (kind, text), not once per entry: a million values of ten categories cost ten
+ * tests and one pass over the codes.
+ */
+export function matchInto(
+  col: Column, folded: boolean, test: (kind: ValueKind, num: number, str: string) => boolean, out: Bitmap,
+): void {
+  // 0 unknown, 1 match, 2 no match; per kind code (1..4) and dictionary code.
+  const seen = new Uint8Array(col.dict.length * 5);
+  const { ords, kinds, codes } = col;
+  for (let i = 0; i < ords.length; i++) {
+    const o = ords[i]!;
+    if (o < 0) continue;
+    const slot = codes[i]! * 5 + kinds[i]!;
+    let v = seen[slot]!;
+    if (v === 0) {
+      v = test(KIND_NAMES[kinds[i]!]!, col.nums[i]!, folded ? foldedAt(col, i) : textAt(col, i)) ? 1 : 2;
+      seen[slot] = v;
+    }
+    if (v === 1) out.set(o);
+  }
+}
+
+/** Sets the ordinals of the entries of `col` that fall in `r`, by binary search over the numeric sort order or per distinct text. */
 export function rangeInto(col: Column, r: TypedRange, out: Bitmap): void {
   const numeric = r.kind === 'number' || r.kind === 'date';
-  if (!numeric && r.lo && r.hi && r.lo.inclusive && r.hi.inclusive && r.lo.value === r.hi.value) {
-    if (!col.byValue) {
-      const m = new Map<string, number[]>();
-      for (let i = 0; i < col.ords.length; i++) {
-        if (col.ords[i]! < 0 || (col.kinds[i] !== 'string' && col.kinds[i] !== 'boolean')) continue;
-        const key = `${col.kinds[i]}\u0000${col.strs[i]}`;
-        const list = m.get(key);
-        if (list) list.push(col.ords[i]!);
-        else m.set(key, [col.ords[i]!]);
-      }
-      col.byValue = m;
-    }
-    for (const o of col.byValue.get(`${r.kind}\u0000${r.lo.value as string}`) ?? []) out.set(o);
-    return;
-  }
   if (numeric) {
     if (!col.numOrder) {
-      const idx: number[] = [];
+      let count = 0;
       for (let i = 0; i < col.ords.length; i++) {
-        if (col.ords[i]! >= 0 && (col.kinds[i] === 'number' || col.kinds[i] === 'date')) idx.push(i);
+        if (col.ords[i]! >= 0 && (col.kinds[i] === KIND_CODES.number || col.kinds[i] === KIND_CODES.date)) count++;
       }
-      idx.sort((a, b) => col.nums[a]! - col.nums[b]!);
-      col.numOrder = Int32Array.from(idx);
+      const idx = new Int32Array(count);
+      let j = 0;
+      for (let i = 0; i < col.ords.length; i++) {
+        if (col.ords[i]! >= 0 && (col.kinds[i] === KIND_CODES.number || col.kinds[i] === KIND_CODES.date)) idx[j++] = i;
+      }
+      const nums = col.nums;
+      col.numOrder = idx.sort((a, b) => nums[a]! - nums[b]!);
     }
     const order = col.numOrder;
     const nums = col.nums;
@@ -55,15 +81,14 @@ export function rangeInto(col: Column, r: TypedRange, out: Bitmap): void {
       const inclusive = r.hi.inclusive;
       hi = firstIndex(order.length, (i) => (inclusive ? nums[order[i]!]! > v : nums[order[i]!]! >= v));
     }
+    const code = KIND_CODES[r.kind];
     for (let i = lo; i < hi; i++) {
       const e = order[i]!;
-      if (col.kinds[e] === r.kind) out.set(col.ords[e]!);
+      if (col.kinds[e] === code) out.set(col.ords[e]!);
     }
     return;
   }
-  for (let i = 0; i < col.ords.length; i++) {
-    if (col.ords[i]! >= 0 && inRange(r, col.kinds[i]!, col.nums[i]!, col.strs[i]!)) out.set(col.ords[i]!);
-  }
+  matchInto(col, false, (kind, num, str) => inRange(r, kind, num, str), out);
 }
 
 /** Smallest index in [0, n) for which the monotone `pred` holds (n when none). */
@@ -90,17 +115,6 @@ export function inRange(r: TypedRange, kind: ValueKind, num: number, str: string
     if (c > 0 || (c === 0 && !r.hi.inclusive)) return false;
   }
   return true;
-}
-
-export function lowerBound(sorted: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareCodePoints(sorted[mid]!, key) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** The UUIDs of `eq` alternatives on `@id` (exact string equalities), or undefined for anything else. */

@@ -4,26 +4,34 @@
 import type { ValueKind } from '../../query/ast.js';
 import type { ChangeEvent } from '../changes.js';
 import type { NodeRecord } from '../rows.js';
+import type { PathList } from './path-list.js';
 
 export interface NodeTable {
   /** ordinal → nid (the backend's row id) */
   readonly nids: Int32Array;
-  /** ordinal → path, ascending in the backend's (code point) order */
-  readonly paths: readonly string[];
+  /** ordinal → path, ascending in the backend's (code point) order, as UTF-8 bytes (path-list.ts) */
+  readonly paths: PathList;
   /** ordinal → index into `types` */
   readonly typeCodes: Uint16Array;
   readonly types: readonly string[];
 }
 
-/** The values of one property, one entry per value (a multi-value property has several). */
+/**
+ * The values of one property, one entry per value (a multi-value property has several). Compact:
+ * typed arrays and each distinct text once (`dict`), so a million values cost a few bytes each
+ * rather than two strings and a pointer per value.
+ */
 export interface PropertyColumn {
   readonly nids: Int32Array;
   readonly pos: Uint16Array;
-  readonly kinds: readonly ValueKind[];
+  /** Kind code per entry: the `props.kind` codes (1 string, 2 number, 3 date, 4 boolean). */
+  readonly kinds: Uint8Array;
   /** Number or epoch milliseconds; NaN for strings and booleans. */
   readonly nums: Float64Array;
-  readonly strs: readonly string[];
-  readonly folded: readonly string[];
+  /** Per entry, the index in `dict` of its exact text. */
+  readonly codes: Uint32Array;
+  /** The distinct exact texts. The case-folded text is derived (index-values.ts: lower case for strings only). */
+  readonly dict: readonly string[];
 }
 
 export interface ColumnSource {
@@ -64,28 +72,79 @@ export interface CurrentNode {
 /** One row of the property index as both backends read it: nid, pos, kind code, s, f, n. */
 export type PropertyRow = [nid: number, pos: number, kind: number, s: string, f: string, n: number | null];
 
-/** Kind codes of the `props.kind` column (1 string, 2 number, 3 date, 4 boolean). */
-const KINDS: readonly ValueKind[] = ['string', 'string', 'number', 'date', 'boolean'];
+/** Kind codes of the `props.kind` column (1 string, 2 number, 3 date, 4 boolean), by name. */
+export const KIND_NAMES: readonly ValueKind[] = ['string', 'string', 'number', 'date', 'boolean'];
+export const KIND_CODES: Readonly<Record<ValueKind, number>> = { string: 1, number: 2, date: 3, boolean: 4 };
+const KINDS = KIND_NAMES;
 
-/** Builds a column from property-index rows (shared by the SQLite and PostgreSQL sources). */
-export function columnFromRows(rows: readonly PropertyRow[]): PropertyColumn {
-  const len = rows.length;
-  const nids = new Int32Array(len);
-  const pos = new Uint16Array(len);
-  const nums = new Float64Array(len);
-  const kinds: ValueKind[] = new Array(len);
-  const strs: string[] = new Array(len);
-  const folded: string[] = new Array(len);
-  for (let i = 0; i < len; i++) {
-    const r = rows[i]!;
-    nids[i] = r[0];
-    pos[i] = Math.min(r[1], 65535);
-    kinds[i] = KINDS[r[2]] ?? 'string';
-    strs[i] = r[3];
-    folded[i] = r[4];
-    nums[i] = r[5] ?? NaN;
+/**
+ * Builds a column row by row (both backends stream their rows into it): typed arrays that grow by
+ * doubling, and a dictionary of the distinct texts.
+ */
+export class ColumnBuilder {
+  #nids: Int32Array;
+  #pos: Uint16Array;
+  #kinds: Uint8Array;
+  #nums: Float64Array;
+  #codes: Uint32Array;
+  readonly #dict: string[] = [];
+  readonly #codeOf = new Map<string, number>();
+  #n = 0;
+
+  constructor(expected = 256) {
+    const size = Math.max(expected, 16);
+    this.#nids = new Int32Array(size);
+    this.#pos = new Uint16Array(size);
+    this.#kinds = new Uint8Array(size);
+    this.#nums = new Float64Array(size);
+    this.#codes = new Uint32Array(size);
   }
-  return { nids, pos, kinds, nums, strs, folded };
+
+  /** One property-index row (its case-folded text is not needed: it is derived from `s` and the kind). */
+  push(nid: number, pos: number, kind: number, s: string, n: number | null): void {
+    if (this.#n === this.#nids.length) this.#grow();
+    const i = this.#n++;
+    this.#nids[i] = nid;
+    this.#pos[i] = Math.min(pos, 65535);
+    this.#kinds[i] = kind >= 1 && kind <= 4 ? kind : 1;
+    this.#nums[i] = n ?? NaN;
+    let code = this.#codeOf.get(s);
+    if (code === undefined) {
+      code = this.#dict.length;
+      this.#dict.push(s);
+      this.#codeOf.set(s, code);
+    }
+    this.#codes[i] = code;
+  }
+
+  #grow(): void {
+    const size = this.#nids.length * 2;
+    const grow = <T extends Int32Array | Uint16Array | Uint8Array | Float64Array | Uint32Array>(a: T, make: (n: number) => T): T => {
+      const b = make(size);
+      b.set(a);
+      return b;
+    };
+    this.#nids = grow(this.#nids, (n) => new Int32Array(n));
+    this.#pos = grow(this.#pos, (n) => new Uint16Array(n));
+    this.#kinds = grow(this.#kinds, (n) => new Uint8Array(n));
+    this.#nums = grow(this.#nums, (n) => new Float64Array(n));
+    this.#codes = grow(this.#codes, (n) => new Uint32Array(n));
+  }
+
+  finish(): PropertyColumn {
+    const n = this.#n;
+    return {
+      nids: this.#nids.slice(0, n), pos: this.#pos.slice(0, n), kinds: this.#kinds.slice(0, n),
+      nums: this.#nums.slice(0, n), codes: this.#codes.slice(0, n), dict: this.#dict,
+    };
+  }
+}
+
+/** Builds a column from property-index rows. */
+export function columnFromRows(rows: readonly PropertyRow[]): PropertyColumn {
+  const b = new ColumnBuilder(rows.length);
+  for (const r of rows) b.push(r[0], r[1], r[2], r[3], r[5]);
+  return b.finish();
 }
 
 /** `{name, kind code}` rows of the kinds catalogue as a map of property name → kinds. */

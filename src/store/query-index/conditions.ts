@@ -6,7 +6,7 @@ import { compileLike, likeMatchAny } from '../../query/like.js';
 import { readableBy } from '../../query/glob.js';
 import { descendantRange } from '../../repository/paths.js';
 import { Bitmap } from './bitmap.js';
-import { inRange, lowerBound, rangeInto, uuidEqualities, type Column } from './column-scan.js';
+import { inRange, matchInto, rangeInto, uuidEqualities, type Column } from './column-scan.js';
 import { foldedNamesOf, namesOf, ordinalOf, type Workspace } from './workspace.js';
 
 export interface ConditionContext {
@@ -20,7 +20,7 @@ export interface ConditionContext {
 
 /** Ordinals of the half-open path range [lo, hi) (paths are sorted). */
 function pathRange(ws: Workspace, lo: string, hi: string): [number, number] {
-  return [lowerBound(ws.table.paths, lo), lowerBound(ws.table.paths, hi)];
+  return [ws.table.paths.lowerBound(lo), ws.table.paths.lowerBound(hi)];
 }
 
 /** The query's root path and node types, over the base. */
@@ -69,7 +69,7 @@ export async function conditionBits(ctx: ConditionContext, c: Condition): Promis
       const paths = ws.table.paths;
       return ctx.cached(`${ws.key}\u0000readable\u0000${JSON.stringify(c.rules)}`, () => {
         const b = new Bitmap(size);
-        for (let i = 0; i < size; i++) if (readableBy(c.rules, paths[i]!)) b.set(i);
+        for (let i = 0; i < size; i++) if (readableBy(c.rules, paths.at(i))) b.set(i);
         return b;
       }).clone();
     }
@@ -125,12 +125,7 @@ async function match(
   const b = new Bitmap(size);
   switch (target.kind) {
     case 'property': {
-      const col = await ctx.column(target.name);
-      const strs = folded ? col.folded : col.strs;
-      const ords = col.ords;
-      for (let i = 0; i < ords.length; i++) {
-        if (ords[i]! >= 0 && test(col.kinds[i]!, col.nums[i]!, strs[i]!)) b.set(ords[i]!);
-      }
+      matchInto(await ctx.column(target.name), folded, test, b);
       return b;
     }
     case 'name': {
@@ -140,7 +135,10 @@ async function match(
     }
     case 'path': {
       const paths = ws.table.paths;
-      for (let i = 0; i < size; i++) if (test('string', NaN, folded ? paths[i]!.toLowerCase() : paths[i]!)) b.set(i);
+      for (let i = 0; i < size; i++) {
+        const path = paths.at(i);
+        if (test('string', NaN, folded ? path.toLowerCase() : path)) b.set(i);
+      }
       return b;
     }
     case 'type': {

@@ -10,7 +10,6 @@ import { indexRows, type IndexRow } from '../index-values.js';
 import { recordBytes } from '../record-bytes.js';
 import type { NodeRecord } from '../rows.js';
 import { Bitmap } from './bitmap.js';
-import { lowerBound } from './column-scan.js';
 import type { CurrentNode } from './column-source.js';
 import type { Workspace } from './workspace.js';
 
@@ -78,8 +77,8 @@ export function applyEvents(base: Workspace, delta: Delta, events: readonly Chan
     extraBytes -= old.bytes;
   };
   const tombstone = (path: string) => {
-    const o = lowerBound(paths, path);
-    if (o >= paths.length || paths[o] !== path || tombstones.has(o)) return;
+    const o = paths.indexOf(path);
+    if (o < 0 || tombstones.has(o)) return;
     tombstones.set(o);
     tombstoneCount++;
     staleNids.push(base.table.nids[o]!);

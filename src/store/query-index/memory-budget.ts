@@ -75,23 +75,22 @@ export class MemoryBudget {
 }
 
 /**
- * A column's arrays, its strings, and a reserve for the lookups built on first use (`byValue`,
- * `numOrder`), so that the entry's cost does not grow after it is counted.
+ * A column's arrays (ordinals, nids, positions, kinds, numbers, codes: 27 bytes an entry), its
+ * distinct texts, and a reserve for what is built on first use (`numOrder`, 4 bytes an entry, and
+ * the folded texts), so that the entry's cost does not grow after it is counted.
  */
 export function columnBytes(col: Column): number {
-  let n = 64 + col.ords.length * 120;
-  for (let i = 0; i < col.strs.length; i++) n += 2 * stringBytes(col.strs[i]!) + stringBytes(col.folded[i]!);
+  let n = 64 + col.ords.length * (27 + 4);
+  for (const t of col.dict) n += 2 * stringBytes(t);
   return n;
 }
 
 /**
- * Order keys over `size` ordinals with the sorted ordinals, and the first values' strings they hold
- * (again: the column that shared them may be evicted first).
+ * Order keys over `size` ordinals (an entry each) and their sorted ordinals, plus the column they
+ * point into: it stays alive as long as they do, even once its own cache entry is evicted.
  */
 export function orderKeysBytes(col: Column, size: number): number {
-  let n = 64 + size * (1 + 8 + 8 + 8 + 4);
-  for (let i = 0; i < col.strs.length; i++) if (col.pos[i] === 0) n += stringBytes(col.strs[i]!) + stringBytes(col.folded[i]!);
-  return n;
+  return 64 + size * (4 + 4) + columnBytes(col);
 }
 
 export function bitmapBytes(b: Bitmap): number {

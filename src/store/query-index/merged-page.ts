@@ -6,7 +6,7 @@
 import type { StoreOrder } from '../../query/ast.js';
 import { compareCodePoints } from './compare.js';
 import type { Extra } from './delta.js';
-import type { OrderKeys } from './order-keys.js';
+import { hasKey, keyFolded, keyNumber, type OrderKeys } from './order-keys.js';
 import { compareNullableNumber, compareNullableString } from './top-k.js';
 import { foldedNamesOf, namesOf, type Workspace } from './workspace.js';
 
@@ -22,13 +22,13 @@ export interface MergeKeys {
 type Compare = (a: Item, b: Item) => number;
 
 function pathOf(ws: Workspace, i: Item): string {
-  return typeof i === 'number' ? ws.table.paths[i]! : i.record.path;
+  return typeof i === 'number' ? ws.table.paths.at(i) : i.record.path;
 }
 
 function propertyKey(keys: OrderKeys | undefined, name: string, i: Item): { n: number; f: string | undefined } | undefined {
   if (typeof i === 'number') {
-    if (keys === undefined || keys.has[i] !== 1) return undefined;
-    return { n: keys.n[i]!, f: keys.f[i] };
+    if (keys === undefined || !hasKey(keys, i)) return undefined;
+    return { n: keyNumber(keys, i), f: keyFolded(keys, i) };
   }
   const row = i.rows.find((r) => r.name === name && r.pos === 0);
   return row === undefined ? undefined : { n: row.n ?? NaN, f: row.f };

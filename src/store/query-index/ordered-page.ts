@@ -2,8 +2,8 @@
 // each ordering key to its in-memory column first; this file only compares ordinals and selects.
 import type { Bitmap } from './bitmap.js';
 import type { OrderKeys } from './order-keys.js';
-import { sortedByKey } from './order-keys.js';
-import { compareNullableNumber, compareNullableString, topK, topKBySortedScan } from './top-k.js';
+import { compareKeys, keyFolded, keyNumber, sortedByKey } from './order-keys.js';
+import { topK, topKBySortedScan } from './top-k.js';
 import { compareCodePoints } from './compare.js';
 import { foldedNamesOf, namesOf, type Workspace } from './workspace.js';
 
@@ -13,12 +13,13 @@ export type OrdinalCompare = (a: number, b: number) => number;
 /** A property key: typed values, case-insensitive text; nodes without the property last, whatever the direction. */
 export function propertyCompare(k: OrderKeys, descending: boolean): OrdinalCompare {
   const dir = descending ? -1 : 1;
+  const entry = k.entry;
   return (a, b) => {
-    const ha = k.has[a]!;
-    const hb = k.has[b]!;
-    if (ha !== hb) return hb - ha;
-    if (ha === 0) return 0;
-    return dir * (compareNullableNumber(k.n[a]!, k.n[b]!) || compareNullableString(k.f[a], k.f[b]));
+    const ha = entry[a]! >= 0;
+    const hb = entry[b]! >= 0;
+    if (ha !== hb) return ha ? -1 : 1;
+    if (!ha) return 0;
+    return dir * compareKeys(k, a, b);
   };
 }
 
@@ -34,7 +35,7 @@ export function nodeCompare(ws: Workspace, kind: 'name' | 'path' | 'type', desce
     }
     case 'path': {
       const paths = ws.table.paths;
-      return (a, b) => dir * (compareCodePoints(paths[a]!.toLowerCase(), paths[b]!.toLowerCase()) || a - b);
+      return (a, b) => dir * (compareCodePoints(paths.at(a).toLowerCase(), paths.at(b).toLowerCase()) || a - b);
     }
     case 'type': {
       const { typeCodes, types } = ws.table;
@@ -71,7 +72,11 @@ export function orderedPage(p: PageRequest): number[] {
     const keys = s.keys;
     keys.sorted ??= sortedByKey(keys);
     const budget = Math.max(4_096, Math.ceil((16 * k * s.size) / p.total));
-    const same = (a: number, b: number) => keys.n[a] === keys.n[b] || (Number.isNaN(keys.n[a]!) && Number.isNaN(keys.n[b]!) && keys.f[a] === keys.f[b]);
+    const same = (a: number, b: number) => {
+      const na = keyNumber(keys, a);
+      const nb = keyNumber(keys, b);
+      return na === nb || (Number.isNaN(na) && Number.isNaN(nb) && keyFolded(keys, a) === keyFolded(keys, b));
+    };
     const top = topKBySortedScan(keys.sorted, p.matches, k, s.descending, same, p.compare, budget);
     if (top !== undefined) return top.slice(p.offset, p.offset + p.limit);
   }

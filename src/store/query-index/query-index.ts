@@ -13,7 +13,7 @@ import type { Bitmap } from './bitmap.js';
 import type { ColumnSource } from './column-source.js';
 import { compareCodePoints } from './compare.js';
 import { uuidEqualities, type Column } from './column-scan.js';
-import { hasIdColumn } from './column-source.js';
+import { hasIdColumn, KIND_NAMES } from './column-source.js';
 import { orderKeysOf, type OrderKeys } from './order-keys.js';
 import { chainCompare, nodeCompare, orderedPage, propertyCompare, type OrdinalCompare } from './ordered-page.js';
 import { idsOf, ordinalOf, type Workspace } from './workspace.js';
@@ -39,7 +39,7 @@ export interface QueryIndexOptions {
 
 /** A column of a property no node has: shared, so asking for one allocates nothing. */
 const NO_VALUES: Column = {
-  nids: new Int32Array(0), pos: new Uint16Array(0), kinds: [], nums: new Float64Array(0), strs: [], folded: [], ords: new Int32Array(0),
+  nids: new Int32Array(0), pos: new Uint16Array(0), kinds: new Uint8Array(0), nums: new Float64Array(0), codes: new Uint32Array(0), dict: [], ords: new Int32Array(0),
 };
 
 export class QueryIndex {
@@ -205,7 +205,7 @@ export class QueryIndex {
     const byPath = new Map(fromBase.map((r) => [r.path, r]));
     const out: NodeRecord[] = [];
     for (const i of page) {
-      const r = typeof i === 'number' ? byPath.get(ws.table.paths[i]!) : (i as Extra).record;
+      const r = typeof i === 'number' ? byPath.get(ws.table.paths.at(i)) : (i as Extra).record;
       if (r !== undefined) out.push(r);
     }
     return out;
@@ -228,7 +228,7 @@ export class QueryIndex {
       const col = await this.#column(ws, workspace, name);
       for (let i = 0; i < col.ords.length; i++) {
         const o = col.ords[i]!;
-        if (o >= 0 && scope.has(o)) seen.get(name)!.add(col.kinds[i]!);
+        if (o >= 0 && scope.has(o)) seen.get(name)!.add(KIND_NAMES[col.kinds[i]!]!);
       }
     }
     for (const x of delta.extras.values()) {

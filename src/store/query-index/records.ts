@@ -19,7 +19,7 @@ export async function recordsOf(
     else missing.push(n);
   }
   if (missing.length > 0) {
-    const nidOfPath = new Map(missing.map((n) => [ws.table.paths[ws.ordinalOfNid[n]! - 1]!, n]));
+    const nidOfPath = new Map(missing.map((n) => [ws.table.paths.at(ws.ordinalOfNid[n]! - 1), n]));
     for (const r of await source.nodesByNid(missing)) {
       const nid = nidOfPath.get(r.path);
       if (nid === undefined) continue;

@@ -29,7 +29,12 @@ export function ordinalOf(ws: Workspace, nid: number): number {
 
 /** Node names by ordinal, derived from the paths once per workspace. */
 export function namesOf(ws: Workspace): string[] {
-  ws.names ??= ws.table.paths.map((p) => p.slice(p.lastIndexOf('/') + 1));
+  if (ws.names === undefined) {
+    const names: string[] = new Array(ws.table.paths.length);
+    let i = 0;
+    for (const p of ws.table.paths.strings()) names[i++] = p.slice(p.lastIndexOf('/') + 1);
+    ws.names = names;
+  }
   return ws.names;
 }
 

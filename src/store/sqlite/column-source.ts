@@ -2,7 +2,8 @@
 import type Database from 'better-sqlite3';
 import type { NodeRecord } from '../rows.js';
 import type { ChangeEvent } from '../changes.js';
-import { columnFromRows, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn, type PropertyRow } from '../query-index/column-source.js';
+import { ColumnBuilder, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn } from '../query-index/column-source.js';
+import { PathListBuilder } from '../query-index/path-list.js';
 
 /** The store's change log, as the index reads it (one database: every read sees every commit before it). */
 export interface SqliteChangeFeed {
@@ -35,7 +36,7 @@ export function sqliteColumnSource(
       const n = (d.prepare('SELECT count(*) AS n FROM nodes WHERE workspace = ?').get(workspace) as { n: number }).n;
       const nids = new Int32Array(n);
       const typeCodes = new Uint16Array(n);
-      const paths: string[] = new Array(n);
+      const paths = new PathListBuilder(n);
       const types: string[] = [];
       const codeOf = new Map<string, number>();
       let i = 0;
@@ -49,16 +50,18 @@ export function sqliteColumnSource(
           codeOf.set(row[2], code);
         }
         nids[i] = row[0];
-        paths[i] = row[1];
+        paths.push(row[1]);
         typeCodes[i] = code;
         i++;
       }
-      return { nids: nids.subarray(0, i), paths: paths.slice(0, i), typeCodes: typeCodes.subarray(0, i), types };
+      return { nids: nids.slice(0, i), paths: paths.finish(), typeCodes: typeCodes.slice(0, i), types };
     },
     async propertyColumn(workspace: string, name: string): Promise<PropertyColumn> {
-      const rows = db().prepare('SELECT nid, pos, kind, s, f, n FROM props WHERE ws = ? AND name = ?').raw()
-        .all(workspace, name) as PropertyRow[];
-      return columnFromRows(rows);
+      // Streamed into the builder: a million rows never exist as a million arrays at once.
+      const b = new ColumnBuilder();
+      const rows = db().prepare('SELECT nid, pos, kind, s, n FROM props WHERE ws = ? AND name = ?').raw().iterate(workspace, name);
+      for (const r of rows as Iterable<[number, number, number, string, number | null]>) b.push(r[0], r[1], r[2], r[3], r[4]);
+      return b.finish();
     },
     async propertyNames(workspace: string): Promise<string[]> {
       return db().prepare('SELECT DISTINCT name FROM prop_kinds WHERE ws = ?').pluck().all(workspace) as string[];

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { QueryIndex } from '../../../src/store/query-index/query-index.js';
 import { columnFromRows, type ColumnSource } from '../../../src/store/query-index/column-source.js';
 import type { StoreQuery } from '../../../src/query/ast.js';
+import { PathList } from '../../../src/store/query-index/path-list.js';
 
 function source(fail: { table: number; column: number }): ColumnSource {
   return {
@@ -12,7 +13,7 @@ function source(fail: { table: number; column: number }): ColumnSource {
     nodesOfIds: async () => [],
     nodeTable: async () => {
       if (fail.table-- > 0) throw new Error('unreachable');
-      return { nids: Int32Array.from([1, 2]), paths: ['/a', '/b'], typeCodes: Uint16Array.from([0, 0]), types: ['cms:content'] };
+      return { nids: Int32Array.from([1, 2]), paths: PathList.from(['/a', '/b']), typeCodes: Uint16Array.from([0, 0]), types: ['cms:content'] };
     },
     propertyNames: async () => ['price'],
     propertyColumn: async () => {
