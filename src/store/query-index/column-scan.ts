@@ -6,7 +6,7 @@ import { KIND_CODES, KIND_NAMES, type PropertyColumn } from './column-source.js'
 import { compareCodePoints } from './compare.js';
 
 /** A property column with each entry's ordinal resolved (-1: a node of another workspace). */
-export interface Column extends PropertyColumn {
+export interface Column extends Omit<PropertyColumn, 'nids'> {
   readonly ords: Int32Array;
   /** `dict` case-folded (string kinds fold, the others do not), built on first use. */
   foldedDict?: readonly string[];

@@ -75,12 +75,12 @@ export class MemoryBudget {
 }
 
 /**
- * A column's arrays (ordinals, nids, positions, kinds, numbers, codes: 27 bytes an entry), its
+ * A column's arrays (ordinals, positions, kinds, numbers, codes: 23 bytes an entry), its
  * distinct texts, and a reserve for what is built on first use (`numOrder`, 4 bytes an entry, and
  * the folded texts), so that the entry's cost does not grow after it is counted.
  */
 export function columnBytes(col: Column): number {
-  let n = 64 + col.ords.length * (27 + 4);
+  let n = 64 + col.ords.length * (23 + 4);
   for (const t of col.dict) n += 2 * stringBytes(t);
   return n;
 }

@@ -39,7 +39,7 @@ export interface QueryIndexOptions {
 
 /** A column of a property no node has: shared, so asking for one allocates nothing. */
 const NO_VALUES: Column = {
-  nids: new Int32Array(0), pos: new Uint16Array(0), kinds: new Uint8Array(0), nums: new Float64Array(0), codes: new Uint32Array(0), dict: [], ords: new Int32Array(0),
+  pos: new Uint16Array(0), kinds: new Uint8Array(0), nums: new Float64Array(0), codes: new Uint32Array(0), dict: [], ords: new Int32Array(0),
 };
 
 export class QueryIndex {
@@ -275,9 +275,11 @@ export class QueryIndex {
       const epoch = this.#epoch;
       const pending = this.#loading;
       const read: Promise<Column> = this.source.propertyColumn(workspace, name).then((col) => {
-        const ords = new Int32Array(col.nids.length);
-        for (let i = 0; i < ords.length; i++) ords[i] = ordinalOf(ws, col.nids[i]!);
-        const column: Column = { ...col, ords };
+        // The row ids are not kept: every use goes through the ordinals.
+        const { nids, ...rest } = col;
+        const ords = new Int32Array(nids.length);
+        for (let i = 0; i < ords.length; i++) ords[i] = ordinalOf(ws, nids[i]!);
+        const column: Column = { ...rest, ords };
         if (epoch === this.#epoch && this.#live.has(ws.key)) this.#budget.perName.set(key, { column }, stringBytes(key) + columnBytes(column));
         return column;
       });
