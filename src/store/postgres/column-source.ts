@@ -4,7 +4,8 @@ import type pg from 'pg';
 import type { NodeRecord } from '../rows.js';
 import { changesSince, latestChange } from './changes.js';
 import { PathListBuilder } from '../query-index/path-list.js';
-import { columnFromRows, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn, type PropertyRow } from '../query-index/column-source.js';
+import { readPaged } from './cursor-reads.js';
+import { ColumnBuilder, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn, type PropertyRow } from '../query-index/column-source.js';
 import { SQL, run, runArrays } from './statements.js';
 
 
@@ -53,32 +54,34 @@ export function postgresColumnSource(
       return rows.map((r) => ({ nid: r.nid, record: toRecord(r as never) }));
     },
     async nodeTable(workspace: string): Promise<NodeTable> {
-      const rows = await read((db) => runArrays<[number, string, string]>(db, SQL.nodeTable, [workspace]));
-      const n = rows.length;
-      const nids = new Int32Array(n);
-      const typeCodes = new Uint16Array(n);
-      const paths = new PathListBuilder(n);
+      const nids: number[] = [];
+      const typeCodes: number[] = [];
+      const paths = new PathListBuilder(1024);
       const types: string[] = [];
       const codeOf = new Map<string, number>();
-      for (let i = 0; i < n; i++) {
-        const row = rows[i]!;
-        let code = codeOf.get(row[2]);
-        if (code === undefined) {
-          code = types.length;
-          types.push(row[2]);
-          codeOf.set(row[2], code);
+      await read((db) => readPaged<[number, string, string]>(db, SQL.nodeTable.text, [workspace], (rows) => {
+        for (const row of rows) {
+          let code = codeOf.get(row[2]);
+          if (code === undefined) {
+            code = types.length;
+            types.push(row[2]);
+            codeOf.set(row[2], code);
+          }
+          nids.push(row[0]);
+          paths.push(row[1]);
+          typeCodes.push(code);
         }
-        nids[i] = row[0];
-        paths.push(row[1]);
-        typeCodes[i] = code;
-      }
-      return { nids, paths: paths.finish(), typeCodes, types };
+      }));
+      return { nids: Int32Array.from(nids), paths: paths.finish(), typeCodes: Uint16Array.from(typeCodes), types };
     },
     async propertyColumn(workspace: string, name: string): Promise<PropertyColumn> {
-      const rows = name.includes('\u0000') // PostgreSQL text has no U+0000: no property has such a name
-        ? []
-        : await read((db) => runArrays<PropertyRow>(db, SQL.propertyColumn, [workspace, name]));
-      return columnFromRows(rows);
+      const b = new ColumnBuilder();
+      // PostgreSQL text has no U+0000: no property has such a name.
+      if (name.includes('\u0000')) return b.finish();
+      await read((db) => readPaged<PropertyRow>(db, SQL.propertyColumn.text, [workspace, name], (rows) => {
+        for (const r of rows) b.push(r[0], r[1], r[2], r[3], r[5]);
+      }));
+      return b.finish();
     },
     async propertyNames(workspace: string): Promise<string[]> {
       const rows = await read((db) => runArrays<[string]>(db, SQL.propertyNames, [workspace]));

@@ -1,0 +1,34 @@
+// PostgreSQL backend: a large read (a workspace's node table, a property column) in pages from one
+// cursor (a cursor reads the snapshot of its DECLARE, so the pages are one consistent read). `pg` otherwise builds every row of a result at once: a
+// million rows are a million arrays and strings, garbage the size of the index itself, which lifts
+// the heap (and the process's RSS) long after the index has kept its compact copy.
+import type pg from 'pg';
+
+/** Rows fetched per round trip: large enough that round trips do not matter, small enough to stay young garbage. */
+const PAGE_ROWS = 20_000;
+
+export async function readPaged<R extends unknown[]>(
+  pool: pg.Pool, text: string, values: readonly unknown[], onRows: (rows: readonly R[]) => void, pageRows = PAGE_ROWS,
+): Promise<void> {
+  const client = await pool.connect();
+  let broken = false;
+  try {
+    await client.query('BEGIN READ ONLY');
+    await client.query({ text: `DECLARE petal_paged NO SCROLL CURSOR FOR ${text}`, values: values as unknown[] });
+    for (;;) {
+      const r = await client.query<R>({ text: `FETCH ${pageRows} FROM petal_paged`, rowMode: 'array' });
+      if (r.rows.length > 0) onRows(r.rows);
+      if (r.rows.length < pageRows) break;
+    }
+    await client.query('COMMIT');
+  } catch (err) {
+    try {
+      await client.query('ROLLBACK');
+    } catch {
+      broken = true; // the connection is gone: do not return it to the pool
+    }
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,0 +1,23 @@
+// Large reads of the query index come in pages from one cursor in one snapshot (cursor-reads.ts).
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readPaged } from '../../src/store/postgres/cursor-reads.js';
+
+const url = process.env.PETAL_TEST_PG ?? '';
+
+describe.skipIf(url === '')('postgres paged reads', () => {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  afterAll(() => pool.end());
+
+  it('delivers every row in order, a page at a time, and returns the connection', async () => {
+    const pages: number[][] = [];
+    await readPaged<[number]>(pool, 'SELECT g FROM generate_series(1, $1::int) g ORDER BY g', [5], (rows) => pages.push(rows.map((r) => r[0])), 2);
+    expect(pages).toEqual([[1, 2], [3, 4], [5]]);
+    expect(pool.idleCount).toBe(pool.totalCount); // released, not leaked
+  });
+
+  it('a failing statement rolls back and rejects, leaving the pool usable', async () => {
+    await expect(readPaged(pool, 'SELECT 1/0', [], () => undefined)).rejects.toThrow(/division by zero/);
+    expect((await pool.query('SELECT 1 AS one')).rows[0].one).toBe(1);
+  });
+});
