@@ -1,6 +1,6 @@
 // PostgreSQL backend: a large read (a workspace's node table, a property column) in pages from one
-// cursor (a cursor reads the snapshot of its DECLARE, so the pages are one consistent read). `pg` otherwise builds every row of a result at once: a
-// million rows are a million arrays and strings, garbage the size of the index itself, which lifts
+// cursor, which reads the snapshot of its DECLARE: the pages are one consistent read. `pg` otherwise
+// builds every row of a result at once: a million rows are a million arrays and strings, garbage the size of the index itself, which lifts
 // the heap (and the process's RSS) long after the index has kept its compact copy.
 import type pg from 'pg';
 
