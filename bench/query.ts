@@ -1,5 +1,7 @@
 // Micro-benchmark of Query nodes without HTTP (the query index path, parse → query → render), for
-// profiling: node --import tsx [--cpu-prof] bench/query.ts STORE.db [seconds] [query string]
+// profiling: node --import tsx [--cpu-prof] bench/query.ts STORE.db [seconds] [query string] [workspace] [index|sql]
+// (`sql` runs it through the SQL path, the one a SQLite store with `queryIndexThreshold` above the
+// workspace's size takes).
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { Repository } from '../src/repository/session.js';
 import { NodeTypeRegistry } from '../src/repository/node-types.js';
@@ -8,12 +10,12 @@ import { parseEndpointDefinition } from '../src/delivery/endpoint-definition.js'
 import { outputNameFor } from '../src/repository/names.js';
 import { queryNodes } from '../src/delivery/deliver.js';
 
-const [file, secs = '5', qs = 'category=c07&price[gt]=900&orderBy=price desc'] = process.argv.slice(2);
-const store = new SqliteStore({ file: file!, queryIndexThreshold: 0 });
+const [file, secs = '5', qs = 'category=c07&price[gt]=900&orderBy=price desc', workspace = 'tours', path = 'index'] = process.argv.slice(2);
+const store = new SqliteStore({ file: file!, queryIndexThreshold: path === 'sql' ? Infinity : 0 });
 await store.open();
 const types = new NodeTypeRegistry();
 const parsed = parseEndpointDefinition(
-  { $type: 'jcrDeliveryEndpoint_v2', workspace: 'tours', nodeTypes: ['cms:content'], limit: 10 },
+  { $type: 'jcrDeliveryEndpoint_v2', workspace, nodeTypes: ['cms:content'], limit: 10 },
   { source: 'bench', moduleName: 'bench', relativeFile: 'delivery/tours.yaml' } as never,
 );
 if (!parsed.ok) throw new Error(parsed.reason);

@@ -5,7 +5,8 @@
 // bench/generate.ts filled. `--cache on` keeps the response cache (off by default: every request is
 // rendered, which is what the store scenarios measure). Each store gets bench/content imported first.
 // The ceiling runs in the same rounds: a bare node:http server sending, for each scenario, the bytes
-// the first store answered.
+// the first store answered. A small `products` workspace (1,000 generated nodes, productsYaml) is
+// imported too, for the lists of a small workspace (issue 20), printed as a ratio to the read node.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,33 @@ export const SCENARIOS: Record<string, string> = {
   'selective query (2 filters, ~1 %, orderBy, total)': '/.rest/delivery/tours?category=c07&price%5Bgt%5D=900&orderBy=price%20desc',
   'broad query (~50 %, orderBy, total)': '/.rest/delivery/tours?featured=true&orderBy=price',
   'full-text query (word in 1 %)': '/.rest/delivery/tours?q=rare37',
+  // Small workspace (1,000 products); names without "query", which bench/writes.ts runs on tours.
+  'list, 1,000 products: price[gt], orderBy title desc, total': '/.rest/delivery/products?price%5Bgt%5D=100&orderBy=title%20desc&limit=10',
+  'list, 1,000 products: q (word in ~10 %), total': '/.rest/delivery/products?q=lagoon&limit=10',
+  'list, 1,000 products: title[like], orderBy price, total': '/.rest/delivery/products?title%5Blike%5D=%25river%25&orderBy=price&limit=10',
 };
+
+/** The scenario the lists are compared with (the same run, the same store). */
+const READ_NODE = 'read node, depth 2 (31-node page)';
+const PRODUCTS = 1_000;
+const PRODUCT_WORDS = ['river', 'mountain', 'temple', 'market', 'island', 'desert', 'forest', 'harbour', 'valley', 'castle'];
+
+/**
+ * The `products` workspace as a YAML bootstrap file: /catalog with PRODUCTS products (title, price,
+ * rich-text description, category), the same every run (words and prices follow from the index).
+ */
+export function productsYaml(): string {
+  let yaml = `'catalog':\n  'jcr:primaryType': 'mgnl:folder'\n`;
+  for (let i = 0; i < PRODUCTS; i++) {
+    const w1 = PRODUCT_WORDS[i % PRODUCT_WORDS.length]!;
+    const w2 = PRODUCT_WORDS[(i * 7 + 3) % PRODUCT_WORDS.length]!;
+    const extra = i % 10 === 4 ? ' by the lagoon' : ''; // `q=lagoon`: 10 % of the products
+    yaml += `  'p${i}':\n    'jcr:primaryType': 'mgnl:content'\n    'jcr:uuid': '5ca1e000-0000-4000-8000-${String(i).padStart(12, '0')}'\n` +
+      `    'title': 'The ${w1} ${w2} product ${i}'\n    'price': ${((i * 7919) % 50_000) / 100}\n` +
+      `    'description': '<p>A <strong>${w1}</strong> product near the ${w2}${extra}, number ${i}.</p>'\n    'category': 'c${i % 20}'\n`;
+  }
+  return yaml;
+}
 
 interface Figures { rps: number; p50: number; p99: number; errors: number }
 
@@ -33,9 +60,10 @@ function storeUrl(store: string): string {
 }
 
 let config = join(ROOT, 'bench/petal.yaml');
+let productsDir = '';
 
 async function startServer(store: string, port: number): Promise<ChildProcess> {
-  execFileSync(process.execPath, [join(ROOT, 'bin/petal.js'), 'import', '--store', storeUrl(store), join(ROOT, 'bench/content')], { stdio: 'ignore' });
+  execFileSync(process.execPath, [join(ROOT, 'bin/petal.js'), 'import', '--store', storeUrl(store), join(ROOT, 'bench/content'), productsDir], { stdio: 'ignore' });
   const child = spawn(process.execPath, [join(ROOT, 'bin/petal.js'), 'serve', '--config', config,
     '--store', storeUrl(store), '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'],
   { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PETAL_LOG_FORMAT: 'json' } });
@@ -109,6 +137,8 @@ async function main(): Promise<void> {
       .replace('modules: [./modules]', `modules: ['${join(ROOT, 'bench/modules')}']`) + '\ncache: { maxBytes: 0 }\n');
   }
   console.error(`response cache ${cache ? 'on' : 'off'}`);
+  productsDir = mkdtempSync(join(tmpdir(), 'petal-bench-products-'));
+  writeFileSync(join(productsDir, 'products.catalog.yaml'), productsYaml());
   const results = new Map<string, Figures[]>();
   const bodies = new Map<string, Buffer>(); // scenario path → the first store's answer, for the ceiling
   for (let round = 0; round < rounds; round++) {
@@ -147,6 +177,15 @@ async function main(): Promise<void> {
     const best = list.reduce((a, b) => (b.p99 < a.p99 ? b : a));
     const rps = list.reduce((a, b) => a + b.rps, 0) / list.length;
     console.log(`| ${store} | ${name} | ${rps.toFixed(0)} | ${best.p50} | ${best.p99} |`);
+  }
+  // The lists of a small workspace against the read node, per store (issue 20: at least 0.4).
+  const mean = (key: string) => { const list = results.get(key) ?? []; return list.reduce((a, b) => a + b.rps, 0) / list.length; };
+  console.log('\n| store | list | list / read node req/s |');
+  console.log('|---|---|---|');
+  for (const store of stores) {
+    for (const name of Object.keys(SCENARIOS).filter((n) => n.startsWith('list'))) {
+      console.log(`| ${store} | ${name} | ${(mean(`${store}\t${name}`) / mean(`${store}\t${READ_NODE}`)).toFixed(2)} |`);
+    }
   }
 }
 

@@ -47,6 +47,8 @@ export function createStore(
   url: string,
   options: {
     replicas?: readonly string[]; onNotice?: (message: string) => void; queryIndexMaxBytes?: number; onIndexEvent?: (event: QueryIndexEvent) => void;
+    /** SQLite: workspaces below this many nodes answer queries by SQL (`cache.queryIndexThreshold`; default 0). */
+    queryIndexThreshold?: number;
     /** SQLite: checkpoint the WAL in a worker thread at this interval (servers; see SqliteStoreOptions). */
     walCheckpointIntervalMs?: number;
   } = {},
@@ -60,6 +62,7 @@ export function createStore(
       file: url.slice('sqlite:'.length), ...index,
       ...(options.onNotice !== undefined ? { onNotice: options.onNotice } : {}),
       ...(options.walCheckpointIntervalMs !== undefined ? { walCheckpointIntervalMs: options.walCheckpointIntervalMs } : {}),
+      ...(options.queryIndexThreshold !== undefined ? { queryIndexThreshold: options.queryIndexThreshold } : {}),
     });
   }
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
@@ -114,6 +117,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   const store = createStore(config.store, {
     ...(config.replicas !== undefined ? { replicas: config.replicas } : {}),
     ...(config.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: config.queryIndexMaxBytes } : {}),
+    ...(config.queryIndexThreshold !== undefined ? { queryIndexThreshold: config.queryIndexThreshold } : {}),
     onNotice: (message) => log.warn(message),
     // A server writes while it serves: SQLite's checkpoints leave the main thread (wal-checkpointer.ts).
     walCheckpointIntervalMs: CHECKPOINT_INTERVAL_MS,

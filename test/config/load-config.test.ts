@@ -129,6 +129,12 @@ describe('loadConfig: which file', () => {
     expect(configError(() => loadConfig({ config: write('b3.yaml', 'cache: { queryIndexMaxBytes: 1000 }\n') }, {}, cwd)).message).toMatch(/queryIndexMaxBytes/);
   });
 
+  it('reads the query index threshold (absent: not set, the store default), and rejects a negative one naming the key', () => {
+    expect(loadConfig({ config: write('t.yaml', 'cache: { queryIndexThreshold: 2000 }\n') }, {}, cwd).queryIndexThreshold).toBe(2000);
+    expect(loadConfig({ config: write('t1.yaml', 'port: 9124\n') }, {}, cwd).queryIndexThreshold).toBeUndefined();
+    expect(configError(() => loadConfig({ config: write('t2.yaml', 'cache: { queryIndexThreshold: -1 }\n') }, {}, cwd)).message).toMatch(/queryIndexThreshold/);
+  });
+
   it('uses petal.yaml in the working directory', () => {
     const file = write('petal.yaml', 'port: 9123\n');
     const c = loadConfig({}, {}, cwd);

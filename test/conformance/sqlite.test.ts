@@ -1,4 +1,6 @@
 // Conformance entry point for the SQLite store: a fresh temporary database file for every store created.
+// Its queries go through the query index (the default); PETAL_QUERY_INDEX_THRESHOLD=Infinity, the
+// second run of `npm test`, sends them through SQL.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -19,7 +21,8 @@ const sqliteFixture: StoreFixture = {
   available: async () => true,
   async create() {
     const dir = await mkdtemp(join(tmpdir(), 'petal-conformance-'));
-    const store = new SqliteStore({ file: join(dir, 'petal.db') });
+    const threshold = process.env.PETAL_QUERY_INDEX_THRESHOLD;
+    const store = new SqliteStore({ file: join(dir, 'petal.db'), ...(threshold !== undefined ? { queryIndexThreshold: Number(threshold) } : {}) });
     await store.open();
     return store;
   },

@@ -184,8 +184,9 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
 }
 
 /**
- * The store of a test app: SQLite in `dir` (PETAL_QUERY_INDEX_THRESHOLD=0 runs every query through the
- * in-memory query index instead of SQL), or with PETAL_TEST_PG=postgres://… a fresh schema there.
+ * The store of a test app: SQLite in `dir` (queries through the in-memory query index, the default;
+ * PETAL_QUERY_INDEX_THRESHOLD=Infinity runs them through SQL instead, the second run of `npm test`),
+ * or with PETAL_TEST_PG=postgres://… a fresh schema there.
  */
 async function createTestStore(dir: string): Promise<{ store: ContentStore; dispose: () => Promise<void> }> {
   const pgUrl = process.env.PETAL_TEST_PG;

@@ -1,7 +1,7 @@
 // Issue 16 point 4 end to end: Nodes API writes (PUT, POST, move, DELETE) are seen by the next Query
 // nodes request with the same answers a fresh read would give, the in-memory query index applies them in
-// place (no reload of the workspace, when the index serves: PostgreSQL, or PETAL_QUERY_INDEX_THRESHOLD=0
-// in the second run of `npm test`), and the response cache keeps answers the writes did not touch.
+// place (no reload of the workspace, when the index serves: PostgreSQL, and SQLite by default; not the
+// second run of `npm test`, PETAL_QUERY_INDEX_THRESHOLD=Infinity, which is SQL), and the response cache keeps answers the writes did not touch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, getJson, type TestApp } from '../helpers/test-app.js';
 
@@ -72,7 +72,7 @@ describe('writes through the Nodes API, read back through Query nodes', () => {
     expect(await cached(ONE)).toBe(true);
     loadsAfterWarm = loads();
     // When the index serves, the list above loaded the workspace (so "no reload" below means something).
-    if (process.env.PETAL_TEST_PG || process.env.PETAL_QUERY_INDEX_THRESHOLD === '0') expect(loadsAfterWarm).toBeGreaterThan(0);
+    if (process.env.PETAL_TEST_PG || Number(process.env.PETAL_QUERY_INDEX_THRESHOLD ?? 0) === 0) expect(loadsAfterWarm).toBeGreaterThan(0);
   });
 
   it('a created node joins the list in its place', async () => {

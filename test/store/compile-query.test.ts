@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { StoreQuery } from '../../src/query/ast.js';
 import { compileCount, compilePage, NODE_COLUMNS } from '../../src/store/sqlite/compile-query.js';
 import type { SqlParam } from '../../src/store/sql/sql-writer.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/query/', import.meta.url));
@@ -213,12 +214,16 @@ const CASES: readonly Case[] = [
 ];
 
 let t: TestApp;
+// The statements pinned below answer the fixture: the SQL path, whatever the default path is.
+const sql = new SqliteStore({ file: ':memory:', queryIndexThreshold: Infinity });
 
 beforeAll(async () => {
-  t = await createTestApp({ contentPaths: [FIXTURES] });
+  await sql.open();
+  t = await createTestApp({ contentPaths: [FIXTURES], store: sql });
 });
 afterAll(async () => {
   await t?.close();
+  await sql.close();
 });
 
 function placeholders(sql: string): number {

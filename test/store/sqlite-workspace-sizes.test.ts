@@ -14,6 +14,7 @@ import { SqliteChanges } from '../../src/store/sqlite/changes.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { connect } from '../../src/store/sqlite/statements.js';
 import { WorkspaceSizes } from '../../src/store/sqlite/workspace-sizes.js';
+import { createStore } from '../../src/main.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'petal-sizes-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -26,6 +27,21 @@ const all: StoreQuery = { workspace: 'tours', rootPath: '/', types: null, condit
 const create = (name: string) => ({ op: 'create' as const, parentPath: '/', node: { name, properties: [], children: [], field: '' } });
 
 describe('SQLite workspace sizes for the query index threshold', () => {
+  it('by default a workspace of any size answers from the index; the threshold option keeps small ones on SQL', async () => {
+    // createStore is what `petal serve` calls with `cache.queryIndexThreshold` (absent: the default).
+    for (const [options, loads] of [[{}, 1], [{ queryIndexThreshold: 5 }, 0]] as const) {
+      const store = createStore('sqlite::memory:', options);
+      await store.open();
+      try {
+        await store.importDocuments([nodes('t', 3)], { onUuidCollision: 'new' });
+        expect((await store.query(all)).total).toBe(3);
+        expect(store.memoryStats?.().queryIndex.loads).toBe(loads);
+      } finally {
+        await store.close();
+      }
+    }
+  });
+
   it('a created node takes a workspace to the index, removed ones take it back to SQL', async () => {
     const events: QueryIndexEvent[] = [];
     const store = new SqliteStore({ file: ':memory:', queryIndexThreshold: 5, onIndexEvent: (e) => events.push(e) });

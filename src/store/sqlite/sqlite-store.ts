@@ -43,7 +43,10 @@ export interface SqliteStoreOptions {
   readonly file: string;
   /**
    * Workspaces with at least this many nodes answer queries from the in-memory query index; smaller
-   * ones (and queries it cannot serve) use SQL. Default 2,000; 0 = always the index; Infinity = never.
+   * ones (and queries it cannot serve) use SQL (`cache.queryIndexThreshold`). Default 0, every size:
+   * through SQL a filtered, sorted list with its total costs a count and a page per request (about
+   * 1.8 ms of CPU on 1,000 nodes), through the index a kept bit set and page (bench/RESULTS.md, issue 20).
+   * Infinity = never the index (the tests' SQL run).
    */
   readonly queryIndexThreshold?: number;
   /** Bytes the query index may keep of what requests choose (`cache.queryIndexMaxBytes`; default 1 GiB). */
@@ -88,7 +91,7 @@ export class SqliteStore implements ContentStore {
     this.#file = options.file;
     this.#onNotice = options.onNotice;
     this.#checkpointEvery = options.walCheckpointIntervalMs;
-    this.#indexThreshold = options.queryIndexThreshold ?? 2_000;
+    this.#indexThreshold = options.queryIndexThreshold ?? 0;
     this.#index = new QueryIndex(sqliteColumnSource(
       () => { if (!this.#db) throw new StoreClosedError('SqliteStore is not open'); return this.#db; },
       async () => this.generationHint() ?? this.generation(),
