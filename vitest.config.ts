@@ -6,5 +6,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Vitest's default on a 2-core machine is one fork, and much of the suite waits on child
+    // processes (the CLI, servers, crash tests) and on PostgreSQL: two forks keep both cores busy.
+    // PETAL_TEST_WORKERS overrides it (1 reproduces a serial run).
+    maxWorkers: Number(process.env.PETAL_TEST_WORKERS ?? 2),
+    minWorkers: 1,
   },
 });
