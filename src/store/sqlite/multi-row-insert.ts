@@ -1,0 +1,58 @@
+// SQLite backend: rows of one table buffered and written many per INSERT. A statement call costs
+// more than a row (binding, stepping the program, better-sqlite3's crossing into C++), so an import
+// writes its nodes, index rows and full text ROWS_PER_STATEMENT rows per call of a prepared statement.
+import type Database from 'better-sqlite3';
+
+/** Rows per statement: a few hundred parameters, well below SQLite's 32,766 limit. */
+export const ROWS_PER_STATEMENT = 64;
+
+export class MultiRowInsert {
+  readonly #db: Database.Database;
+  /** `INSERT INTO t (a, b, c)`: the values lists are appended. */
+  readonly #head: string;
+  readonly #width: number;
+  /** Prepared by row count: the full statement, and the shorter ones a flush needs. */
+  readonly #statements = new Map<number, Database.Statement>();
+  #values: unknown[] = [];
+
+  constructor(db: Database.Database, head: string, width: number) {
+    this.#db = db;
+    this.#head = head;
+    this.#width = width;
+  }
+
+  /** Buffers one row (exactly `width` values); writes a full statement's worth when there is one. */
+  add(...row: unknown[]): void {
+    for (const v of row) this.#values.push(v);
+    if (this.#values.length === ROWS_PER_STATEMENT * this.#width) this.flush();
+  }
+
+  /** Rows buffered and not yet written. */
+  get pending(): number {
+    return this.#values.length / this.#width;
+  }
+
+  /** Writes every buffered row. */
+  flush(): void {
+    const rows = this.#values.length / this.#width;
+    if (rows === 0) return;
+    const values = this.#values;
+    this.#values = [];
+    this.#statement(rows).run(values);
+  }
+
+  /** Forgets the buffered rows (the transaction rolls back). */
+  discard(): void {
+    this.#values = [];
+  }
+
+  #statement(rows: number): Database.Statement {
+    let stmt = this.#statements.get(rows);
+    if (stmt === undefined) {
+      const one = `(${Array.from({ length: this.#width }, () => '?').join(', ')})`;
+      stmt = this.#db.prepare(`${this.#head} VALUES ${Array.from({ length: rows }, () => one).join(', ')}`);
+      this.#statements.set(rows, stmt);
+    }
+    return stmt;
+  }
+}
