@@ -12,11 +12,13 @@ export class MultiRowInsert {
   readonly #head: string;
   readonly #width: number;
   /** Prepared by row count: the full statement, and the shorter ones a flush needs. */
-  readonly #statements = new Map<number, Database.Statement>();
+  readonly #statements: Map<number, Database.Statement>;
   #values: unknown[] = [];
 
-  constructor(db: Database.Database, head: string, width: number) {
+  /** `statements`: shared by the buffers of one table (same head), so each statement is prepared once. */
+  constructor(db: Database.Database, head: string, width: number, statements = new Map<number, Database.Statement>()) {
     this.#db = db;
+    this.#statements = statements;
     this.#head = head;
     this.#width = width;
   }

@@ -26,21 +26,29 @@ export class SqliteImportTx implements ImportTx {
   readonly #changes: SqliteChanges;
   readonly #known = new Map<string, KnownNodes>();
   readonly #nodes: MultiRowInsert;
-  readonly #props: MultiRowInsert;
+  /**
+   * Index rows by workspace and property: the props table is clustered by (ws, name, nid), so a
+   * statement of one property's rows writes them side by side (rows in node order would go to as many
+   * places of the B-tree as a node has properties).
+   */
+  readonly #props = new Map<string, MultiRowInsert>();
+  readonly #db: Database.Database;
   readonly #fts: MultiRowInsert;
   /** prop_kinds and node_types rows this transaction has written (INSERT OR IGNORE once each). */
   readonly #kinds = new Set<string>();
   readonly #types = new Set<string>();
   readonly #deferred: DeferredIndexes;
+  /** The prepared statements the property queues share. */
+  readonly #propStatements = new Map<number, Database.Statement>();
   #nextNid: number;
 
   /** Opens the import's writes (inside the caller's transaction); `importNodes` decides whether indexes are built after the load. */
   constructor(db: Database.Database, s: Statements, changes: SqliteChanges, importNodes: number) {
+    this.#db = db;
     this.#s = s;
     this.#changes = changes;
     this.#nodes = new MultiRowInsert(db,
       'INSERT INTO nodes (nid, workspace, id, path, parent_path, name, depth, position, type, mixins, props)', 11);
-    this.#props = new MultiRowInsert(db, 'INSERT INTO props (nid, ws, name, pos, kind, s, f, n)', 8);
     this.#fts = new MultiRowInsert(db, 'INSERT INTO fts (rowid, body)', 2);
     // As SQLite would number them (max + 1): the writer holds the write lock, no one else inserts.
     this.#nextNid = (s.maxNid.get() as { m: number }).m + 1;
@@ -71,7 +79,7 @@ export class SqliteImportTx implements ImportTx {
   /** Every buffered row to the database, before a read or delete that must see them. */
   #flush(): void {
     this.#nodes.flush();
-    this.#props.flush();
+    for (const p of this.#props.values()) p.flush();
     this.#fts.flush();
   }
 
@@ -129,8 +137,14 @@ export class SqliteImportTx implements ImportTx {
       JSON.stringify(n.mixins), JSON.stringify(n.properties));
     for (const x of indexRows(n.properties)) {
       const kind = KIND_CODE[x.kind];
-      this.#props.add(nid, n.workspace, x.name, x.pos, kind, x.s, x.f, x.n);
-      const key = `${n.workspace}\u0000${x.name}\u0000${kind}`;
+      const property = `${n.workspace}\u0000${x.name}`;
+      let rows = this.#props.get(property);
+      if (rows === undefined) {
+        rows = new MultiRowInsert(this.#db, 'INSERT INTO props (nid, ws, name, pos, kind, s, f, n)', 8, this.#propStatements);
+        this.#props.set(property, rows);
+      }
+      rows.add(nid, n.workspace, x.name, x.pos, kind, x.s, x.f, x.n);
+      const key = `${property}\u0000${kind}`;
       if (!this.#kinds.has(key)) {
         this.#kinds.add(key);
         this.#s.insertKind.run(n.workspace, x.name, kind);
