@@ -14,14 +14,15 @@ const DEFERRABLE = ['props_by_text', 'props_by_folded', 'props_by_number', 'node
 /** Below this many nodes an import maintains the indexes as it goes (a rebuild costs more than it saves). */
 export const DEFER_MIN_NODES = 10_000;
 /**
- * A rebuild sorts the whole table, rows already there included, so it pays only when the import
- * brings at least this many times the nodes the store holds.
+ * A rebuild sorts the whole table, rows already there included, while row-by-row inserts cost about
+ * four times as much per row as a rebuild (bench/RESULTS.md, issue 20): it pays while the store holds
+ * at most this many times the nodes the import brings.
  */
-export const DEFER_MIN_SHARE = 2;
+export const DEFER_MAX_STORED = 3;
 
 /** True when an import of `importNodes` into a store of `storedNodes` should build the indexes after its load. */
 export function shouldDefer(importNodes: number, storedNodes: () => number): boolean {
-  return importNodes >= DEFER_MIN_NODES && importNodes >= DEFER_MIN_SHARE * storedNodes();
+  return importNodes >= DEFER_MIN_NODES && storedNodes() <= DEFER_MAX_STORED * importNodes;
 }
 
 /** Drops the deferrable indexes (inside the caller's transaction); `rebuild` creates them again. */

@@ -13,20 +13,26 @@ export class MultiRowInsert {
   readonly #width: number;
   /** Prepared by row count: the full statement, and the shorter ones a flush needs. */
   readonly #statements: Map<number, Database.Statement>;
+  /** Values buffered before a write (a multiple of a statement's). */
+  readonly #bufferValues: number;
   #values: unknown[] = [];
 
-  /** `statements`: shared by the buffers of one table (same head), so each statement is prepared once. */
-  constructor(db: Database.Database, head: string, width: number, statements = new Map<number, Database.Statement>()) {
+  /**
+   * `bufferRows`: rows kept before they are written (a multiple of ROWS_PER_STATEMENT); `statements`:
+   * shared by the buffers of one table (same head), so each statement is prepared once.
+   */
+  constructor(db: Database.Database, head: string, width: number, bufferRows = ROWS_PER_STATEMENT, statements = new Map<number, Database.Statement>()) {
     this.#db = db;
     this.#statements = statements;
+    this.#bufferValues = bufferRows * width;
     this.#head = head;
     this.#width = width;
   }
 
-  /** Buffers one row (exactly `width` values); writes a full statement's worth when there is one. */
+  /** Buffers one row (exactly `width` values); writes the buffer when it is full. */
   add(...row: unknown[]): void {
     for (const v of row) this.#values.push(v);
-    if (this.#values.length === ROWS_PER_STATEMENT * this.#width) this.flush();
+    if (this.#values.length >= this.#bufferValues) this.flush();
   }
 
   /** Rows buffered and not yet written. */
@@ -36,11 +42,15 @@ export class MultiRowInsert {
 
   /** Writes every buffered row. */
   flush(): void {
-    const rows = this.#values.length / this.#width;
-    if (rows === 0) return;
     const values = this.#values;
+    if (values.length === 0) return;
     this.#values = [];
-    this.#statement(rows).run(values);
+    const full = ROWS_PER_STATEMENT * this.#width;
+    if (values.length === full) return void this.#statement(ROWS_PER_STATEMENT).run(values);
+    for (let i = 0; i < values.length; i += full) {
+      const part = values.slice(i, i + full);
+      this.#statement(part.length / this.#width).run(part);
+    }
   }
 
   /** Forgets the buffered rows (the transaction rolls back). */

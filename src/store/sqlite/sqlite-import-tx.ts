@@ -14,12 +14,21 @@ import { fullTextOf, indexRows } from '../index-values.js';
 import type { BlobSpool, ImportDocument, NodeDraft } from '../rows.js';
 import type { ChangedNode, NewChange } from '../changes.js';
 import type { SqliteChanges } from './changes.js';
-import { DeferredIndexes, shouldDefer } from './deferred-indexes.js';
+import { DEFER_MIN_NODES, DeferredIndexes, shouldDefer } from './deferred-indexes.js';
 import { KnownNodes } from './import-known-nodes.js';
 import { KIND_CODE } from './migrations.js';
 import { MultiRowInsert } from './multi-row-insert.js';
 import { deleteSubtreeRows } from './single-node-writes.js';
 import { insertBlobChunks, type Statements } from './statements.js';
+
+/**
+ * Index rows of one property written together: the value indexes take them at random places, and a
+ * long run of one property's rows keeps to that property's part of each index (a working set that
+ * stays in the page cache) instead of all of it.
+ */
+const PROPERTY_RUN = 2_048;
+/** Page cache of the writer during an import of DEFER_MIN_NODES or more (KiB, as cache_size counts it). */
+const LARGE_IMPORT_CACHE = -1_048_576;
 
 export class SqliteImportTx implements ImportTx {
   readonly #s: Statements;
@@ -41,6 +50,8 @@ export class SqliteImportTx implements ImportTx {
   /** The prepared statements the property queues share. */
   readonly #propStatements = new Map<number, Database.Statement>();
   #nextNid: number;
+  /** The connection's cache_size while a large import raises it. */
+  #cacheSize: number | undefined;
 
   /** Opens the import's writes (inside the caller's transaction); `importNodes` decides whether indexes are built after the load. */
   constructor(db: Database.Database, s: Statements, changes: SqliteChanges, importNodes: number) {
@@ -53,7 +64,19 @@ export class SqliteImportTx implements ImportTx {
     // As SQLite would number them (max + 1): the writer holds the write lock, no one else inserts.
     this.#nextNid = (s.maxNid.get() as { m: number }).m + 1;
     this.#deferred = new DeferredIndexes(db);
-    if (shouldDefer(importNodes, () => (s.countAll.get() as { n: number }).n)) this.#deferred.drop();
+    if (importNodes >= DEFER_MIN_NODES) {
+      // Index rows of a large import land all over the value indexes: pages kept in memory instead of
+      // spilled and read back (SQLite frees them when `close` sets the connection's size back).
+      this.#cacheSize = db.pragma('cache_size', { simple: true }) as number;
+      db.pragma(`cache_size = ${LARGE_IMPORT_CACHE}`);
+      if (shouldDefer(importNodes, () => (s.countAll.get() as { n: number }).n)) this.#deferred.drop();
+    }
+  }
+
+  /** After COMMIT or ROLLBACK: the connection's page cache back to its size. */
+  close(): void {
+    if (this.#cacheSize !== undefined) this.#db.pragma(`cache_size = ${this.#cacheSize}`);
+    this.#cacheSize = undefined;
   }
 
   /** True while the value indexes are dropped (rebuilt by `finish`). */
@@ -140,7 +163,7 @@ export class SqliteImportTx implements ImportTx {
       const property = `${n.workspace}\u0000${x.name}`;
       let rows = this.#props.get(property);
       if (rows === undefined) {
-        rows = new MultiRowInsert(this.#db, 'INSERT INTO props (nid, ws, name, pos, kind, s, f, n)', 8, this.#propStatements);
+        rows = new MultiRowInsert(this.#db, 'INSERT INTO props (nid, ws, name, pos, kind, s, f, n)', 8, PROPERTY_RUN, this.#propStatements);
         this.#props.set(property, rows);
       }
       rows.add(nid, n.workspace, x.name, x.pos, kind, x.s, x.f, x.n);

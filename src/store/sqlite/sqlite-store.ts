@@ -296,9 +296,13 @@ export class SqliteStore implements ContentStore {
   async importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
     return this.#write(async (s, changes, db) => {
       const tx = new SqliteImportTx(db, s, changes, draftCount(documents));
-      const result = await writeImport(tx, documents, options);
-      tx.finish();
-      return result;
+      try {
+        const result = await writeImport(tx, documents, options);
+        tx.finish();
+        return result;
+      } finally {
+        tx.close();
+      }
     });
   }
 
