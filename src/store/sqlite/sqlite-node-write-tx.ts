@@ -5,7 +5,7 @@ import { depthOf, descendantRange, nameOf, parentOf } from '../../repository/pat
 import type { NodeWriteTx, SiblingRow } from '../node-write.js';
 import { toRecord, type NodeRow } from '../node-rows.js';
 import type { SqliteChanges } from './changes.js';
-import { sqliteImportTx } from './sqlite-import-tx.js';
+import { deleteSubtreeRows, insertNodeRow } from './single-node-writes.js';
 import type { Statements } from './statements.js';
 import { updateInPlace } from './update-in-place.js';
 
@@ -13,19 +13,18 @@ import { updateInPlace } from './update-in-place.js';
 const codePoints = (text: string): number => [...text].length;
 
 export function sqliteNodeWriteTx(s: Statements, changes: SqliteChanges): NodeWriteTx {
-  const imports = sqliteImportTx(s, changes);
   return {
     getNode: async (ws, path) => {
       const row = s.byPath.get(ws, path) as NodeRow | undefined;
       return row === undefined ? undefined : toRecord(row);
     },
     idsInUse: async (ws, ids) => new Set((s.byIds.all(ws, JSON.stringify(ids)) as NodeRow[]).map((r) => r.id)),
-    maxChildPosition: imports.maxChildPosition,
+    maxChildPosition: async (ws, parent) => (s.maxChild.get(ws, parent) as { m: number | null }).m ?? -1,
     children: async (ws, parent) => s.children.all(ws, parent) as SiblingRow[],
-    insertNode: imports.insertNode,
+    insertNode: async (node) => insertNodeRow(s, node),
     // In place: the row keeps its nid, only changed index rows are written (update-in-place.ts).
     replaceNode: async (node) => {
-      if (!updateInPlace(s, node)) await imports.insertNode(node);
+      if (!updateInPlace(s, node)) insertNodeRow(s, node);
     },
     moveSubtree: async (ws, from, to, position) => {
       const [lo, hi] = descendantRange(from);
@@ -34,9 +33,9 @@ export function sqliteNodeWriteTx(s: Statements, changes: SqliteChanges): NodeWr
       s.moveNode.run(to, parentOf(to), nameOf(to), depthOf(to), position, ws, from);
     },
     setPosition: async (ws, path, position) => { s.setPosition.run(position, ws, path); },
-    deleteSubtree: imports.deleteSubtree,
-    subtreeNodes: imports.subtreeNodes,
-    recordChange: imports.recordChange,
-    bumpGeneration: imports.bumpGeneration,
+    deleteSubtree: async (ws, path) => deleteSubtreeRows(s, ws, path),
+    subtreeNodes: async (ws, path, limit) => changes.subtreeNodes(ws, path, limit),
+    recordChange: async (change) => changes.record(change),
+    bumpGeneration: async () => { s.bump.run(); },
   };
 }

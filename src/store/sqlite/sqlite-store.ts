@@ -27,7 +27,7 @@ import { StoreClosedError } from '../store-faults.js';
 import { createProcessFolder } from '../process-folder.js';
 import { privateDatabaseFile } from './database-file.js';
 import { toRecord, type NodeRow } from '../node-rows.js';
-import { sqliteImportTx } from './sqlite-import-tx.js';
+import { SqliteImportTx, draftCount } from './sqlite-import-tx.js';
 import { sqliteNodeWriteTx } from './sqlite-node-write-tx.js';
 import { writeNodes } from '../write-nodes.js';
 import type { NodeOperation, NodeWriteOptions, NodeWriteResult } from '../node-write.js';
@@ -297,7 +297,16 @@ export class SqliteStore implements ContentStore {
   }
 
   async importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
-    return this.#write((s, changes) => writeImport(sqliteImportTx(s, changes), documents, options));
+    return this.#write(async (s, changes, db) => {
+      const tx = new SqliteImportTx(db, s, changes, draftCount(documents));
+      try {
+        const result = await writeImport(tx, documents, options);
+        tx.finish();
+        return result;
+      } finally {
+        tx.close();
+      }
+    });
   }
 
   async writeNodes(workspace: string, operations: readonly NodeOperation[], options: NodeWriteOptions): Promise<NodeWriteResult> {
@@ -305,7 +314,7 @@ export class SqliteStore implements ContentStore {
   }
 
   /** A content write: queued (one at a time), in one IMMEDIATE transaction (other processes' writers wait too). */
-  #write<T>(body: (s: Statements, changes: SqliteChanges) => Promise<T>): Promise<T> {
+  #write<T>(body: (s: Statements, changes: SqliteChanges, db: Database.Database) => Promise<T>): Promise<T> {
     const run = this.#writeQueue.then(async () => {
       const db = this.#writer;
       const s = this.#writeStmts;
@@ -313,7 +322,7 @@ export class SqliteStore implements ContentStore {
       if (!db || !s || !changes) throw new StoreClosedError('SqliteStore is not open');
       db.exec('BEGIN IMMEDIATE');
       try {
-        const result = await body(s, changes);
+        const result = await body(s, changes, db);
         db.exec('COMMIT');
         return result;
       } catch (err) {

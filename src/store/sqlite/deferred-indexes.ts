@@ -1,0 +1,63 @@
+// SQLite backend: secondary indexes a large import builds after its load instead of row by row. An
+// index keyed by value (a title, a price) takes each new row at a random place of its B-tree; built
+// by CREATE INDEX, it is one sort and pages written once. Inside the import's transaction (SQLite's
+// DDL is transactional): a rollback, or a crash, brings the indexes back as they were, and readers
+// keep their snapshot, indexes included, until the commit.
+import type Database from 'better-sqlite3';
+
+/**
+ * Indexes an import never needs while it runs (its lookups use nodes_by_path, nodes_by_id and
+ * nodes_by_parent; deletes use props_by_node), whose inserts land in no useful order.
+ */
+const DEFERRABLE = ['props_by_text', 'props_by_folded', 'props_by_number', 'nodes_by_name', 'nodes_by_type', 'nodes_by_path_type'];
+
+/** Below this many nodes an import maintains the indexes as it goes (a rebuild costs more than it saves). */
+export const DEFER_MIN_NODES = 10_000;
+/**
+ * A rebuild sorts the whole table, rows already there included, while row-by-row inserts cost about
+ * four times as much per row as a rebuild (bench/RESULTS.md, issue 20): it pays while the store holds
+ * at most this many times the nodes the import brings.
+ */
+export const DEFER_MAX_STORED = 3;
+
+/** True when an import of `importNodes` into a store of `storedNodes` should build the indexes after its load. */
+export function shouldDefer(importNodes: number, storedNodes: () => number): boolean {
+  return importNodes >= DEFER_MIN_NODES && storedNodes() <= DEFER_MAX_STORED * importNodes;
+}
+
+/** Drops the deferrable indexes (inside the caller's transaction); `rebuild` creates them again. */
+export class DeferredIndexes {
+  readonly #db: Database.Database;
+  /** The CREATE INDEX statements of the dropped indexes, as the schema holds them. */
+  #dropped: string[] = [];
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+  }
+
+  get active(): boolean {
+    return this.#dropped.length > 0;
+  }
+
+  drop(): void {
+    const find = this.#db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?");
+    for (const name of DEFERRABLE) {
+      const row = find.get(name) as { sql: string } | undefined;
+      if (row === undefined) continue;
+      this.#db.exec(`DROP INDEX ${name}`);
+      this.#dropped.push(row.sql);
+    }
+  }
+
+  /** Creates the dropped indexes from the table rows (the sorter may use a second thread). */
+  rebuild(): void {
+    if (this.#dropped.length === 0) return;
+    this.#db.pragma('threads = 2');
+    try {
+      for (const sql of this.#dropped) this.#db.exec(sql);
+    } finally {
+      this.#db.pragma('threads = 0');
+    }
+    this.#dropped = [];
+  }
+}
