@@ -74,4 +74,30 @@ describe.skipIf(url === '')('postgres batched import', () => {
     const kept = await sql<{ s: string }>(`SELECT s FROM ${schema}.props ORDER BY s`);
     expect(kept).toEqual([{ s: 'moved' }, { s: 'three' }]);
   });
+
+  it('a COPY the server rejects midway (third batch) leaves nothing of the import, and the next import commits', async () => {
+    const s = await fresh();
+    await s.importDocuments([document('tours', '/', [draft('kept', { properties: [['title', 'String', 'kept']] })])], NEW);
+    const tables = ['nodes', 'props', 'fts', 'prop_kinds', 'node_types', 'changes', 'change_nodes'];
+    const counts = async () => Object.fromEntries(await Promise.all(tables.map(async (t) =>
+      [t, (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.${t}`))[0]!.n] as const)));
+    const before = { rows: await counts(), generation: await s.generation() };
+    // The server refuses one index row of the 4,500th node: in the props COPY of the third batch, after
+    // that batch's nodes COPY and two whole batches were written in the same transaction.
+    await sql(`ALTER TABLE ${schema}.props ADD CONSTRAINT no_boom CHECK (s <> 'boom')`);
+    const children = (bad: number) => Array.from({ length: 5_000 }, (_, i) => draft(`n${i}`, {
+      properties: [['title', 'String', i === bad ? 'boom' : `node ${i}`], ['size', 'Long', i], ['kind', 'String', `k${i % 3}`]],
+    }));
+    await expect(s.importDocuments([document('tours', '/', [draft('f', {}, children(4_499))])], NEW)).rejects.toThrow(/no_boom/);
+    expect({ rows: await counts(), generation: await s.generation() }).toEqual(before);
+    expect(await s.getNode('tours', '/f')).toBeUndefined();
+    // The connection went back healthy (or was dropped): the same import without the bad value commits.
+    await sql(`ALTER TABLE ${schema}.props DROP CONSTRAINT no_boom`);
+    expect((await s.importDocuments([document('tours', '/', [draft('f', {}, children(-1))])], NEW)).nodes).toBe(5_001);
+    expect(await s.countNodes('tours')).toBe(5_002);
+    const rows = await counts();
+    expect(rows.props).toBe(before.rows.props + 15_000);
+    expect(rows.fts).toBe(before.rows.fts + 5_000);
+    expect(await s.generation()).toBe(before.generation + 1);
+  }, 60_000);
 });
