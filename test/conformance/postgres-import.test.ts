@@ -30,7 +30,7 @@ describe.skipIf(url === '')('postgres batched import', () => {
     schema = '';
   });
 
-  it('writes thousands of nodes with a COPY per table and batch of 2,000', async () => {
+  it('writes thousands of nodes with a COPY per table and batch of 1,000', async () => {
     const s = await fresh();
     const labels: string[] = [];
     const original = pg.Client.prototype.query;
@@ -46,10 +46,10 @@ describe.skipIf(url === '')('postgres batched import', () => {
     expect((await s.importDocuments(docs, NEW)).nodes).toBe(5_005);
     const count = (name: string) => labels.filter((l) => l === name).length;
     const copies = (table: string) => labels.filter((l) => l.startsWith(`COPY ${table} (`)).length;
-    // 5,005 nodes: three batches (2,000 + 2,000 + 1,005), each one COPY per table.
-    expect(copies('nodes')).toBe(3);
-    expect(copies('props')).toBe(3);
-    expect(copies('fts')).toBe(3);
+    // 5,005 nodes: six batches (5 × 1,000 + 5), each one COPY per table.
+    expect(copies('nodes')).toBe(6);
+    expect(copies('props')).toBe(6);
+    expect(copies('fts')).toBe(6);
     // One uuid check per root, not per node; nothing else per node.
     expect(count('petal_paths_of_ids')).toBe(5);
     expect(count('petal_path_of_id')).toBe(0);
@@ -75,15 +75,15 @@ describe.skipIf(url === '')('postgres batched import', () => {
     expect(kept).toEqual([{ s: 'moved' }, { s: 'three' }]);
   });
 
-  it('a COPY the server rejects midway (third batch) leaves nothing of the import, and the next import commits', async () => {
+  it('a COPY the server rejects midway (fifth batch) leaves nothing of the import, and the next import commits', async () => {
     const s = await fresh();
     await s.importDocuments([document('tours', '/', [draft('kept', { properties: [['title', 'String', 'kept']] })])], NEW);
     const tables = ['nodes', 'props', 'fts', 'prop_kinds', 'node_types', 'changes', 'change_nodes'];
     const counts = async () => Object.fromEntries(await Promise.all(tables.map(async (t) =>
       [t, (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.${t}`))[0]!.n] as const)));
     const before = { rows: await counts(), generation: await s.generation() };
-    // The server refuses one index row of the 4,500th node: in the props COPY of the third batch, after
-    // that batch's nodes COPY and two whole batches were written in the same transaction.
+    // The server refuses one index row of the 4,501st node: in the props COPY of the fifth batch, after
+    // that batch's nodes COPY and four whole batches were written in the same transaction.
     await sql(`ALTER TABLE ${schema}.props ADD CONSTRAINT no_boom CHECK (s <> 'boom')`);
     const children = (bad: number) => Array.from({ length: 5_000 }, (_, i) => draft(`n${i}`, {
       properties: [['title', 'String', i === bad ? 'boom' : `node ${i}`], ['size', 'Long', i], ['kind', 'String', `k${i % 3}`]],

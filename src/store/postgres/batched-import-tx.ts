@@ -16,7 +16,7 @@ import { subtreeNodes } from './changes.js';
 import type { ChangedNode } from '../changes.js';
 
 /** Nodes buffered before a batch is written: large enough that round trips do not matter. */
-const BATCH_NODES = 2_000;
+const BATCH_NODES = 1_000;
 
 /** What this transaction knows of one workspace, its own buffered rows included. */
 interface Known {
