@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { NEW, REPLACE, document, draft, uuid } from './drafts.js';
 import { pgRows as sql } from './pg-sql.js';
+import type { StoredProperty } from '../../src/repository/property-type.js';
+import { indexRows } from '../../src/store/index-values.js';
 
 const url = process.env.PETAL_TEST_PG ?? '';
 if (url === '') console.warn('PostgreSQL import tests skipped: set PETAL_TEST_PG=postgres://user@host:5432/database to run them');
@@ -100,4 +102,34 @@ describe.skipIf(url === '')('postgres batched import', () => {
     expect(rows.fts).toBe(before.rows.fts + 5_000);
     expect(await s.generation()).toBe(before.generation + 1);
   }, 60_000);
+
+  it('deleted nodes take exactly their index rows with them, found by property name (U+0000 and "\\u0000" in names too)', async () => {
+    const s = await fresh();
+    const orphans = async () => (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.props p
+      WHERE NOT EXISTS (SELECT 1 FROM ${schema}.nodes n WHERE n.nid = p.nid)`))[0]!.n;
+    const props = (i: number): StoredProperty[] => [
+      ['title', 'String', `t${i}`], ['tags', 'String', ['a', 'b', 'c']], ['rank', 'Long', i],
+      // Stored in the index as U+FFFD; and a name whose JSON holds the text \u0000 (an escaped backslash).
+      ['odd\u0000name', 'String', 'x'], ['back\\u0000slash', 'String', 'y'],
+    ];
+    const tree = (i: number) => draft(`r${i}`, { properties: props(i) }, [draft('c', { properties: props(i + 100) })]);
+    await s.importDocuments([document('ws', '/', [tree(1), tree(2), tree(3)])], NEW);
+    const perNode = 7;
+    const count = async () => (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.props`))[0]!.n;
+    expect(await count()).toBe(6 * perNode);
+    // Re-import of /r1 (subtree delete), a Nodes API update of /r2 (node replaced) and delete of /r3/c.
+    await s.importDocuments([document('ws', '/', [draft('r1', { properties: [['title', 'String', 'new']] })])], NEW);
+    await s.writeNodes('ws', [
+      { op: 'update', path: '/r2', node: { name: 'r2', properties: [['title', 'String', 'changed']], children: [], field: '' } },
+      { op: 'delete', path: '/r3/c' },
+    ], { by: 'test' });
+    expect(await orphans()).toBe(0);
+    // Every node left has exactly the index rows of its properties (the update added cms:lastModified…).
+    const left = await s.getSubtree('ws', '/', 3);
+    expect(left.map((n) => n.path).sort()).toEqual(['/r1', '/r2', '/r2/c', '/r3']);
+    expect(await count()).toBe(left.reduce((sum, n) => sum + indexRows(n.properties).length, 0));
+    expect(await count()).toBeGreaterThan(1 + 3 * perNode);
+    const titles = await sql<{ s: string }>(`SELECT s FROM ${schema}.props WHERE name = 'title' ORDER BY s`);
+    expect(titles.map((r) => r.s)).toEqual(['changed', 'new', 't102', 't3']);
+  });
 });

@@ -8,11 +8,11 @@
 // delete whole subtrees), so nothing lies below a path that holds no node. Below a node written by
 // this transaction, or a subtree it deleted, every node is therefore one it knows of.
 import type pg from 'pg';
-import { descendantRange } from '../../repository/paths.js';
 import type { ImportTx, InsertNode } from '../import-tx.js';
 import { BatchRows } from './batch-rows.js';
 import { SQL, run } from './statements.js';
 import { subtreeNodes } from './changes.js';
+import { deleteSubtree } from './delete-nodes.js';
 import type { ChangedNode } from '../changes.js';
 
 /** Nodes buffered before a batch is written: large enough that round trips do not matter. */
@@ -105,8 +105,7 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     // Rare during an import (re-imported roots, duplicates, moved uuids): write what is buffered first,
     // so that the database's delete is exact.
     await this.flush();
-    const [lo, hi] = descendantRange(path);
-    const removed = (await run<{ n: number }>(this.#client, SQL.deleteSubtree, [workspace, path, lo, hi]))[0]!.n;
+    const removed = await deleteSubtree(this.#client, workspace, path);
     const k = this.#of(workspace);
     for (const p of k.positions.keys()) if (isAtOrBelow(p, path)) k.positions.set(p, null);
     for (const [id, p] of k.ids) if (p !== null && isAtOrBelow(p, path)) k.ids.set(id, null);
