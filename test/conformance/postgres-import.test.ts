@@ -132,4 +132,18 @@ describe.skipIf(url === '')('postgres batched import', () => {
     const titles = await sql<{ s: string }>(`SELECT s FROM ${schema}.props WHERE name = 'title' ORDER BY s`);
     expect(titles.map((r) => r.s)).toEqual(['changed', 'new', 't102', 't3']);
   });
+
+  it('a COPY rejected at its first row while megabytes of it are still being sent fails the import, nothing else', async () => {
+    const s = await fresh();
+    await sql(`ALTER TABLE ${schema}.nodes ADD CONSTRAINT no_boom CHECK (name <> 'boom')`);
+    // About 8 MB of node rows in the first batch; its first row (the folder) is refused at once.
+    const big = 'x'.repeat(8_000);
+    const children = Array.from({ length: 999 }, (_, i) => draft(`n${i}`, { properties: [['body', 'Binary', big]] }));
+    for (let round = 0; round < 3; round++) {
+      await expect(s.importDocuments([document('tours', '/', [draft('boom', {}, children)])], NEW)).rejects.toThrow(/no_boom/);
+    }
+    expect(await s.countNodes()).toBe(0);
+    await sql(`ALTER TABLE ${schema}.nodes DROP CONSTRAINT no_boom`);
+    expect((await s.importDocuments([document('tours', '/', [draft('boom', {}, children)])], NEW)).nodes).toBe(1_000);
+  }, 60_000);
 });

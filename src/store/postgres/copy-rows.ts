@@ -86,8 +86,16 @@ export class CopyRows {
 export function copyRows(client: pg.PoolClient, table: string, columns: readonly string[], data: Buffer): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
-    stream.on('error', reject);
+    let failed = false;
+    stream.on('error', (err) => {
+      failed = true;
+      reject(err);
+    });
     stream.on('finish', () => resolve(stream.rowCount));
-    stream.end(data);
+    // Ended only once the rows are sent and the server has not refused them meanwhile: after its error
+    // the stream has let go of the connection, and ending it would write the end of the COPY there.
+    stream.write(data, (err) => {
+      if (!err && !failed) stream.end();
+    });
   });
 }
