@@ -48,4 +48,33 @@ describe.skipIf(url === '')('postgres migrations', () => {
     expect(after).toEqual(before);
     expect((await again.getNode('website', '/kept'))?.name).toBe('kept');
   });
+
+  it('migration 5 upgrades a schema of version 4 with content: one index of paths, none of props by node', async () => {
+    schema = `petal_m_${randomBytes(6).toString('hex')}`;
+    const first = new PostgresStore({ url, schema });
+    opened.push(first);
+    await first.open();
+    await first.importDocuments([document('website', '/', [draft('kept', { properties: [['title', 'String', 'Kept']] })])], NEW);
+    await first.close();
+    opened.pop();
+    // Back to version 4: the indexes migration 5 replaces.
+    await sql(`SET search_path = ${schema};
+      DELETE FROM schema_migrations WHERE version = 5;
+      CREATE INDEX props_by_node ON props (nid);
+      DROP INDEX nodes_by_path;
+      CREATE UNIQUE INDEX nodes_by_path ON nodes (workspace, path);
+      CREATE INDEX nodes_by_path_type ON nodes (workspace, path) INCLUDE (nid, type);`);
+
+    const again = new PostgresStore({ url, schema });
+    opened.push(again);
+    await again.open();
+    const indexes = await sql<{ indexname: string; indexdef: string }>(
+      'SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename IN ($2, $3) ORDER BY indexname', [schema, 'nodes', 'props']);
+    expect(indexes.map((i) => i.indexname)).toEqual(['nodes_by_id', 'nodes_by_parent', 'nodes_by_path', 'nodes_pkey', 'props_pkey']);
+    expect(indexes.find((i) => i.indexname === 'nodes_by_path')?.indexdef).toMatch(/UNIQUE INDEX .* \(workspace, path\) INCLUDE \(nid, type\)/);
+    expect((await again.getNode('website', '/kept'))?.properties).toEqual([['title', 'String', 'Kept']]);
+    // The unique index still refuses a second node at a path.
+    await expect(sql(`INSERT INTO ${schema}.nodes (workspace, id, path, parent_path, name, depth, position, type, mixins, props)
+      VALUES ('website', 'x', '/kept', '/', 'kept', 1, 9, 't', '[]', '[]')`)).rejects.toThrow(/nodes_by_path/);
+  });
 });

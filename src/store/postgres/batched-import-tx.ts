@@ -1,24 +1,23 @@
 // PostgreSQL backend: the ImportTx of an import transaction, batched. Round trips, not rows, are what
-// an import over the network costs, so new nodes are buffered and written a batch at a time (a few
-// multi-row statements for the nodes, their index rows, full text, kinds and types), and the
-// questions writeImport asks per node (does this path exist? whose is this uuid?) are answered from
-// what this transaction has already learnt or written, asking the database only about the rest.
+// an import over the network costs, so new nodes are buffered and written a batch at a time (a COPY
+// each for the nodes, their index rows and full text, an INSERT each for kinds and types: see
+// batch-rows.ts), and the questions writeImport asks per node (does this path exist? whose is this
+// uuid?) are answered from what this transaction has already learnt or written, asking the database
+// only about the rest.
 //
 // What it relies on: every stored node's parent is stored (imports create missing ancestors and
 // delete whole subtrees), so nothing lies below a path that holds no node. Below a node written by
 // this transaction, or a subtree it deleted, every node is therefore one it knows of.
 import type pg from 'pg';
-import { descendantRange } from '../../repository/paths.js';
 import type { ImportTx, InsertNode } from '../import-tx.js';
-import { fullTextOf, indexRows } from '../index-values.js';
-import { ftsBody } from './full-text.js';
-import { KIND_CODE } from './migrations.js';
-import { SQL, exec, run } from './statements.js';
+import { BatchRows } from './batch-rows.js';
+import { SQL, run } from './statements.js';
 import { subtreeNodes } from './changes.js';
+import { deleteSubtree } from './delete-nodes.js';
 import type { ChangedNode } from '../changes.js';
 
 /** Nodes buffered before a batch is written: large enough that round trips do not matter. */
-const BATCH_NODES = 2_000;
+const BATCH_NODES = 1_000;
 
 /** What this transaction knows of one workspace, its own buffered rows included. */
 interface Known {
@@ -34,15 +33,10 @@ interface Known {
 
 const isAtOrBelow = (path: string, root: string): boolean => path === root || path.startsWith(`${root}/`);
 
-/** Index text without U+0000 (which PostgreSQL text cannot hold; the node's JSON keeps the exact value). */
-export function storableText(value: string): string {
-  return value.includes('\u0000') ? value.replaceAll('\u0000', '\ufffd') : value;
-}
-
 export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' | 'bumpGeneration' | 'recordChange'> {
   readonly #client: pg.PoolClient;
   readonly #known = new Map<string, Known>();
-  #pending: InsertNode[] = [];
+  #pending = new BatchRows();
   /** The batch being written, if any. */
   #writing: Promise<void> | undefined;
 
@@ -112,8 +106,7 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     // Rare during an import (re-imported roots, duplicates, moved uuids): write what is buffered first,
     // so that the database's delete is exact.
     await this.flush();
-    const [lo, hi] = descendantRange(path);
-    const removed = (await run<{ n: number }>(this.#client, SQL.deleteSubtree, [workspace, path, lo, hi]))[0]!.n;
+    const removed = await deleteSubtree(this.#client, workspace, path);
     const k = this.#of(workspace);
     for (const p of k.positions.keys()) if (isAtOrBelow(p, path)) k.positions.set(p, null);
     for (const [id, p] of k.ids) if (p !== null && isAtOrBelow(p, path)) k.ids.set(id, null);
@@ -129,8 +122,9 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     // A new node has no descendants but those this transaction writes (see the file's comment).
     k.complete.add(node.path);
     k.writtenMax.set(node.parentPath, Math.max(node.position, k.writtenMax.get(node.parentPath) ?? -1));
-    this.#pending.push(node);
-    if (this.#pending.length >= BATCH_NODES) await this.#send();
+    // Its rows are built now, while the batch in flight (if any) is being written.
+    this.#pending.add(node);
+    if (this.#pending.size >= BATCH_NODES) await this.#send();
   }
 
   /** Writes everything buffered, and waits until it is written. */
@@ -149,7 +143,7 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
    */
   async settle(): Promise<void> {
     await this.#writing?.catch(() => undefined);
-    this.#pending = [];
+    this.#pending = new BatchRows();
   }
 
   /**
@@ -159,9 +153,9 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
   async #send(): Promise<void> {
     await this.#writing;
     const batch = this.#pending;
-    if (batch.length === 0) return;
-    this.#pending = [];
-    const writing = writeBatch(this.#client, batch);
+    if (batch.size === 0) return;
+    this.#pending = new BatchRows();
+    const writing = batch.write(this.#client);
     writing.catch(() => undefined); // awaited later (next batch, flush, or a failing read)
     this.#writing = writing;
   }
@@ -177,51 +171,3 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
   }
 }
 
-/** One batch: a handful of statements however many nodes it holds. */
-async function writeBatch(client: pg.PoolClient, batch: readonly InsertNode[]): Promise<void> {
-  const nodes: unknown[][] = Array.from({ length: 11 }, () => []);
-  const props: unknown[][] = Array.from({ length: 8 }, () => []);
-  /** Index in `batch` of the node of each props row, and of each fts row. */
-  const propNode: number[] = [];
-  const ftsNode: number[] = [];
-  const ftsBodies: string[] = [];
-  const kinds = new Map<string, [string, string, number]>();
-  const types = new Map<string, [string, string]>();
-  batch.forEach((n, i) => {
-    const row = [0, n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
-      JSON.stringify(n.mixins), JSON.stringify(n.properties)];
-    row.forEach((v, c) => nodes[c]!.push(v));
-    for (const x of indexRows(n.properties)) {
-      const name = storableText(x.name);
-      const kind = KIND_CODE[x.kind];
-      propNode.push(i);
-      [0, n.workspace, name, x.pos, kind, storableText(x.s), storableText(x.f), x.n].forEach((v, c) => props[c]!.push(v));
-      kinds.set(`${n.workspace}\u0000${name}\u0000${kind}`, [n.workspace, name, kind]);
-    }
-    types.set(`${n.workspace}\u0000${n.type}`, [n.workspace, n.type]);
-    const body = ftsBody(fullTextOf(n.properties));
-    if (body !== '') {
-      ftsNode.push(i);
-      ftsBodies.push(body);
-    }
-  });
-  // Node ids drawn ahead, so that index rows name their node without a round trip per node.
-  const nids = (await run<{ nid: string }>(client, SQL.allocateNids, [batch.length])).map((r) => r.nid);
-  nodes[0] = nids;
-  props[0] = propNode.map((i) => nids[i]);
-  // Queued together (the connection runs them in order); the first failure is the one reported.
-  await Promise.all([
-    exec(client, SQL.insertNodes, nodes),
-    propNode.length > 0 ? exec(client, SQL.insertProps, props) : 0,
-    kinds.size > 0 ? exec(client, SQL.insertKinds, columns([...kinds.values()], 3)) : 0,
-    exec(client, SQL.insertTypes, columns([...types.values()], 2)),
-    ftsNode.length > 0 ? exec(client, SQL.insertFts, [ftsNode.map((i) => nids[i]), ftsBodies]) : 0,
-  ]);
-}
-
-/** Rows as parallel column arrays (what `unnest` takes). */
-function columns(rows: readonly (readonly unknown[])[], width: number): unknown[][] {
-  const out: unknown[][] = Array.from({ length: width }, () => []);
-  for (const r of rows) r.forEach((v, c) => out[c]!.push(v));
-  return out;
-}

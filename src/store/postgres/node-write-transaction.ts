@@ -9,6 +9,7 @@ import { toRecord, type NodeRow } from '../node-rows.js';
 import { writeNodes } from '../write-nodes.js';
 import { BatchedImportTx } from './batched-import-tx.js';
 import { recordChange, subtreeNodes } from './changes.js';
+import { deleteNode, deleteSubtree } from './delete-nodes.js';
 import { IMPORT_LOCK } from './migrations.js';
 import { SQL, exec, run, type Statement } from './statements.js';
 
@@ -18,12 +19,6 @@ const COLUMNS = 'id, workspace, path, parent_path, name, depth, position, type, 
 const WRITE_SQL = {
   children: s('children', 'SELECT id, path, name, type, position FROM nodes WHERE workspace = $1 AND parent_path = $2 ORDER BY position, name'),
   byPath: s('by_path', `SELECT ${COLUMNS} FROM nodes WHERE workspace = $1 AND path = $2`),
-  /** One node's row with its index and full-text rows (no foreign keys: see migration 2). */
-  deleteNode: s('delete_node', `
-    WITH gone AS (DELETE FROM nodes WHERE workspace = $1 AND path = $2 RETURNING nid),
-    p AS (DELETE FROM props WHERE nid IN (SELECT nid FROM gone)),
-    f AS (DELETE FROM fts WHERE nid IN (SELECT nid FROM gone))
-    SELECT count(*)::int AS n FROM gone`),
   /** Descendants of a moved node: new path prefixes ($2 = 1 + code points of the old path), depth shifted. */
   moveBelow: s('move_below', `
     UPDATE nodes SET path = $1 || substr(path, $2), parent_path = $1 || substr(parent_path, $2), depth = depth + $3
@@ -54,7 +49,7 @@ export async function writeNodesTransaction(
     children: (ws, parent) => flushed(() => run<SiblingRow & pg.QueryResultRow>(client, WRITE_SQL.children, [ws, parent])),
     insertNode: (node) => batched.insertNode(node),
     replaceNode: (node) => flushed(async () => {
-      await run(client, WRITE_SQL.deleteNode, [node.workspace, node.path]);
+      await deleteNode(client, node.workspace, node.path);
       await batched.insertNode(node);
     }),
     moveSubtree: (ws, from, to, position) => flushed(async () => {
@@ -63,10 +58,7 @@ export async function writeNodesTransaction(
       await exec(client, WRITE_SQL.moveNode, [to, parentOf(to), nameOf(to), depthOf(to), position, ws, from]);
     }),
     setPosition: (ws, path, position) => flushed(async () => { await exec(client, WRITE_SQL.setPosition, [position, ws, path]); }),
-    deleteSubtree: (ws, path) => flushed(async () => {
-      const [lo, hi] = descendantRange(path);
-      return (await run<{ n: number }>(client, SQL.deleteSubtree, [ws, path, lo, hi]))[0]!.n;
-    }),
+    deleteSubtree: (ws, path) => flushed(() => deleteSubtree(client, ws, path)),
     subtreeNodes: (ws, path, limit) => flushed(() => subtreeNodes(client, ws, path, limit)),
     recordChange: (change) => flushed(() => recordChange(client, change)),
     bumpGeneration: () => flushed(async () => {

@@ -11,3 +11,8 @@ export function hasNul(value: string): boolean {
 export function withoutNul(values: readonly string[]): readonly string[] {
   return values.some(hasNul) ? values.filter((v) => !hasNul(v)) : values;
 }
+
+/** Index text without U+0000 (which PostgreSQL text cannot hold; the node's JSON keeps the exact value). */
+export function storableText(value: string): string {
+  return value.includes('\u0000') ? value.replaceAll('\u0000', '\ufffd') : value;
+}

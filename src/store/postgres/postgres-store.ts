@@ -20,7 +20,6 @@ import { withoutHiddenWordMatches } from '../hidden-full-text.js';
 import { importDocuments } from './import-documents.js';
 import { writeNodesTransaction } from './node-write-transaction.js';
 import type { NodeOperation, NodeWriteOptions, NodeWriteResult } from '../node-write.js';
-import { storableText } from './batched-import-tx.js';
 import { ReadRouter } from './read-router.js';
 import { SQL, run } from './statements.js';
 import { listVersions, versionSubtree } from './versions.js';
@@ -32,7 +31,7 @@ import { StoreClosedError, storeFaultOf } from '../store-faults.js';
 import { openPools } from './open-pools.js';
 import { blobInfo, readBlobRange } from './blob-reads.js';
 import { publishTransaction } from './publish-transaction.js';
-import { hasNul, withoutNul } from './nul-text.js';
+import { hasNul, storableText, withoutNul } from './nul-text.js';
 import { toRecord, type NodeRow } from '../node-rows.js';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;

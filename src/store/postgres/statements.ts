@@ -70,15 +70,6 @@ export const SQL = {
   pathOfId: s('path_of_id', 'SELECT path FROM nodes WHERE workspace = $1 AND id = $2'),
   positionOf: s('position_of', 'SELECT position FROM nodes WHERE workspace = $1 AND path = $2'),
   maxChild: s('max_child', 'SELECT max(position) AS m FROM nodes WHERE workspace = $1 AND parent_path = $2'),
-  /**
-   * The node and its descendants ($3 / $4 the descendant range), with their index and full-text rows
-   * (no foreign keys: see migration 2); the number of nodes removed.
-   */
-  deleteSubtree: s('delete_subtree', `
-    WITH gone AS (DELETE FROM nodes WHERE workspace = $1 AND (path = $2 OR (path >= $3 AND path < $4)) RETURNING nid),
-    p AS (DELETE FROM props WHERE nid IN (SELECT nid FROM gone)),
-    f AS (DELETE FROM fts WHERE nid IN (SELECT nid FROM gone))
-    SELECT count(*)::int AS n FROM gone`),
   /** Paths of those of ids $2 that exist in workspace $1. */
   pathsOfIds: s('paths_of_ids', 'SELECT id, path FROM nodes WHERE workspace = $1 AND id = ANY ($2::text[])'),
   /** $1 fresh node ids, drawn ahead so that index rows can name their node in the same batch. */
