@@ -12,6 +12,8 @@ export interface Column extends PropertyColumn {
   byValue?: Map<string, number[]>;
   /** Entries of numeric kinds sorted by value, built on first use (range scans by binary search). */
   numOrder?: Int32Array;
+  /** From a persisted segment: first-value entries ascending by key, ties by entry (order keys' `sorted` uses it). */
+  keyOrder?: Int32Array;
 }
 
 /** Sets the ordinals of the entries of `col` that fall in `r`, using the value lookup or sort order. */
