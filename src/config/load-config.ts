@@ -72,6 +72,8 @@ export interface PetalConfig {
   readonly subtreeCacheMaxBytes?: number;
   /** The query index's budget for what requests choose (`cache.queryIndexMaxBytes`; absent = 1 GiB). */
   readonly queryIndexMaxBytes?: number;
+  /** False: the query index's segments are not persisted in the database (`cache.persistQueryIndex`; absent = true). */
+  readonly persistQueryIndex?: boolean;
   /** Inheritance and autogeneration also on plain `jcrDeliveryEndpoint_v2` endpoints (`pages.allEndpoints`). */
   readonly pagesOnAllEndpoints?: boolean;
   /** Shop limits (absent = DEFAULT_SHOP_CONFIG). */
@@ -226,6 +228,7 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     ...(raw.cache?.maxBytes !== undefined ? { cache: { maxBytes: raw.cache.maxBytes } } : {}),
     ...(raw.cache?.subtreeMaxBytes !== undefined ? { subtreeCacheMaxBytes: raw.cache.subtreeMaxBytes } : {}),
     ...(raw.cache?.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: raw.cache.queryIndexMaxBytes } : {}),
+    ...(raw.cache?.persistQueryIndex !== undefined ? { persistQueryIndex: raw.cache.persistQueryIndex } : {}),
     pagesOnAllEndpoints: raw.pages?.allEndpoints ?? false,
     shop: {
       maxUnitsPerOrderLine: raw.shop?.maxUnitsPerOrderLine ?? DEFAULT_SHOP_CONFIG.maxUnitsPerOrderLine,

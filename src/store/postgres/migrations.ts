@@ -4,6 +4,7 @@
 // select exactly the descendants.
 import { VERSIONS_SQL } from './versions.js';
 import { CHANGES_SQL } from './changes.js';
+import { INDEX_SEGMENTS_SQL } from './index-segments.js';
 
 export interface Migration {
   readonly version: number;
@@ -125,6 +126,11 @@ ALTER TABLE fts DROP CONSTRAINT IF EXISTS fts_nid_fkey;
     version: 4,
     name: 'change events',
     sql: CHANGES_SQL,
+  },
+  {
+    version: 5,
+    name: 'persisted query index segments',
+    sql: INDEX_SEGMENTS_SQL,
   },
 ];
 

@@ -4,6 +4,7 @@ import type { TypedRange, ValueKind } from '../../query/ast.js';
 import type { Bitmap } from './bitmap.js';
 import type { PropertyColumn } from './column-source.js';
 import { compareCodePoints } from './compare.js';
+import { valueRange } from './segment-codec.js';
 
 /** A property column with each entry's ordinal resolved (-1: a node of another workspace). */
 export interface Column extends PropertyColumn {
@@ -14,12 +15,22 @@ export interface Column extends PropertyColumn {
   numOrder?: Int32Array;
   /** From a persisted segment: first-value entries ascending by key, ties by entry (order keys' `sorted` uses it). */
   keyOrder?: Int32Array;
+  /** From a persisted segment: string and boolean entries grouped by value (equality without `byValue`). */
+  valueOrder?: Int32Array;
 }
 
 /** Sets the ordinals of the entries of `col` that fall in `r`, using the value lookup or sort order. */
 export function rangeInto(col: Column, r: TypedRange, out: Bitmap): void {
   const numeric = r.kind === 'number' || r.kind === 'date';
   if (!numeric && r.lo && r.hi && r.lo.inclusive && r.hi.inclusive && r.lo.value === r.hi.value) {
+    if (col.valueOrder && (r.kind === 'string' || r.kind === 'boolean')) {
+      const [from, to] = valueRange(col, col.valueOrder, r.kind, r.lo.value as string);
+      for (let i = from; i < to; i++) {
+        const o = col.ords[col.valueOrder[i]!]!;
+        if (o >= 0) out.set(o);
+      }
+      return;
+    }
     if (!col.byValue) {
       const m = new Map<string, number[]>();
       for (let i = 0; i < col.ords.length; i++) {

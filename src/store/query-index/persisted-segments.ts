@@ -14,7 +14,7 @@
 // (unknown format, bad checksum, a store that cannot read it) means "read SQL", never an error.
 import type { ColumnSource, NodeTable, PropertyColumn } from './column-source.js';
 import { rebuildThreshold, type QueryIndexEvent } from './live-workspaces.js';
-import { compareKeys, decodeColumn, decodeTable, encodeColumn, encodeTable, SEGMENT_FORMAT, type PersistedColumn } from './segment-codec.js';
+import { decodeColumn, sameKey, decodeTable, encodeColumn, encodeTable, SEGMENT_FORMAT, type PersistedColumn } from './segment-codec.js';
 import type { IndexSegmentStore, SegmentKind } from './segment-store.js';
 
 /** The index's `persist` option from a store's options: on unless `persistQueryIndex` is false. */
@@ -173,7 +173,7 @@ export function persistedKeyOrder(col: PropertyColumn, ords: Int32Array, order: 
   }
   for (let start = 0; start < n;) {
     let end = start + 1;
-    while (end < n && compareKeys(col, entries[start]!, entries[end]!) === 0) end++;
+    while (end < n && sameKey(col, entries[start]!, entries[end]!)) end++;
     if (end - start > 1) out.subarray(start, end).sort();
     start = end;
   }

@@ -287,9 +287,9 @@ export class QueryIndex {
   }
 
   /** A column persisted at a floor the base may use, else read from SQL (and persisted in the background). */
-  async #readColumn(ws: Workspace, name: string): Promise<{ col: PropertyColumn; numOrder?: Int32Array; keyOrder?: Int32Array }> {
+  async #readColumn(ws: Workspace, name: string): Promise<{ col: PropertyColumn; numOrder?: Int32Array; keyOrder?: Int32Array; valueOrder?: Int32Array }> {
     const persisted = await this.#persisted?.column(ws.workspace, name, ws.floor);
-    if (persisted !== undefined) return { col: persisted.column, numOrder: persisted.numOrder, keyOrder: persisted.keyOrder };
+    if (persisted !== undefined) return { col: persisted.column, numOrder: persisted.numOrder, keyOrder: persisted.keyOrder, valueOrder: persisted.valueOrder };
     const floor = this.#persisted === undefined ? 0 : await this.source.changeFloor();
     const col = await this.source.propertyColumn(ws.workspace, name);
     this.#persisted?.saveColumn(ws.workspace, name, floor, ws.table.nids.length, col);
@@ -319,12 +319,13 @@ export class QueryIndex {
     if (!loading) {
       const epoch = this.#epoch;
       const pending = this.#loading;
-      const read: Promise<Column> = this.#readColumn(ws, name).then(({ col, numOrder, keyOrder }) => {
+      const read: Promise<Column> = this.#readColumn(ws, name).then(({ col, numOrder, keyOrder, valueOrder }) => {
         const ords = new Int32Array(col.nids.length);
         for (let i = 0; i < ords.length; i++) ords[i] = ordinalOf(ws, col.nids[i]!);
         const column: Column = { ...col, ords };
         if (numOrder !== undefined) column.numOrder = persistedNumOrder(numOrder, ords);
         if (keyOrder !== undefined) column.keyOrder = keyOrder;
+        if (valueOrder !== undefined) column.valueOrder = valueOrder;
         if (epoch === this.#epoch && this.#live.has(ws.key)) this.#budget.perName.set(key, { column }, stringBytes(key) + columnBytes(column));
         return column;
       });

@@ -32,6 +32,8 @@ export interface PersistedColumn {
   readonly numOrder: Int32Array;
   /** Entry indices of first values (pos 0), ascending by (number, folded string), ties by entry index. */
   readonly keyOrder: Int32Array;
+  /** Entry indices of strings and booleans, grouped by (kind, text) (equality lookups: `valueRange`). */
+  readonly valueOrder: Int32Array;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -116,6 +118,7 @@ export function encodeColumn(col: PropertyColumn): Buffer {
   w.strings(folded);
   w.array(Tag.I32, numericOrder(col));
   w.array(Tag.I32, firstValueOrder(col));
+  w.array(Tag.I32, valueOrder(col));
   return w.finish();
 }
 
@@ -133,6 +136,43 @@ function firstValueOrder(col: PropertyColumn): Int32Array {
   for (let i = 0; i < col.nids.length; i++) if (col.pos[i] === 0) idx.push(i);
   idx.sort((a, b) => compareKeys(col, a, b) || a - b);
   return Int32Array.from(idx);
+}
+
+/** Strings and booleans by (kind, text), in UTF-16 order (equality only needs equal values together). */
+function valueOrder(col: PropertyColumn): Int32Array {
+  const idx: number[] = [];
+  for (let i = 0; i < col.nids.length; i++) if (col.kinds[i] === 'string' || col.kinds[i] === 'boolean') idx.push(i);
+  idx.sort((a, b) => compareValues(col, a, col.kinds[b]!, col.strs[b]!) || a - b);
+  return Int32Array.from(idx);
+}
+
+function compareValues(col: PropertyColumn, entry: number, kind: ValueKind, text: string): number {
+  const k = col.kinds[entry]!;
+  if (k !== kind) return k < kind ? -1 : 1;
+  const s = col.strs[entry]!;
+  return s < text ? -1 : s > text ? 1 : 0;
+}
+
+/** The entries of a column's `valueOrder` holding exactly this kind and text: [from, to) of the order. */
+export function valueRange(col: PropertyColumn, order: Int32Array, kind: ValueKind, text: string): [number, number] {
+  const first = (pred: (c: number) => boolean) => {
+    let lo = 0;
+    let hi = order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (pred(compareValues(col, order[mid]!, kind, text))) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
+  };
+  return [first((c) => c >= 0), first((c) => c > 0)];
+}
+
+/** Same first value (what `compareKeys` calls equal), without comparing code points. */
+export function sameKey(col: PropertyColumn, a: number, b: number): boolean {
+  const x = col.nums[a]!;
+  const y = col.nums[b]!;
+  return (x === y || (Number.isNaN(x) && Number.isNaN(y))) && col.folded[a] === col.folded[b];
 }
 
 export function compareKeys(col: PropertyColumn, a: number, b: number): number {
@@ -230,6 +270,7 @@ export function decodeColumn(buf: Buffer): PersistedColumn {
   const differing = r.strings();
   const numOrder = r.i32();
   const keyOrder = r.i32();
+  const valueOrder = r.i32();
   r.done();
   const kinds: ValueKind[] = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -241,8 +282,8 @@ export function decodeColumn(buf: Buffer): PersistedColumn {
   let d = 0;
   for (let i = 0; i < n; i++) folded[i] = foldedSame[i] === 1 ? strs[i]! : differing[d++]!;
   if (d !== differing.length) throw new SegmentFormatError('folded strings do not match');
-  for (const order of [numOrder, keyOrder]) {
+  for (const order of [numOrder, keyOrder, valueOrder]) {
     for (let i = 0; i < order.length; i++) if (order[i]! < 0 || order[i]! >= n) throw new SegmentFormatError('order out of range');
   }
-  return { column: { nids, pos, kinds, nums, strs, folded }, numOrder, keyOrder };
+  return { column: { nids, pos, kinds, nums, strs, folded }, numOrder, keyOrder, valueOrder };
 }
