@@ -20,8 +20,8 @@ import { answer, Model, random, WS } from './delta-fixture.js';
 
 interface Backend {
   readonly name: string;
-  /** A store that persists segments of any size, on the test's database. */
-  open(events: QueryIndexEvent[]): Promise<ContentStore>;
+  /** A store that persists segments of any size (unless `persist` is false), on the test's database. */
+  open(events: QueryIndexEvent[], persist?: boolean): Promise<ContentStore>;
   /** Answers without any persisted segment: the SQL path (SQLite) or an index that persists nothing. */
   reference(queries: readonly StoreQuery[]): Promise<{ total: number; nodes: string[] }[]>;
   /** Runs SQL on the test's database (to damage a segment as a disk or another version would). */
@@ -34,8 +34,8 @@ function sqliteBackend(): Backend {
   const file = join(dir, 'petal.db');
   return {
     name: 'SQLite',
-    async open(events) {
-      const s = new SqliteStore({ file, queryIndexThreshold: 0, persistQueryIndexMinNodes: 0, onIndexEvent: (e) => { events.push(e); } });
+    async open(events, persist = true) {
+      const s = new SqliteStore({ file, queryIndexThreshold: 0, persistQueryIndex: persist, persistQueryIndexMinNodes: 0, onIndexEvent: (e) => { events.push(e); } });
       await s.open();
       return s;
     },
@@ -65,8 +65,8 @@ function postgresBackend(url: string): Backend {
   };
   return {
     name: 'PostgreSQL',
-    async open(events) {
-      const s = new PostgresStore({ url, schema, persistQueryIndexMinNodes: 0, onIndexEvent: (e) => { events.push(e); } });
+    async open(events, persist = true) {
+      const s = new PostgresStore({ url, schema, persistQueryIndex: persist, persistQueryIndexMinNodes: 0, onIndexEvent: (e) => { events.push(e); } });
       await s.open();
       return s;
     },
@@ -146,6 +146,18 @@ describe.each(BACKENDS)('persisted query index segments on $name', (b) => {
     expect(said(second, 'read the persisted node table')).toBe(true);
     // Nothing was read from SQL again: nothing was persisted again.
     expect(second.filter((e) => e.message.includes('persisted the'))).toEqual([]);
+  }, 60_000);
+
+  it('with persistQueryIndex false, a store neither reads nor writes segments', async () => {
+    const events: QueryIndexEvent[] = [];
+    const store = await b.open(events, false);
+    try {
+      await expectSame(b, store, qs);
+    } finally {
+      await store.close();
+    }
+    expect(said(events, 'loaded workspace')).toBe(true);
+    expect(events.filter((e) => e.kind === 'persist')).toEqual([]);
   }, 60_000);
 
   it('Nodes API writes and small imports made after the segments were persisted: answers still identical after a restart', async () => {
