@@ -1,5 +1,5 @@
 // PostgreSQL backend: the query index's persisted base segments (see query-index/persisted-segments.ts),
-// in the index_segments table of migration 5, in chunks of at most 8 MiB, shared by every instance.
+// in the index_segments table of migration 5, in rows of at most 64 MiB, shared by every instance.
 import type pg from 'pg';
 import { chunksOf, type ChangesAfter, type IndexSegmentStore, type StoredSegment } from '../query-index/segment-store.js';
 import { assemble } from '../sqlite/index-segments.js';
@@ -21,6 +21,9 @@ CREATE TABLE index_segments (
   PRIMARY KEY (ws, kind, name, chunk)
 );
 `;
+
+/** A row's value travels as one message, and is read back as base64 text (4/3 of it) in one JS string. */
+const CHUNK_BYTES = 64 * 1024 * 1024;
 
 /** Key of the advisory locks that serialize two instances' writes of one segment. */
 const SEGMENT_LOCK = 0x7065_7473; // 'pets'
@@ -51,7 +54,7 @@ export function postgresIndexSegments(read: ReadOn, primary: () => pg.Pool): Ind
         if (rows[0]!.floor === null || Number(rows[0]!.floor) <= segment.floor) {
           await client.query('DELETE FROM index_segments WHERE ws = $1 AND kind = $2 AND name = $3', [ws, kind, name]);
           let chunk = 0;
-          for (const data of chunksOf(segment.data)) {
+          for (const data of chunksOf(segment.data, CHUNK_BYTES)) {
             await client.query('INSERT INTO index_segments (ws, kind, name, chunk, floor, format, data) VALUES ($1, $2, $3, $4, $5, $6, $7)',
               [ws, kind, name, chunk++, segment.floor, segment.format, data]);
           }

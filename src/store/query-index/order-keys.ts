@@ -11,9 +11,12 @@ export interface OrderKeys {
   readonly s: (string | undefined)[];
   /** The ordinals that have the property, ascending by it (then by ordinal); built on first use. */
   sorted?: Int32Array;
+  /** Builds `sorted` from a persisted order instead of sorting (persisted-segments.ts). */
+  sortedFromSegment?: () => Int32Array;
 }
 
 export function sortedByKey(k: OrderKeys): Int32Array {
+  if (k.sortedFromSegment !== undefined) return k.sortedFromSegment();
   let count = 0;
   for (let o = 0; o < k.has.length; o++) count += k.has[o]!;
   const out = new Int32Array(count);

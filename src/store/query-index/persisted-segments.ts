@@ -174,10 +174,23 @@ export function persistedKeyOrder(col: PropertyColumn, ords: Int32Array, order: 
   for (let start = 0; start < n;) {
     let end = start + 1;
     while (end < n && sameKey(col, entries[start]!, entries[end]!)) end++;
-    if (end - start > 1) out.subarray(start, end).sort();
+    if (end - start > 32) out.subarray(start, end).sort();
+    else insertionSort(out, start, end); // most runs are short: no subarray, no native call
     start = end;
   }
   return out.slice(0, n);
+}
+
+function insertionSort(a: Int32Array, from: number, to: number): void {
+  for (let i = from + 1; i < to; i++) {
+    const v = a[i]!;
+    let j = i - 1;
+    while (j >= from && a[j]! > v) {
+      a[j + 1] = a[j]!;
+      j--;
+    }
+    a[j + 1] = v;
+  }
 }
 
 /** Entries of a persisted numeric order that have an ordinal (as column-scan.ts builds `numOrder`). */

@@ -397,7 +397,8 @@ export class QueryIndex {
     const epoch = this.#epoch;
     const col = await this.#column(ws, ws.workspace, name);
     const keys = orderKeysOf(col, ws.table.nids.length);
-    if (col.keyOrder !== undefined) keys.sorted = persistedKeyOrder(col, col.ords, col.keyOrder);
+    const keyOrder = col.keyOrder;
+    if (keyOrder !== undefined) keys.sortedFromSegment = () => persistedKeyOrder(col, col.ords, keyOrder);
     if (epoch === this.#epoch && this.#live.has(ws.key)) this.#budget.perName.set(key, { keys }, stringBytes(key) + orderKeysBytes(col, ws.table.nids.length));
     return keys;
   }

@@ -2,11 +2,12 @@
 // persisted-segments.ts), and the ONLY place that knows both that form and the in-memory shapes of
 // NodeTable / PropertyColumn: when those shapes change, this file (and SEGMENT_FORMAT) changes.
 //
-// A segment is a header then sections, each 8-byte aligned so that a typed array is a plain copy of
+// A segment is a header then sections, each 8-byte aligned so that a typed array is a view of its
 // raw bytes (little-endian: a big-endian machine reads the magic wrong and ignores the segment):
 //   header   magic u32 | format u32 | section count u32 | CRC-32 of everything after the header u32
 //   section  tag u32 | element count u32 | byte length u32 | 0 u32 | bytes, zero-padded to 8
-// A string list is two sections: Uint32 byte offsets (count + 1) and one UTF-8 blob. Decoding checks
+// A string list is a mode section (plain or dictionary), then Uint32 byte offsets (count + 1) and one
+// UTF-8 blob of its strings (a dictionary's distinct ones, then a code per entry). Decoding checks
 // the magic, the format, the CRC and every bound: anything else is a SegmentFormatError, and the
 // caller reads SQL instead (a damaged segment must never give a different answer).
 import { isAscii } from 'node:buffer';
@@ -58,7 +59,38 @@ class Writer {
     this.#section(tag, a.length, new Uint8Array(a.buffer, a.byteOffset, a.byteLength));
   }
 
+  /**
+   * A string list: a mode (0 plain, 1 dictionary), then the strings (the distinct ones when a quarter
+   * or fewer of the entries are distinct, with an index per entry of 1, 2 or 4 bytes). A dictionary
+   * decodes into a few strings shared by every entry: no allocation per entry.
+   */
   strings(list: readonly string[]): void {
+    const limit = Math.max(16, list.length >>> 2);
+    const codes = new Map<string, number>();
+    const distinct: string[] = [];
+    let many = false;
+    for (const s of list) {
+      if (codes.has(s)) continue;
+      if (distinct.length >= limit) {
+        many = true;
+        break;
+      }
+      codes.set(s, distinct.length);
+      distinct.push(s);
+    }
+    if (many) {
+      this.array(Tag.U32, Uint32Array.of(0));
+      this.#plain(list);
+      return;
+    }
+    this.array(Tag.U32, Uint32Array.of(1));
+    this.#plain(distinct);
+    const index = distinct.length <= 0x100 ? new Uint8Array(list.length) : distinct.length <= 0x10000 ? new Uint16Array(list.length) : new Uint32Array(list.length);
+    for (let i = 0; i < list.length; i++) index[i] = codes.get(list[i]!)!;
+    this.array(index instanceof Uint8Array ? Tag.U8 : index instanceof Uint16Array ? Tag.U16 : Tag.U32, index);
+  }
+
+  #plain(list: readonly string[]): void {
     const offsets = new Uint32Array(list.length + 1);
     const chunks: Buffer[] = [];
     let bytes = 0;
@@ -71,6 +103,11 @@ class Writer {
     }
     this.array(Tag.U32, offsets);
     this.#section(Tag.U8, bytes, Buffer.concat(chunks, bytes));
+  }
+
+  /** Numbers, or an empty section when every one is NaN (a column of strings and booleans). */
+  numbers(a: Float64Array): void {
+    this.array(Tag.F64, a.some((x) => !Number.isNaN(x)) ? a : new Float64Array(0));
   }
 
   finish(): Buffer {
@@ -112,7 +149,7 @@ export function encodeColumn(col: PropertyColumn): Buffer {
   w.array(Tag.I32, col.nids);
   w.array(Tag.U16, col.pos);
   w.array(Tag.U8, kinds);
-  w.array(Tag.F64, col.nums);
+  w.numbers(col.nums);
   w.strings(col.strs);
   w.array(Tag.U8, foldedSame);
   w.strings(folded);
@@ -209,37 +246,82 @@ class Reader {
     return { count: n, start, bytes };
   }
 
-  /** A copy of a section's bytes (what is decoded does not keep the segment's buffer alive). */
-  #copy(s: { start: number; bytes: number }): ArrayBuffer {
-    return new Uint8Array(this.buf.subarray(s.start, s.start + s.bytes)).buffer;
+  /**
+   * A section as a view of the segment's buffer (no copy: the segment is read once, and its buffer
+   * then lives as long as the base), or a copy when the buffer is not aligned for the type.
+   */
+  #view<T>(s: { start: number; bytes: number }, width: number, make: (b: ArrayBuffer, at: number, n: number) => T): T {
+    const at = this.buf.byteOffset + s.start;
+    if (at % width === 0) return make(this.buf.buffer as ArrayBuffer, at, s.bytes / width);
+    return make(new Uint8Array(this.buf.subarray(s.start, s.start + s.bytes)).buffer, 0, s.bytes / width);
   }
 
-  i32(count?: number): Int32Array { return new Int32Array(this.#copy(this.#section(Tag.I32, count))); }
-  u16(count?: number): Uint16Array { return new Uint16Array(this.#copy(this.#section(Tag.U16, count))); }
-  u8(count?: number): Uint8Array { return new Uint8Array(this.#copy(this.#section(Tag.U8, count))); }
-  f64(count?: number): Float64Array { return new Float64Array(this.#copy(this.#section(Tag.F64, count))); }
+  i32(count?: number): Int32Array { return this.#view(this.#section(Tag.I32, count), 4, (b, at, n) => new Int32Array(b, at, n)); }
+  u16(count?: number): Uint16Array { return this.#view(this.#section(Tag.U16, count), 2, (b, at, n) => new Uint16Array(b, at, n)); }
+  u8(count?: number): Uint8Array { return this.#view(this.#section(Tag.U8, count), 1, (b, at, n) => new Uint8Array(b, at, n)); }
+  #u32(count?: number): Uint32Array { return this.#view(this.#section(Tag.U32, count), 4, (b, at, n) => new Uint32Array(b, at, n)); }
+
+  /** `count` numbers; an empty section is `count` NaNs. */
+  numbers(count: number): Float64Array {
+    const s = this.#section(Tag.F64);
+    if (s.count === 0) return new Float64Array(count).fill(NaN);
+    if (s.count !== count) throw new SegmentFormatError('segment section does not match');
+    return this.#view(s, 8, (b, at, n) => new Float64Array(b, at, n));
+  }
+
+  /** An index section of any width (a dictionary's codes). */
+  #codes(count: number): Uint8Array | Uint16Array | Uint32Array {
+    const tag = this.#at + 4 <= this.buf.length ? this.buf.readUInt32LE(this.#at) : 0;
+    if (tag === Tag.U16) return this.u16(count);
+    if (tag === Tag.U32) return this.#u32(count);
+    return this.u8(count);
+  }
+
+  /** A string list (see Writer.strings). */
+  strings(count?: number): string[] {
+    return this.lazyStrings(count)();
+  }
+
+  /** A string list checked now, its strings made on the first call (then kept). */
+  lazyStrings(count?: number): () => string[] {
+    const mode = this.#u32(1)[0];
+    if (mode === 0) return once(this.#plain(count));
+    if (mode !== 1) throw new SegmentFormatError('unknown string list mode');
+    const distinct = this.#plain()();
+    const first = this.#at + 8 <= this.buf.length ? this.buf.readUInt32LE(this.#at + 4) : -1;
+    if (count !== undefined && first !== count) throw new SegmentFormatError('segment section does not match');
+    const codes = this.#codes(first);
+    for (let i = 0; i < codes.length; i++) if (codes[i]! >= distinct.length) throw new SegmentFormatError('string code out of range');
+    return once(() => {
+      const out: string[] = new Array(codes.length);
+      for (let i = 0; i < codes.length; i++) out[i] = distinct[codes[i]!]!;
+      return out;
+    });
+  }
 
   /**
-   * A string list. ASCII text (paths, codes, numbers: the usual case) is decoded as one string and
-   * cut by offsets, which gives cheap slices of it; other text is decoded entry by entry.
+   * Plain strings, checked now, made by the returned function. ASCII text (paths, codes, numbers: the
+   * usual case) is decoded as one string and cut by offsets, which gives cheap slices of it; other
+   * text is decoded entry by entry.
    */
-  strings(count?: number): string[] {
-    const off = this.#section(Tag.U32, count === undefined ? undefined : count + 1);
-    if (off.count === 0) throw new SegmentFormatError('string list without offsets');
-    const offsets = new Uint32Array(this.#copy(off));
+  #plain(count?: number): () => string[] {
+    const offsets = this.#u32(count === undefined ? undefined : count + 1);
+    if (offsets.length === 0) throw new SegmentFormatError('string list without offsets');
     const blob = this.#section(Tag.U8);
-    const n = off.count - 1;
+    const n = offsets.length - 1;
     if (offsets[0] !== 0 || offsets[n] !== blob.count) throw new SegmentFormatError('string offsets do not match');
     for (let i = 0; i < n; i++) if (offsets[i]! > offsets[i + 1]!) throw new SegmentFormatError('string offsets do not match');
     const bytes = this.buf.subarray(blob.start, blob.start + blob.bytes);
-    const out: string[] = new Array(n);
-    if (isAscii(bytes)) {
-      const whole = bytes.toString('latin1');
-      for (let i = 0; i < n; i++) out[i] = whole.slice(offsets[i], offsets[i + 1]);
-    } else {
-      for (let i = 0; i < n; i++) out[i] = bytes.toString('utf8', offsets[i], offsets[i + 1]);
-    }
-    return out;
+    return () => {
+      const out: string[] = new Array(n);
+      if (isAscii(bytes)) {
+        const whole = bytes.toString('latin1');
+        for (let i = 0; i < n; i++) out[i] = whole.slice(offsets[i], offsets[i + 1]);
+      } else {
+        for (let i = 0; i < n; i++) out[i] = bytes.toString('utf8', offsets[i], offsets[i + 1]);
+      }
+      return out;
+    };
   }
 
   done(): void {
@@ -247,15 +329,31 @@ class Reader {
   }
 }
 
+/**
+ * The node table. Its paths are made on first use: a query over the whole workspace (rootPath `/`,
+ * no path condition or order) never needs them, and a million strings are most of a load's time.
+ */
 export function decodeTable(buf: Buffer): NodeTable {
   const r = new Reader(buf);
   const nids = r.i32();
   const typeCodes = r.u16(nids.length);
-  const paths = r.strings(nids.length);
+  const paths = r.lazyStrings(nids.length);
   const types = r.strings();
   r.done();
   for (let i = 0; i < typeCodes.length; i++) if (typeCodes[i]! >= types.length) throw new SegmentFormatError('type code out of range');
-  return { nids, paths, typeCodes, types };
+  return { nids, typeCodes, types, get paths() { return paths(); } };
+}
+
+function once<T>(make: () => T): () => T {
+  let value: T | undefined;
+  let made = false;
+  return () => {
+    if (!made) {
+      value = make();
+      made = true;
+    }
+    return value as T;
+  };
 }
 
 export function decodeColumn(buf: Buffer): PersistedColumn {
@@ -264,7 +362,7 @@ export function decodeColumn(buf: Buffer): PersistedColumn {
   const n = nids.length;
   const pos = r.u16(n);
   const codes = r.u8(n);
-  const nums = r.f64(n);
+  const nums = r.numbers(n);
   const strs = r.strings(n);
   const foldedSame = r.u8(n);
   const differing = r.strings();

@@ -35,13 +35,11 @@ export interface IndexSegmentStore {
 }
 
 /**
- * Rows of at most this many bytes: PostgreSQL sends a bytea in one message, and both drivers copy a
- * value whole, so no single value of a 1M-node table (tens of MB) is ever one allocation in transit.
+ * The rows of a segment: at most `size` bytes each (each backend's limit on one value in transit;
+ * fewer rows mean fewer copies when they are put together again).
  */
-export const SEGMENT_CHUNK_BYTES = 8 * 1024 * 1024;
-
-export function chunksOf(data: Buffer): Buffer[] {
+export function chunksOf(data: Buffer, size: number): Buffer[] {
   const out: Buffer[] = [];
-  for (let at = 0; at < data.length; at += SEGMENT_CHUNK_BYTES) out.push(data.subarray(at, at + SEGMENT_CHUNK_BYTES));
+  for (let at = 0; at < data.length; at += size) out.push(data.subarray(at, at + size));
   return out.length === 0 ? [data] : out;
 }

@@ -1,5 +1,5 @@
 // SQLite backend: the query index's persisted base segments (see query-index/persisted-segments.ts),
-// in the index_segments table of migration 5, in chunks of at most 8 MiB.
+// in the index_segments table of migration 5, in rows of at most 256 MiB.
 import type Database from 'better-sqlite3';
 import { chunksOf, type ChangesAfter, type IndexSegmentStore, type StoredSegment } from '../query-index/segment-store.js';
 
@@ -19,6 +19,9 @@ CREATE TABLE index_segments (
 );
 CREATE UNIQUE INDEX index_segments_by_key ON index_segments (ws, kind, name, chunk);
 `;
+
+/** Below SQLite's default limit of 1e9 bytes per value: a 1M-node workspace's segments are one row each. */
+const CHUNK_BYTES = 256 * 1024 * 1024;
 
 interface ChunkRow { floor: number; format: number; chunk: number; data: Buffer }
 
@@ -43,7 +46,7 @@ export function sqliteIndexSegments(
           if (newest.floor !== null && newest.floor > segment.floor) return;
           db.prepare('DELETE FROM index_segments WHERE ws = ? AND kind = ? AND name = ?').run(ws, kind, name);
           const insert = db.prepare('INSERT INTO index_segments (ws, kind, name, chunk, floor, format, data) VALUES (?, ?, ?, ?, ?, ?, ?)');
-          chunksOf(segment.data).forEach((data, chunk) => insert.run(ws, kind, name, chunk, segment.floor, segment.format, data));
+          chunksOf(segment.data, CHUNK_BYTES).forEach((data, chunk) => insert.run(ws, kind, name, chunk, segment.floor, segment.format, data));
         }).immediate();
       });
     },

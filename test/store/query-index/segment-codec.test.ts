@@ -36,6 +36,22 @@ describe('segment codec', () => {
     expect(decodeColumn(encodeColumn(col)).column).toEqual(col);
   });
 
+  it('gives back long lists of distinct strings (stored plain) and of few distinct ones (stored as a dictionary)', () => {
+    const n = 300;
+    const many: NodeTable = {
+      nids: Int32Array.from({ length: n }, (_, i) => i + 1),
+      paths: Array.from({ length: n }, (_, i) => `/f${i % 7}/node-${i}${i % 50 === 0 ? '-ü' : ''}`),
+      typeCodes: new Uint16Array(n),
+      types: ['cms:page'],
+    };
+    expect(decodeTable(encodeTable(many))).toEqual(many);
+    const mixed: PropertyRow[] = Array.from({ length: n }, (_, i): PropertyRow => (i % 3 === 0
+      ? [i + 1, 0, 1, `Title ${i} é`, `title ${i} é`, null]
+      : [i + 1, 0, 1, `c${i % 4}`, `c${i % 4}`, null]));
+    const few: PropertyRow[] = Array.from({ length: n }, (_, i): PropertyRow => [i + 1, 0, 4, i % 2 === 0 ? 'true' : 'false', i % 2 === 0 ? 'true' : 'false', null]);
+    for (const list of [mixed, few]) expect(decodeColumn(encodeColumn(columnFromRows(list))).column).toEqual(columnFromRows(list));
+  });
+
   it('persists sort orders equal to those the index builds (entries of other bases left out)', () => {
     // nids 20 and 21 have no ordinal in this base (created after its floor); nids 7 and 1 tie on their
     // first value, in the other order of ordinals than of entries.
@@ -56,6 +72,13 @@ describe('segment codec', () => {
       expect(persisted.count()).toBe(fresh.count());
       expect(persisted.countAnd(fresh)).toBe(fresh.count());
     }
+  });
+
+  it('orders long runs of equal first values by ordinal too', () => {
+    const ties: PropertyRow[] = Array.from({ length: 100 }, (_, i): PropertyRow => [i + 1, 0, 2, String(i % 3), String(i % 3), i % 3]);
+    const col: Column = { ...columnFromRows(ties), ords: Int32Array.from({ length: 100 }, (_, i) => 99 - i) };
+    const { keyOrder } = decodeColumn(encodeColumn(columnFromRows(ties)));
+    expect(persistedKeyOrder(col, col.ords, keyOrder)).toEqual(sortedByKey(orderKeysOf(col, 100)));
   });
 
   it('refuses a damaged segment, a truncated one and one of another format', () => {
