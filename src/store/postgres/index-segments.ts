@@ -20,6 +20,8 @@ CREATE TABLE index_segments (
   data   bytea   NOT NULL,
   PRIMARY KEY (ws, kind, name, chunk)
 );
+-- Stored as is: compressing costs every write and every read, and the segments are compact already.
+ALTER TABLE index_segments ALTER COLUMN data SET STORAGE EXTERNAL;
 `;
 
 /** A row's value travels as one message, and is read back as base64 text (4/3 of it) in one JS string. */
@@ -29,15 +31,16 @@ const CHUNK_BYTES = 64 * 1024 * 1024;
 const SEGMENT_LOCK = 0x7065_7473; // 'pets'
 
 /**
- * Reads on a pool the router picks (a replica's older segment is only older: its floor says so);
- * writes on the primary, in their own transaction.
+ * Reads on a pool the router picks (a replica's older segment is only older: its floor says so, and a
+ * replica lagging behind only delays events to the next sync, as for any base); writes on the
+ * primary, in their own transaction.
  */
 export function postgresIndexSegments(read: ReadOn, primary: () => pg.Pool): IndexSegmentStore {
   return {
     async read(ws, kind, name): Promise<StoredSegment | undefined> {
       if (`${ws}${name}`.includes('\u0000')) return undefined;
-      // Base64 text: node-postgres decodes every result as text unless the whole client is binary, and
-      // base64 is a third shorter than bytea's hex form and decodes natively.
+      // Base64 text: node-postgres decodes every result as text (it has no binary mode), and base64 is
+      // a third shorter than bytea's hex form and decodes natively.
       const rows = await read(async (db) => (await db.query<{ floor: string; format: number; chunk: number; data: string }>(
         "SELECT floor::text AS floor, format, chunk, encode(data, 'base64') AS data FROM index_segments WHERE ws = $1 AND kind = $2 AND name = $3 ORDER BY chunk",
         [ws, kind, name])).rows);
