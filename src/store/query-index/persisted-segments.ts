@@ -57,11 +57,8 @@ export class PersistedSegments {
     this.#tell = (w, m) => { try { o.onMessage?.(w, m); } catch { /* the log's failure is not the index's */ } };
   }
 
-  /**
-   * The persisted node table and its floor, when it may serve as the base (see the top of this file),
-   * with the names of the workspace's persisted columns (what queries of it used before).
-   */
-  async table(workspace: string): Promise<{ table: NodeTable; floor: number; columns: readonly string[] } | undefined> {
+  /** The persisted node table and its floor, when it may serve as the base (see the top of this file). */
+  async table(workspace: string): Promise<{ table: NodeTable; floor: number } | undefined> {
     const stored = await this.#read(workspace, 'table', '');
     if (stored === undefined) return undefined;
     let table: NodeTable;
@@ -76,8 +73,7 @@ export class PersistedSegments {
     // from a persisted table from asking for a rebuild at once.
     if (after.truncated || after.nodes > rebuildThreshold(table.nids.length) / 2 || after.events > MAX_EVENTS_AFTER) return undefined;
     this.#tell(workspace, `query index: read the persisted node table of workspace ${workspace} (${table.nids.length} nodes, floor ${stored.floor}, ${after.nodes} changed nodes after it)`);
-    const columns = await this.#store.columnNames(workspace).catch(() => []);
-    return { table, floor: stored.floor, columns };
+    return { table, floor: stored.floor };
   }
 
   /** The persisted column of a property, when its floor is at least the base's. */

@@ -267,11 +267,7 @@ export class QueryIndex {
     for (let i = 0; i < table.nids.length; i++) ordinalOfNid[table.nids[i]!] = i + 1;
     const key = `${++this.#bases}\u0001${workspace}`;
     this.#live.add(key);
-    const ws: Workspace = { key, workspace, floor, table, ordinalOfNid, propertyNames: new Set(names) };
-    // The columns persisted are those queries of this workspace used: read them now, side by side
-    // (the first query finds them loading instead of reading them one after the other).
-    for (const name of persisted?.columns ?? []) this.#column(ws, workspace, name).catch(() => undefined);
-    return ws;
+    return { key, workspace, floor, table, ordinalOfNid, propertyNames: new Set(names) };
   }
 
   /**

@@ -111,7 +111,7 @@ describe('persisted segments: when they may serve', () => {
   const quiet: ChangesAfter = { events: 3, nodes: 3, truncated: false };
 
   it('a table with few changes after its floor serves, with that floor', async () => {
-    expect(await segments(quiet, { 'table/': tableAt(40) }).table('w')).toEqual({ table, floor: 40, columns: [] });
+    expect(await segments(quiet, { 'table/': tableAt(40) }).table('w')).toEqual({ table, floor: 40 });
   });
 
   it('not after a truncated event, many changed nodes or many events', async () => {
