@@ -9,6 +9,8 @@
 // - A column read at floor C serves a base of floor P iff C >= P: a node changed after P is tombstoned
 //   in the base's delta anyway, and one created after P has no ordinal in the base. A column of a floor
 //   below P may hold old values of nodes the base holds as changed: it is read from SQL instead.
+// This relies on change events never being deleted (no store prunes them): if they ever are, a table
+// older than the oldest event kept must be ignored, or changes after its floor would go unseen.
 // Writes follow every full read from SQL (first load, rebuild, reload after a drop), in the background
 // and in their own short transaction; a failed write only logs. Anything wrong with a stored segment
 // (unknown format, bad checksum, a store that cannot read it) means "read SQL", never an error.
