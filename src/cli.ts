@@ -223,7 +223,7 @@ async function runImport(args: string[]): Promise<number> {
   const config = loadConfig(overridesFrom(values));
   // Without --store or a petal.yaml, import into the default store that `petal serve --modules` reads.
   const storeUrl = config.isDemo ? `sqlite:${resolve(DEFAULT_STORE_FILE)}` : config.store;
-  const store = createStore(storeUrl, { onNotice: notice });
+  const store = createStore(storeUrl, { onNotice: notice, ...(config.persistQueryIndex !== undefined ? { persistQueryIndex: config.persistQueryIndex } : {}) });
   await store.open();
   const bar = process.stderr.isTTY ? new cliProgress.SingleBar({
     format: '{phase} [{bar}] {percentage}% | {value}/{total} KB | {file}', hideCursor: true, clearOnComplete: true,
@@ -249,6 +249,9 @@ async function runImport(args: string[]): Promise<number> {
       `(${Math.round(r.nodes / Math.max(secs, 0.001))} nodes/s) into ${storeUrl}` +
       `${r.warnings.length > 0 ? `, ${r.warnings.length} warnings` : ''}\n`,
     );
+    if (r.indexSegments.written > 0) {
+      process.stdout.write(`refreshed ${r.indexSegments.written} persisted query index segments in ${(r.indexSegments.ms / 1000).toFixed(2)} s\n`);
+    }
     if (values.publish) {
       // After the import's commit, one transaction per node: a failure here leaves the import in place.
       const { published, missing } = await publishNodes(store, r.roots, values.by ?? defaultPublisher());

@@ -49,6 +49,8 @@ export function createStore(
     replicas?: readonly string[]; onNotice?: (message: string) => void; queryIndexMaxBytes?: number; onIndexEvent?: (event: QueryIndexEvent) => void;
     /** SQLite: workspaces below this many nodes answer queries by SQL (`cache.queryIndexThreshold`; default 0). */
     queryIndexThreshold?: number;
+    /** False: the query index's segments are not persisted (`cache.persistQueryIndex`). */
+    persistQueryIndex?: boolean;
     /** SQLite: checkpoint the WAL in a worker thread at this interval (servers; see SqliteStoreOptions). */
     walCheckpointIntervalMs?: number;
   } = {},
@@ -56,6 +58,7 @@ export function createStore(
   const index = {
     ...(options.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: options.queryIndexMaxBytes } : {}),
     ...(options.onIndexEvent !== undefined ? { onIndexEvent: options.onIndexEvent } : {}),
+    ...(options.persistQueryIndex !== undefined ? { persistQueryIndex: options.persistQueryIndex } : {}),
   };
   if (url.startsWith('sqlite:')) {
     return new SqliteStore({
@@ -118,6 +121,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     ...(config.replicas !== undefined ? { replicas: config.replicas } : {}),
     ...(config.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: config.queryIndexMaxBytes } : {}),
     ...(config.queryIndexThreshold !== undefined ? { queryIndexThreshold: config.queryIndexThreshold } : {}),
+    ...(config.persistQueryIndex !== undefined ? { persistQueryIndex: config.persistQueryIndex } : {}),
     onNotice: (message) => log.warn(message),
     // A server writes while it serves: SQLite's checkpoints leave the main thread (wal-checkpointer.ts).
     walCheckpointIntervalMs: CHECKPOINT_INTERVAL_MS,

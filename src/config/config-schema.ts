@@ -80,13 +80,15 @@ export const configSchema = z.strictObject({
    * Memory budgets in bytes: `maxBytes` the rendered delivery answers (0 turns it off),
    * `subtreeMaxBytes` the decoded subtree reads (0 turns it off), `queryIndexMaxBytes` what the query
    * index keeps per property name, condition and result row (at least 1 MiB); `queryIndexThreshold`
-   * the node count below which a SQLite workspace answers queries by SQL instead (default 0: none).
+   * the node count below which a SQLite workspace answers queries by SQL instead (default 0: none); `persistQueryIndex`
+   * false keeps the query index's segments out of the database (every start reads SQL).
    */
   cache: z.strictObject({
     maxBytes: z.number().int().min(0).optional(),
     subtreeMaxBytes: z.number().int().min(0).optional(),
     queryIndexMaxBytes: z.number().int().min(1024 * 1024).optional(),
     queryIndexThreshold: z.number().int().min(0).optional(),
+    persistQueryIndex: z.boolean().optional(),
   }).optional(),
   pages: z.strictObject({ allEndpoints: z.boolean().optional() }).optional(),
   /** Limits of the /shop/v1 API against cheap writes anyone can repeat (README: Shop limits). */

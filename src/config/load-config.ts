@@ -74,6 +74,8 @@ export interface PetalConfig {
   readonly queryIndexMaxBytes?: number;
   /** SQLite: workspaces below this many nodes answer queries by SQL (`cache.queryIndexThreshold`; absent = 0, none). */
   readonly queryIndexThreshold?: number;
+  /** False: the query index's segments are not persisted in the database (`cache.persistQueryIndex`; absent = true). */
+  readonly persistQueryIndex?: boolean;
   /** Inheritance and autogeneration also on plain `jcrDeliveryEndpoint_v2` endpoints (`pages.allEndpoints`). */
   readonly pagesOnAllEndpoints?: boolean;
   /** Shop limits (absent = DEFAULT_SHOP_CONFIG). */
@@ -229,6 +231,7 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     ...(raw.cache?.subtreeMaxBytes !== undefined ? { subtreeCacheMaxBytes: raw.cache.subtreeMaxBytes } : {}),
     ...(raw.cache?.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: raw.cache.queryIndexMaxBytes } : {}),
     ...(raw.cache?.queryIndexThreshold !== undefined ? { queryIndexThreshold: raw.cache.queryIndexThreshold } : {}),
+    ...(raw.cache?.persistQueryIndex !== undefined ? { persistQueryIndex: raw.cache.persistQueryIndex } : {}),
     pagesOnAllEndpoints: raw.pages?.allEndpoints ?? false,
     shop: {
       maxUnitsPerOrderLine: raw.shop?.maxUnitsPerOrderLine ?? DEFAULT_SHOP_CONFIG.maxUnitsPerOrderLine,

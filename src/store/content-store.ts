@@ -132,6 +132,12 @@ export interface ContentStore {
    * once; other processes' within a short bound the backend documents); undefined when there is none.
    */
   generationHint?(): number | undefined;
+  /**
+   * Re-reads and persists the query index's segments of these workspaces that have any persisted (after
+   * an import changed them, so the next instance to start does not read them from SQL); the number of
+   * segments written. Stores without persisted segments have none to refresh.
+   */
+  refreshQueryIndex?(workspaces: readonly string[]): Promise<number>;
   /** What the store's byte-bounded caches hold (for tests and diagnostics). */
   memoryStats?(): StoreMemoryStats;
 }

@@ -135,6 +135,12 @@ describe('loadConfig: which file', () => {
     expect(configError(() => loadConfig({ config: write('t2.yaml', 'cache: { queryIndexThreshold: -1 }\n') }, {}, cwd)).message).toMatch(/queryIndexThreshold/);
   });
 
+  it('reads cache.persistQueryIndex (absent: on), and rejects a value that is not a boolean', () => {
+    expect(loadConfig({ config: write('p1.yaml', 'cache: { persistQueryIndex: false }\n') }, {}, cwd).persistQueryIndex).toBe(false);
+    expect(loadConfig({ config: write('p2.yaml', 'cache: { maxBytes: 0 }\n') }, {}, cwd).persistQueryIndex).toBeUndefined();
+    expect(configError(() => loadConfig({ config: write('p3.yaml', 'cache: { persistQueryIndex: 1 }\n') }, {}, cwd)).message).toMatch(/persistQueryIndex/);
+  });
+
   it('uses petal.yaml in the working directory', () => {
     const file = write('petal.yaml', 'port: 9123\n');
     const c = loadConfig({}, {}, cwd);

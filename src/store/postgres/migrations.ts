@@ -4,6 +4,7 @@
 // select exactly the descendants.
 import { VERSIONS_SQL } from './versions.js';
 import { CHANGES_SQL } from './changes.js';
+import { INDEX_SEGMENTS_SQL } from './index-segments.js';
 
 export interface Migration {
   readonly version: number;
@@ -138,6 +139,11 @@ DROP INDEX nodes_by_path;
 DROP INDEX nodes_by_path_type;
 ALTER INDEX nodes_by_path_covering RENAME TO nodes_by_path;
 `,
+  },
+  {
+    version: 6,
+    name: 'persisted query index segments',
+    sql: INDEX_SEGMENTS_SQL,
   },
 ];
 

@@ -33,6 +33,8 @@ import { blobInfo, readBlobRange } from './blob-reads.js';
 import { publishTransaction } from './publish-transaction.js';
 import { hasNul, storableText, withoutNul } from './nul-text.js';
 import { toRecord, type NodeRow } from '../node-rows.js';
+import { postgresIndexSegments } from './index-segments.js';
+import { persistOptions } from '../query-index/persisted-segments.js';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -60,6 +62,10 @@ export interface PostgresStoreOptions {
   readonly queryIndexMaxBytes?: number;
   /** Told of each full load and each in-place update of the query index (the app logs them). */
   readonly onIndexEvent?: (event: QueryIndexEvent) => void;
+  /** Persist the query index's base segments in the database (`cache.persistQueryIndex`; default true). */
+  readonly persistQueryIndex?: boolean;
+  /** Workspaces smaller than this are not persisted (default 10,000; tests lower it). */
+  readonly persistQueryIndexMinNodes?: number;
 }
 
 export { DEFAULT_CONNECTION_TIMEOUT_MS } from './open-pools.js';
@@ -97,6 +103,7 @@ export class PostgresStore implements ContentStore {
     ), {
       ...(options.queryIndexMaxBytes !== undefined ? { maxBytes: options.queryIndexMaxBytes } : {}),
       ...(options.onIndexEvent !== undefined ? { onEvent: options.onIndexEvent } : {}),
+      ...persistOptions(options, postgresIndexSegments((fn) => this.#read(fn), () => this.#db)),
     });
   }
 
@@ -204,6 +211,7 @@ export class PostgresStore implements ContentStore {
 
   async close(): Promise<void> {
     await this.#opening?.catch(() => undefined);
+    await this.#index.persistedSettled();
     await this.#writeQueue.catch(() => undefined);
     const pool = this.#pool;
     const listener = this.#listener;
@@ -345,6 +353,10 @@ export class PostgresStore implements ContentStore {
       const { info, generation } = await publishTransaction(this.#db, this.#channel, workspace, path, storableText(by));
       return { result: info, generation };
     });
+  }
+
+  async refreshQueryIndex(workspaces: readonly string[]): Promise<number> {
+    return this.#indexed(() => this.#index.refreshPersisted(workspaces));
   }
 
   /**

@@ -12,15 +12,20 @@ export interface Column extends Omit<PropertyColumn, 'nids'> {
   foldedDict?: readonly string[];
   /** Entries of numeric kinds sorted by value, built on first use (range scans by binary search). */
   numOrder?: Int32Array;
+  /** From a persisted segment: first-value entries ascending by key, ties by entry (order keys' `sorted` uses it). */
+  keyOrder?: Int32Array;
 }
 
+/** What folding a column's texts needs (a PropertyColumn, or a Column). */
+type Foldable = Pick<PropertyColumn, 'kinds' | 'codes' | 'dict'> & { foldedDict?: readonly string[] };
+
 /** The exact text of entry `i`. */
-export function textAt(col: Column, i: number): string {
+export function textAt(col: Foldable, i: number): string {
   return col.dict[col.codes[i]!]!;
 }
 
 /** The case-folded text of entry `i`, as index-values.ts folds it (lower case for strings only). */
-export function foldedAt(col: Column, i: number): string {
+export function foldedAt(col: Foldable, i: number): string {
   if (col.kinds[i] !== KIND_CODES.string) return col.dict[col.codes[i]!]!;
   col.foldedDict ??= col.dict.map((t) => t.toLowerCase());
   return col.foldedDict[col.codes[i]!]!;

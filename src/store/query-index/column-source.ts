@@ -28,8 +28,8 @@ export interface PropertyColumn {
   readonly kinds: Uint8Array;
   /** Number or epoch milliseconds; NaN for strings and booleans. */
   readonly nums: Float64Array;
-  /** Per entry, the index in `dict` of its exact text. */
-  readonly codes: Uint32Array;
+  /** Per entry, the index in `dict` of its exact text (1 byte an entry when there are at most 256 texts). */
+  readonly codes: Uint8Array | Uint16Array | Uint32Array;
   /** The distinct exact texts. The case-folded text is derived (index-values.ts: lower case for strings only). */
   readonly dict: readonly string[];
 }
@@ -133,9 +133,12 @@ export class ColumnBuilder {
 
   finish(): PropertyColumn {
     const n = this.#n;
+    const codes = this.#codes.subarray(0, n);
+    const d = this.#dict.length;
     return {
       nids: this.#nids.slice(0, n), pos: this.#pos.slice(0, n), kinds: this.#kinds.slice(0, n),
-      nums: this.#nums.slice(0, n), codes: this.#codes.slice(0, n), dict: this.#dict,
+      nums: this.#nums.slice(0, n), dict: this.#dict,
+      codes: d <= 0x100 ? Uint8Array.from(codes) : d <= 0x10000 ? Uint16Array.from(codes) : codes.slice(),
     };
   }
 }

@@ -18,9 +18,9 @@ export interface Segment {
   readonly delta: Delta;
 }
 
-/** A full load, an in-place application, a background rebuild or a dropped workspace, for the log. */
+/** A full load, an in-place application, a background rebuild, a dropped workspace or a persisted segment's fate, for the log. */
 export interface QueryIndexEvent {
-  readonly kind: 'load' | 'apply' | 'rebuild' | 'drop';
+  readonly kind: 'load' | 'apply' | 'rebuild' | 'drop' | 'persist';
   readonly workspace: string;
   readonly message: string;
 }
@@ -59,8 +59,13 @@ interface State {
 }
 
 export interface LiveWorkspacesOptions {
-  /** Reads a workspace's base segment (node table and property names). */
-  readonly readBase: (workspace: string) => Promise<Workspace>;
+  /**
+   * Reads a workspace's base segment (node table and property names), whose `floor` is the change
+   * sequence it reflects (read before the table from SQL; a persisted table's own): the events after
+   * it are applied on top. A rebuild asks for a `fresh` one (a persisted table would bring back the
+   * delta that asked for the rebuild).
+   */
+  readonly readBase: (workspace: string, fresh: boolean) => Promise<Workspace>;
   /** A base is no longer used: its cached structures can go. */
   readonly retire: (base: Workspace) => void;
   /** Cached records of these row ids of the base may be stale. */
@@ -126,10 +131,8 @@ export class LiveWorkspaces {
 
   async #load(workspace: string, current: () => boolean): Promise<State> {
     const started = performance.now();
-    // Read first: every change up to it is in what is read next; the ones after are applied on top.
-    const floor = await this.source.changeFloor();
-    const base = await this.o.readBase(workspace);
-    const state: State = { segment: { base, delta: EMPTY_DELTA }, applied: floor, rebuilding: false };
+    const base = await this.o.readBase(workspace, false);
+    const state: State = { segment: { base, delta: EMPTY_DELTA }, applied: base.floor, rebuilding: false };
     return this.#serial(async () => {
       await this.#catchUp(new Map([[workspace, state]]));
       this.#loads++;
@@ -195,10 +198,9 @@ export class LiveWorkspaces {
     this.#tell('rebuild', workspace, `query index: rebuilding workspace ${workspace} in the background (delta of ${deltaNodes(state.segment.delta)} nodes)`);
     const started = performance.now();
     void (async () => {
-      const floor = await this.source.changeFloor();
-      const base = await this.o.readBase(workspace);
+      const base = await this.o.readBase(workspace, true);
       await this.#serial(async () => {
-        const fresh: State = { segment: { base, delta: EMPTY_DELTA }, applied: floor, rebuilding: false };
+        const fresh: State = { segment: { base, delta: EMPTY_DELTA }, applied: base.floor, rebuilding: false };
         if (this.#ready.get(workspace) === state) await this.#catchUp(new Map([[workspace, fresh]]));
         if (this.#ready.get(workspace) !== state) {
           this.o.retire(base); // dropped meanwhile (a truncated event): the next query loads anew

@@ -10,6 +10,8 @@ export interface OrderKeys {
   readonly entry: Int32Array;
   /** The ordinals that have the property, ascending by it (then by ordinal); built on first use. */
   sorted?: Int32Array;
+  /** Builds `sorted` from a persisted order instead of sorting (persisted-segments.ts). */
+  sortedFromSegment?: () => Int32Array;
 }
 
 export function hasKey(k: OrderKeys, o: number): boolean {
@@ -37,6 +39,7 @@ export function compareKeys(k: OrderKeys, a: number, b: number): number {
 }
 
 export function sortedByKey(k: OrderKeys): Int32Array {
+  if (k.sortedFromSegment !== undefined) return k.sortedFromSegment();
   let count = 0;
   for (let o = 0; o < k.entry.length; o++) if (k.entry[o]! >= 0) count++;
   const out = new Int32Array(count);

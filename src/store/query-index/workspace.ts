@@ -11,6 +11,8 @@ export interface Workspace {
    */
   readonly key: string;
   readonly workspace: string;
+  /** The change sequence the table reflects: the base plus the events after it is the current state. */
+  readonly floor: number;
   readonly table: NodeTable;
   /** nid → ordinal + 1 (0 = not in this workspace) */
   readonly ordinalOfNid: Int32Array;

@@ -5,6 +5,7 @@ import { fullTextOf, indexRows } from '../index-values.js';
 import type { StoredProperty } from '../../repository/property-type.js';
 import { VERSIONS_SQL } from './versions.js';
 import { CHANGES_SQL } from './changes.js';
+import { INDEX_SEGMENTS_SQL } from './index-segments.js';
 
 export interface Migration {
   readonly version: number;
@@ -143,6 +144,11 @@ END;
     version: 4,
     name: 'change events',
     sql: CHANGES_SQL,
+  },
+  {
+    version: 5,
+    name: 'persisted query index segments',
+    sql: INDEX_SEGMENTS_SQL,
   },
 ];
 

@@ -35,6 +35,8 @@ import { readBlobRange } from './blob-reads.js';
 import { StatementCache } from './statement-cache.js';
 import { checkpointInBackground, type WalCheckpointer, type WalCheckpoint } from './wal-checkpointer.js';
 import { WorkspaceSizes } from './workspace-sizes.js';
+import { sqliteIndexSegments } from './index-segments.js';
+import { persistOptions } from '../query-index/persisted-segments.js';
 
 const GENERATION_HINT_MS = 100;
 
@@ -53,6 +55,10 @@ export interface SqliteStoreOptions {
   readonly queryIndexMaxBytes?: number;
   /** Told of each full load and each in-place update of the query index (the app logs them). */
   readonly onIndexEvent?: (event: QueryIndexEvent) => void;
+  /** Persist the query index's base segments in the database (`cache.persistQueryIndex`; default true). */
+  readonly persistQueryIndex?: boolean;
+  /** Workspaces smaller than this are not persisted (default 10,000; tests lower it). */
+  readonly persistQueryIndexMinNodes?: number;
   /** Told when the store changed something an operator should know (a database file's mode narrowed). */
   readonly onNotice?: (message: string) => void;
   /**
@@ -101,6 +107,7 @@ export class SqliteStore implements ContentStore {
     ), {
       ...(options.queryIndexMaxBytes !== undefined ? { maxBytes: options.queryIndexMaxBytes } : {}),
       ...(options.onIndexEvent !== undefined ? { onEvent: options.onIndexEvent } : {}),
+      ...persistOptions(options, sqliteIndexSegments(() => { if (!this.#db) throw new StoreClosedError('SqliteStore is not open'); return this.#db; }, (fn) => this.#segmentWrite(fn))),
     });
   }
 
@@ -153,6 +160,7 @@ export class SqliteStore implements ContentStore {
   }
 
   async close(): Promise<void> {
+    await this.#index.persistedSettled();
     await this.#writeQueue.catch(() => undefined);
     this.#cache.clear();
     this.#index.invalidate(); // reopening may open another database (`:memory:` does)
@@ -336,6 +344,20 @@ export class SqliteStore implements ContentStore {
     });
     this.#writeQueue = run.catch(() => undefined);
     return run;
+  }
+
+  /** A write of the query index's segments: queued with the content writes, but no content (no generation). */
+  #segmentWrite(fn: (db: Database.Database) => void): Promise<void> {
+    const run = this.#writeQueue.then(() => {
+      if (!this.#writer) throw new StoreClosedError('SqliteStore is not open');
+      fn(this.#writer);
+    });
+    this.#writeQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  async refreshQueryIndex(workspaces: readonly string[]): Promise<number> {
+    return this.#index.refreshPersisted(workspaces);
   }
 
   async publish(workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {
