@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { chunksOf, type ChangesAfter, type IndexSegmentStore, type StoredSegment } from '../query-index/segment-store.js';
 import { assemble } from '../sqlite/index-segments.js';
 import type { ReadOn } from './column-source.js';
+import { copyBinaryRows } from './copy-binary-out.js';
 
 /** Migration 5 (see migrations.ts). */
 export const INDEX_SEGMENTS_SQL = `
@@ -24,7 +25,7 @@ CREATE TABLE index_segments (
 ALTER TABLE index_segments ALTER COLUMN data SET STORAGE EXTERNAL;
 `;
 
-/** A row's value travels as one message, and is read back as base64 text (4/3 of it) in one JS string. */
+/** A row's value travels as one message. */
 const CHUNK_BYTES = 64 * 1024 * 1024;
 
 /** Key of the advisory locks that serialize two instances' writes of one segment. */
@@ -39,12 +40,26 @@ export function postgresIndexSegments(read: ReadOn, primary: () => pg.Pool): Ind
   return {
     async read(ws, kind, name): Promise<StoredSegment | undefined> {
       if (`${ws}${name}`.includes('\u0000')) return undefined;
-      // Base64 text: node-postgres decodes every result as text (it has no binary mode), and base64 is
-      // a third shorter than bytea's hex form and decodes natively.
-      const rows = await read(async (db) => (await db.query<{ floor: string; format: number; chunk: number; data: string }>(
-        "SELECT floor::text AS floor, format, chunk, encode(data, 'base64') AS data FROM index_segments WHERE ws = $1 AND kind = $2 AND name = $3 ORDER BY chunk",
-        [ws, kind, name])).rows);
-      return assemble(rows.map((r) => ({ ...r, floor: Number(r.floor), data: Buffer.from(r.data, 'base64') })));
+      // A binary COPY: node-postgres decodes every result value as text (bytea as hex, twice its size);
+      // COPY hands over the stored bytes as they are.
+      const rows = await read(async (db) => {
+        const client = await db.connect();
+        let broken = false;
+        try {
+          const lit = (v: string) => client.escapeLiteral(v);
+          return await copyBinaryRows(client,
+            `SELECT floor, format, chunk, data FROM index_segments WHERE ws = ${lit(ws)} AND kind = ${lit(kind)} AND name = ${lit(name)} ORDER BY chunk`);
+        } catch (err) {
+          broken = true; // a COPY that failed midway may leave the connection in an unknown state
+          throw err;
+        } finally {
+          client.release(broken);
+        }
+      });
+      if (rows.some((r) => r.some((f) => f === null))) return undefined;
+      return assemble(rows.map(([floor, format, chunk, data]) => ({
+        floor: Number(floor!.readBigInt64BE(0)), format: format!.readInt32BE(0), chunk: chunk!.readInt32BE(0), data: data!,
+      })));
     },
     async write(ws, kind, name, segment): Promise<void> {
       if (`${ws}${name}`.includes('\u0000')) return;
