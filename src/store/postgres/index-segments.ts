@@ -1,12 +1,12 @@
 // PostgreSQL backend: the query index's persisted base segments (see query-index/persisted-segments.ts),
-// in the index_segments table of migration 5, in rows of at most 64 MiB, shared by every instance.
+// in the index_segments table of migration 6, in rows of at most 64 MiB, shared by every instance.
 import type pg from 'pg';
 import { chunksOf, type ChangesAfter, type IndexSegmentStore, type StoredSegment } from '../query-index/segment-store.js';
 import { assemble } from '../sqlite/index-segments.js';
 import type { ReadOn } from './column-source.js';
 import { copyBinaryRows } from './copy-binary-out.js';
 
-/** Migration 5 (see migrations.ts). */
+/** Migration 6 (see migrations.ts). */
 export const INDEX_SEGMENTS_SQL = `
 -- The query index's base segments (node tables, property columns) in a compact binary form, so a
 -- restarted instance loads a large workspace with sequential reads: kind 'table' (name '') or

@@ -1,15 +1,17 @@
-// SQLite backend: secondary indexes a large import builds after its load instead of row by row. An
-// index keyed by value (a title, a price) takes each new row at a random place of its B-tree; built
-// by CREATE INDEX, it is one sort and pages written once. Inside the import's transaction (SQLite's
+// SQLite backend: secondary indexes a large import builds after its load instead of row by row: built
+// by CREATE INDEX, an index is one sort and pages written once. Since migration 6 (the value indexes
+// of props and nodes dropped, the query index serving every query) only the query index's covering
+// index of nodes remains to defer. Inside the import's transaction (SQLite's
 // DDL is transactional): a rollback, or a crash, brings the indexes back as they were, and readers
 // keep their snapshot, indexes included, until the commit.
 import type Database from 'better-sqlite3';
 
 /**
  * Indexes an import never needs while it runs (its lookups use nodes_by_path, nodes_by_id and
- * nodes_by_parent; deletes use props_by_node), whose inserts land in no useful order.
+ * nodes_by_parent; deletes use props_by_node). A store not yet migrated has no others to defer:
+ * migrations run on open, before any import.
  */
-const DEFERRABLE = ['props_by_text', 'props_by_folded', 'props_by_number', 'nodes_by_name', 'nodes_by_type', 'nodes_by_path_type'];
+const DEFERRABLE = ['nodes_by_path_type'];
 
 /** Below this many nodes an import maintains the indexes as it goes (a rebuild costs more than it saves). */
 export const DEFER_MIN_NODES = 10_000;

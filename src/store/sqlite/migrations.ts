@@ -150,6 +150,21 @@ END;
     name: 'persisted query index segments',
     sql: INDEX_SEGMENTS_SQL,
   },
+  {
+    version: 6,
+    name: 'faster imports: no value indexes of props and nodes',
+    sql: `
+-- Queries run through the in-memory query index, which loads a property's values by (ws, name) (the
+-- props primary key) and nodes through nodes_by_path_type. These indexes served only the SQL query
+-- path (compile-query.ts: uuid "like" conditions, or an operator's cache.queryIndexThreshold), which
+-- answers as well by scanning the property's primary-key range; each cost every imported value.
+DROP INDEX IF EXISTS props_by_text;
+DROP INDEX IF EXISTS props_by_folded;
+DROP INDEX IF EXISTS props_by_number;
+DROP INDEX IF EXISTS nodes_by_name;
+DROP INDEX IF EXISTS nodes_by_type;
+`,
+  },
 ];
 
 /** Codes of value kinds in the `props.kind` column. */

@@ -3,11 +3,11 @@
 //
 // Where a large import's time went (bench/RESULTS.md, issue 20): a statement call per node, per index
 // row and per prop_kinds row, a uuid and a path lookup per node, and B-tree inserts at random places of
-// the value indexes. So rows are written many per statement (multi-row-insert.ts), node ids are drawn
-// here (index rows name their node without waiting for its insert), kinds and types are written once
-// per transaction, the questions writeImport asks per node are answered from what this transaction
-// knows where it can (import-known-nodes.ts), and a large import builds the value indexes after its
-// load (deferred-indexes.ts).
+// the value indexes (dropped by migration 6). So rows are written many per statement
+// (multi-row-insert.ts), node ids are drawn here (index rows name their node without waiting for its
+// insert), kinds and types are written once per transaction, the questions writeImport asks per node
+// are answered from what this transaction knows where it can (import-known-nodes.ts), and a large
+// import builds its deferrable index after its load (deferred-indexes.ts).
 import type Database from 'better-sqlite3';
 import type { ImportTx, InsertNode } from '../import-tx.js';
 import { fullTextOf, indexRows } from '../index-values.js';
@@ -22,8 +22,8 @@ import { deleteSubtreeRows } from './single-node-writes.js';
 import { insertBlobChunks, type Statements } from './statements.js';
 
 /**
- * Index rows of one property written together: the value indexes take them at random places, and a
- * long run of one property's rows keeps to that property's part of each index (a working set that
+ * Index rows of one property written together: the props table is clustered by (ws, name, nid), so a
+ * long run of one property's rows keeps to that property's part of the table (a working set that
  * stays in the page cache) instead of all of it.
  */
 const PROPERTY_RUN = 2_048;
@@ -65,7 +65,7 @@ export class SqliteImportTx implements ImportTx {
     this.#nextNid = (s.maxNid.get() as { m: number }).m + 1;
     this.#deferred = new DeferredIndexes(db);
     if (importNodes >= DEFER_MIN_NODES) {
-      // Index rows of a large import land all over the value indexes: pages kept in memory instead of
+      // Rows of a large import land all over the uuid index (nodes_by_id): pages kept in memory instead of
       // spilled and read back (SQLite frees them when `close` sets the connection's size back).
       this.#cacheSize = db.pragma('cache_size', { simple: true }) as number;
       db.pragma(`cache_size = ${LARGE_IMPORT_CACHE}`);
@@ -79,7 +79,7 @@ export class SqliteImportTx implements ImportTx {
     this.#cacheSize = undefined;
   }
 
-  /** True while the value indexes are dropped (rebuilt by `finish`). */
+  /** True while the deferrable indexes are dropped (rebuilt by `finish`). */
   get deferringIndexes(): boolean {
     return this.#deferred.active;
   }
