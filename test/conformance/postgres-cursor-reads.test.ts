@@ -5,6 +5,7 @@ import { readPaged } from '../../src/store/postgres/cursor-reads.js';
 
 const url = process.env.PETAL_TEST_PG ?? '';
 
+// Skipped without PETAL_TEST_PG: it needs a PostgreSQL server (.ci/run always sets it).
 describe.skipIf(url === '')('postgres paged reads', () => {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   afterAll(() => pool.end());

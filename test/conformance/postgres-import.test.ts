@@ -15,6 +15,7 @@ const url = process.env.PETAL_TEST_PG ?? '';
 if (url === '') console.warn('PostgreSQL import tests skipped: set PETAL_TEST_PG=postgres://user@host:5432/database to run them');
 
 
+// Skipped without PETAL_TEST_PG: it needs a PostgreSQL server (.ci/run always sets it).
 describe.skipIf(url === '')('postgres batched import', () => {
   let schema = '';
   let store: PostgresStore | undefined;

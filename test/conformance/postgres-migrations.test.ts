@@ -11,6 +11,7 @@ const url = process.env.PETAL_TEST_PG ?? '';
 if (url === '') console.warn('PostgreSQL migration tests skipped: set PETAL_TEST_PG=postgres://user@host:5432/database to run them');
 
 
+// Skipped without PETAL_TEST_PG: it needs a PostgreSQL server (.ci/run always sets it).
 describe.skipIf(url === '')('postgres migrations', () => {
   const opened: PostgresStore[] = [];
   let schema = '';

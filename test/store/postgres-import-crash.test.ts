@@ -15,6 +15,7 @@ const CHILD = join(import.meta.dirname, 'postgres-import-crash-child.ts');
 const NODES = 60_000;
 const TABLES = ['nodes', 'props', 'fts', 'prop_kinds', 'node_types', 'changes', 'change_nodes'];
 
+// Skipped without PETAL_TEST_PG: it needs a PostgreSQL server (.ci/run always sets it).
 describe.skipIf(url === '')('SIGKILL during a PostgreSQL import (COPY in progress)', () => {
   let schema = '';
   let store: PostgresStore | undefined;

@@ -13,7 +13,7 @@ import { normalizePath } from '../../repository/paths.js';
 import { NodeWriteError, type NodeOperation, type NodeWriteReason } from '../../store/node-write.js';
 import type { NodeRecord } from '../../store/rows.js';
 import { sendError } from '../error-handler.js';
-import { NODES_PREFIX, nodeEtag, nodeState, nodeTarget, type NodesRouteOptions } from './nodes.js';
+import { nodeEtag, nodeState, nodeTargetOrError, type NodesRouteOptions } from './nodes.js';
 
 const ERROR_OF: Record<NodeWriteReason, ErrorCode> = {
   missing: 'pathNotFound', exists: 'nodeExists', identifierInUse: 'identifierInUse', stale: 'preconditionFailed',
@@ -84,12 +84,8 @@ function sendNode(reply: FastifyReply, node: NodeRecord, o: NodesRouteOptions): 
 
 export function nodesWriteHandler(o: NodesRouteOptions) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const target = nodeTarget(request);
-    if (typeof target === 'string') {
-      return target === 'missing'
-        ? sendError(reply, 'pathNotFound', `Name a workspace and a path: ${NODES_PREFIX}/{workspace}{path}`)
-        : sendError(reply, 'badRequest', 'Malformed node path');
-    }
+    const target = nodeTargetOrError(request, reply);
+    if (target === undefined) return reply;
     const { workspace, path } = target;
     const ops = operations(request, path); // every body error is thrown here, before the store is asked
     const states = ifMatchStates(request.headers['if-match']);

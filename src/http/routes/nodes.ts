@@ -73,8 +73,17 @@ function assemble(node: NodeRecord, children: ReadonlyMap<string, NodeRecord[]>,
   return repositoryNode(node, o, mine?.map((c) => assemble(c, children, o)));
 }
 
+/** The URL's node target, or undefined once the error (404 without one, 400 for a malformed path) is sent. */
+export function nodeTargetOrError(request: FastifyRequest, reply: FastifyReply): { workspace: string; path: string } | undefined {
+  const target = nodeTarget(request);
+  if (typeof target !== 'string') return target;
+  if (target === 'missing') sendError(reply, 'pathNotFound', `Name a workspace and a path: ${NODES_PREFIX}/{workspace}{path}`);
+  else sendError(reply, 'badRequest', 'Malformed node path');
+  return undefined;
+}
+
 /** The workspace and normalized node path a Nodes API URL names (read and write handlers alike). */
-export function nodeTarget(request: FastifyRequest): { workspace: string; path: string } | 'missing' | 'malformed' {
+function nodeTarget(request: FastifyRequest): { workspace: string; path: string } | 'missing' | 'malformed' {
   const segments = segmentsAfter(request.canonicalPath, NODES_PREFIX);
   if (segments === undefined || segments.length === 0) return 'missing';
   const [workspace, ...rest] = segments as [string, ...string[]];
@@ -84,12 +93,8 @@ export function nodeTarget(request: FastifyRequest): { workspace: string; path: 
 
 export function registerNodesRoutes(app: FastifyInstance, o: NodesRouteOptions): void {
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const target = nodeTarget(request);
-    if (typeof target === 'string') {
-      return target === 'missing'
-        ? sendError(reply, 'pathNotFound', `Name a workspace and a path: ${NODES_PREFIX}/{workspace}{path}`)
-        : sendError(reply, 'badRequest', 'Malformed node path');
-    }
+    const target = nodeTargetOrError(request, reply);
+    if (target === undefined) return reply;
     const { workspace, path } = target;
     const query = parseQuery(request.query as Record<string, unknown>);
     if (typeof query === 'string') return sendError(reply, 'invalidParameter', query);
