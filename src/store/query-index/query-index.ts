@@ -16,7 +16,7 @@ import { uuidEqualities, type Column } from './column-scan.js';
 import { hasIdColumn, KIND_NAMES } from './column-source.js';
 import { orderKeysOf, type OrderKeys } from './order-keys.js';
 import { chainCompare, nodeCompare, orderedPage, propertyCompare, type OrdinalCompare } from './ordered-page.js';
-import { idsOf, ordinalOf, type Workspace } from './workspace.js';
+import { idsOf, type Workspace } from './workspace.js';
 import {
   columnBytes, DEFAULT_QUERY_INDEX_BYTES, MemoryBudget, orderKeysBytes, resultBytes,
   type Conjunction, type DeltaMatches, type QueryIndexStats, type Result,
@@ -29,8 +29,8 @@ import { matchingExtras } from './record-match.js';
 import { mergedCompare, mergedPage } from './merged-page.js';
 import type { Delta, Extra } from './delta.js';
 import { livePrefix, prefixLength, type OrderedPrefix } from './ordered-prefix.js';
-import { PersistedSegments, persistedKeyOrder, persistedNumOrder, type PersistOptions } from './persisted-segments.js';
-import type { NodeTable, PropertyColumn } from './column-source.js';
+import { persistedKeyOrder, type PersistOptions } from './persisted-segments.js';
+import { BaseReader } from './base-reader.js';
 
 export interface QueryIndexOptions {
   /** Bytes of columns, order keys, bit sets and rows kept (`cache.queryIndexMaxBytes`; default 1 GiB). */
@@ -59,11 +59,11 @@ export class QueryIndex {
   readonly #live = new Set<string>();
   #bases = 0;
   readonly #options: QueryIndexOptions;
-  readonly #persisted: PersistedSegments | undefined;
+  readonly #reader: BaseReader;
 
   constructor(private readonly source: ColumnSource, options: QueryIndexOptions = {}) {
     this.#options = options;
-    this.#persisted = options.persist && new PersistedSegments(source, options.persist);
+    this.#reader = new BaseReader(source, options.persist);
     this.#budget = new MemoryBudget(options.maxBytes ?? DEFAULT_QUERY_INDEX_BYTES);
     this.#feed = this.#newFeed();
   }
@@ -247,53 +247,20 @@ export class QueryIndex {
   }
 
   async #readBase(workspace: string, fresh: boolean): Promise<Workspace> {
-    const persisted = fresh ? undefined : await this.#persisted?.table(workspace);
-    let table: NodeTable;
-    let floor: number;
-    let names: readonly string[];
-    if (persisted !== undefined) {
-      ({ table, floor } = persisted);
-      // Read now: a name of a node changed since the floor is listed too, and its column is then read.
-      names = await this.source.propertyNames(workspace);
-    } else {
-      // Read first: every change up to it is in what is read next; the ones after are applied on top.
-      floor = await this.source.changeFloor();
-      [table, names] = await Promise.all([this.source.nodeTable(workspace), this.source.propertyNames(workspace)]);
-      this.#persisted?.saveTable(workspace, floor, table);
-    }
-    let max = 0;
-    for (let i = 0; i < table.nids.length; i++) if (table.nids[i]! > max) max = table.nids[i]!;
-    const ordinalOfNid = new Int32Array(max + 1);
-    for (let i = 0; i < table.nids.length; i++) ordinalOfNid[table.nids[i]!] = i + 1;
+    const { table, floor, names, ordinalOfNid } = await this.#reader.base(workspace, fresh);
     const key = `${++this.#bases}\u0001${workspace}`;
     this.#live.add(key);
     return { key, workspace, floor, table, ordinalOfNid, propertyNames: new Set(names) };
   }
 
-  /**
-   * Re-reads from SQL and persists the segments of these workspaces that have any persisted (an import
-   * changed them: the next instance to start should not pay the SQL read). Returns the segments written.
-   */
-  async refreshPersisted(workspaces: readonly string[]): Promise<number> {
-    if (this.#persisted === undefined) return 0;
-    let written = 0;
-    for (const ws of workspaces) written += await this.#persisted.refresh(ws);
-    return written;
+  /** Persists anew the segments of these workspaces that have any (after an import); the number written. */
+  refreshPersisted(workspaces: readonly string[]): Promise<number> {
+    return this.#reader.refresh(workspaces);
   }
 
   /** Waits for the segment writes begun in the background (tests, a store closing). */
-  async persistedSettled(): Promise<void> {
-    await this.#persisted?.settled();
-  }
-
-  /** A column persisted at a floor the base may use, else read from SQL (and persisted in the background). */
-  async #readColumn(ws: Workspace, name: string): Promise<{ col: PropertyColumn; numOrder?: Int32Array; keyOrder?: Int32Array }> {
-    const persisted = await this.#persisted?.column(ws.workspace, name, ws.floor);
-    if (persisted !== undefined) return { col: persisted.column, numOrder: persisted.numOrder, keyOrder: persisted.keyOrder };
-    const floor = this.#persisted === undefined ? 0 : await this.source.changeFloor();
-    const col = await this.source.propertyColumn(ws.workspace, name);
-    this.#persisted?.saveColumn(ws.workspace, name, floor, ws.table.nids.length, col);
-    return { col };
+  persistedSettled(): Promise<void> {
+    return this.#reader.settled();
   }
 
   #context(ws: Workspace, workspace: string): ConditionContext {
@@ -319,14 +286,7 @@ export class QueryIndex {
     if (!loading) {
       const epoch = this.#epoch;
       const pending = this.#loading;
-      const read: Promise<Column> = this.#readColumn(ws, name).then(({ col, numOrder, keyOrder }) => {
-        // The row ids are not kept: every use goes through the ordinals.
-        const { nids, ...rest } = col;
-        const ords = new Int32Array(nids.length);
-        for (let i = 0; i < ords.length; i++) ords[i] = ordinalOf(ws, nids[i]!);
-        const column: Column = { ...rest, ords };
-        if (numOrder !== undefined) column.numOrder = persistedNumOrder(numOrder, ords);
-        if (keyOrder !== undefined) column.keyOrder = keyOrder;
+      const read: Promise<Column> = this.#reader.column(ws, name).then((column) => {
         if (epoch === this.#epoch && this.#live.has(ws.key)) this.#budget.perName.set(key, { column }, stringBytes(key) + columnBytes(column));
         return column;
       });

@@ -6,11 +6,10 @@ import Database from 'better-sqlite3';
 import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities, StoreMemoryStats } from '../content-store.js';
 import type { StoreQuery, ValueKind } from '../../query/ast.js';
 import { withoutHiddenWordMatches } from '../hidden-full-text.js';
-import { compileCount, compileKinds, compilePage, ftsMatch, NODE_COLUMNS } from './compile-query.js';
+import { ftsMatch, NODE_COLUMNS } from './compile-query.js';
+import { sqlKinds, sqlQuery } from './sql-query.js';
 import { QueryIndex } from '../query-index/query-index.js';
-import type { QueryIndexEvent } from '../query-index/live-workspaces.js';
 import { sqliteColumnSource } from './column-source.js';
-import { kindsFromRows } from '../query-index/column-source.js';
 import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
 import { writeImport } from '../write-import.js';
 import type { ChildPageRequest } from '../child-pages.js';
@@ -36,38 +35,12 @@ import { StatementCache } from './statement-cache.js';
 import { checkpointInBackground, type WalCheckpointer, type WalCheckpoint } from './wal-checkpointer.js';
 import { WorkspaceSizes } from './workspace-sizes.js';
 import { sqliteIndexSegments } from './index-segments.js';
+import type { SqliteStoreOptions } from './sqlite-store-options.js';
+export type { SqliteStoreOptions } from './sqlite-store-options.js';
 import { persistOptions } from '../query-index/persisted-segments.js';
 
 const GENERATION_HINT_MS = 100;
 
-export interface SqliteStoreOptions {
-  /** File path, or `:memory:`. */
-  readonly file: string;
-  /**
-   * Workspaces with at least this many nodes answer queries from the in-memory query index; smaller
-   * ones (and queries it cannot serve) use SQL (`cache.queryIndexThreshold`). Default 0, every size:
-   * through SQL a filtered, sorted list with its total costs a count and a page per request (about
-   * 1.8 ms of CPU on 1,000 nodes), through the index a kept bit set and page (bench/RESULTS.md, issue 20).
-   * Infinity = never the index (the tests' SQL run).
-   */
-  readonly queryIndexThreshold?: number;
-  /** Bytes the query index may keep of what requests choose (`cache.queryIndexMaxBytes`; default 1 GiB). */
-  readonly queryIndexMaxBytes?: number;
-  /** Told of each full load and each in-place update of the query index (the app logs them). */
-  readonly onIndexEvent?: (event: QueryIndexEvent) => void;
-  /** Persist the query index's base segments in the database (`cache.persistQueryIndex`; default true). */
-  readonly persistQueryIndex?: boolean;
-  /** Workspaces smaller than this are not persisted (default 10,000; tests lower it). */
-  readonly persistQueryIndexMinNodes?: number;
-  /** Told when the store changed something an operator should know (a database file's mode narrowed). */
-  readonly onNotice?: (message: string) => void;
-  /**
-   * WAL checkpoints in a worker thread every this many milliseconds (wal-checkpointer.ts; 0 = only on
-   * `checkpointWal()`, for tests). `petal serve` sets it; without it (the CLI, short-lived stores)
-   * SQLite checkpoints on commit as usual, and no worker thread is started.
-   */
-  readonly walCheckpointIntervalMs?: number;
-}
 
 export class SqliteStore implements ContentStore {
   readonly capabilities: StoreCapabilities = { name: 'sqlite', fullText: 'fts5', notifyOnWrite: false };
@@ -99,7 +72,7 @@ export class SqliteStore implements ContentStore {
     this.#checkpointEvery = options.walCheckpointIntervalMs;
     this.#indexThreshold = options.queryIndexThreshold ?? 0;
     this.#index = new QueryIndex(sqliteColumnSource(
-      () => { if (!this.#db) throw new StoreClosedError('SqliteStore is not open'); return this.#db; },
+      () => this.#reader(),
       async () => this.generationHint() ?? this.generation(),
       toRecord as (row: never) => NodeRecord,
       NODE_COLUMNS,
@@ -107,8 +80,14 @@ export class SqliteStore implements ContentStore {
     ), {
       ...(options.queryIndexMaxBytes !== undefined ? { maxBytes: options.queryIndexMaxBytes } : {}),
       ...(options.onIndexEvent !== undefined ? { onEvent: options.onIndexEvent } : {}),
-      ...persistOptions(options, sqliteIndexSegments(() => { if (!this.#db) throw new StoreClosedError('SqliteStore is not open'); return this.#db; }, (fn) => this.#segmentWrite(fn))),
+      ...persistOptions(options, sqliteIndexSegments(() => this.#reader(), (fn) => this.#segmentWrite(fn))),
     });
+  }
+
+  /** The reading connection (the query index and its segments read through it). */
+  #reader(): Database.Database {
+    if (!this.#db) throw new StoreClosedError('SqliteStore is not open');
+    return this.#db;
   }
 
   /** What the store's byte-bounded caches hold (the query index, memos, prepared statements). */
@@ -234,7 +213,7 @@ export class SqliteStore implements ContentStore {
     if (QueryIndex.supports(q) && (await this.#workspaceSize(q.workspace)) >= this.#indexThreshold) {
       return this.#index.run(q, ftsMatch(q));
     }
-    return this.#sqlQuery(q);
+    return sqlQuery(this.#reader(), this.#cache, q);
   }
 
   async #workspaceSize(workspace: string): Promise<number> {
@@ -244,21 +223,6 @@ export class SqliteStore implements ContentStore {
     const generation = this.generationHint() ?? await this.generation();
     if (!this.#sizes) throw new StoreClosedError('SqliteStore is not open');
     return this.#sizes.size(workspace, generation);
-  }
-
-  async #sqlQuery(q: StoreQuery): Promise<QueryResult> {
-    const count = compileCount(q);
-    const page = compilePage(q);
-    const countStmt = this.#statement(count.sql);
-    const pageStmt = this.#statement(page.sql);
-    let result: QueryResult = { total: 0, nodes: [] };
-    // One read transaction: the total and the page come from the same snapshot.
-    this.#db!.transaction(() => {
-      const total = (countStmt.get(...count.params) as { total: number }).total;
-      const nodes = total === 0 || q.offset >= total ? [] : (pageStmt.all(...page.params) as NodeRow[]).map(toRecord);
-      result = { total, nodes };
-    })();
-    return result;
   }
 
   async propertyKinds(workspace: string, names: readonly string[], readable?: ReadableCondition): Promise<Map<string, ValueKind[]>> {
@@ -275,24 +239,13 @@ export class SqliteStore implements ContentStore {
     if (readable && (await this.#workspaceSize(workspace)) >= this.#indexThreshold) {
       return this.#index.kinds(workspace, names, readable);
     }
-    let rows: { name: string; kind: number }[];
-    if (readable) {
-      const c = compileKinds(workspace, names, readable);
-      rows = this.#statement(c.sql).all(...c.params) as { name: string; kind: number }[];
-    } else {
-      rows = this.#s.kinds.all(workspace, JSON.stringify(names)) as { name: string; kind: number }[];
-    }
-    return kindsFromRows(rows);
+    return sqlKinds(this.#reader(), this.#cache, this.#s, workspace, names, readable);
   }
 
   async nodeTypesPresent(workspace: string): Promise<string[]> {
     const generation = this.generationHint() ?? await this.generation();
     const types = await this.#memo.get(generation, `types\n${workspace}`, () => (this.#s.types.all(workspace) as { type: string }[]).map((r) => r.type));
     return [...types];
-  }
-
-  #statement(sql: string): Database.Statement {
-    return this.#cache.get(this.#db!, sql);
   }
 
   async countNodes(workspace?: string): Promise<number> {
