@@ -5,6 +5,8 @@ import type { ValueKind } from '../../query/ast.js';
 import type { ChangeEvent } from '../changes.js';
 import type { NodeRecord } from '../rows.js';
 import type { PathList } from './path-list.js';
+import type { StoredProperty } from '../../repository/property-type.js';
+import { indexRows } from '../index-values.js';
 
 export interface NodeTable {
   /** ordinal → nid (the backend's row id) */
@@ -141,6 +143,15 @@ export class ColumnBuilder {
       codes: d <= 0x100 ? Uint8Array.from(codes) : d <= 0x10000 ? Uint16Array.from(codes) : codes.slice(),
     };
   }
+}
+
+/**
+ * Adds one stored property's values to a column, derived as every backend derives them (index-values.ts):
+ * the columns are built from the nodes' own property documents, so no other copy of the values exists
+ * to fall out of step.
+ */
+export function pushProperty(b: ColumnBuilder, nid: number, property: StoredProperty): void {
+  for (const r of indexRows([property])) b.push(nid, r.pos, KIND_CODES[r.kind], r.s, r.n);
 }
 
 /** Builds a column from property-index rows. */
