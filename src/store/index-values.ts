@@ -52,6 +52,27 @@ function rowFor(name: string, pos: number, kind: ValueKind, v: ScalarValue): Ind
   }
 }
 
+/** True when `v` has an index row of `kind` (rowFor's conditions, without building the row). */
+function indexable(kind: ValueKind, v: ScalarValue): boolean {
+  switch (kind) {
+    case 'number': return Number.isFinite(typeof v === 'number' ? v : Number(v));
+    case 'date': return !Number.isNaN(Date.parse(String(v)));
+    default: return true;
+  }
+}
+
+/**
+ * Calls `visit` once per property that has index rows, with its value kind: the `prop_kinds` catalogue
+ * (which kinds a filter value is converted to) without deriving every row.
+ */
+export function forEachIndexedKind(properties: readonly StoredProperty[], visit: (name: string, kind: ValueKind) => void): void {
+  for (const [name, type, value] of properties) {
+    const kind = KIND_OF[type];
+    if (kind === null) continue;
+    if (Array.isArray(value) ? value.some((v) => indexable(kind, v as ScalarValue)) : indexable(kind, value as ScalarValue)) visit(name, kind);
+  }
+}
+
 export function indexRows(properties: readonly StoredProperty[]): IndexRow[] {
   const rows: IndexRow[] = [];
   for (const [name, type, value] of properties) {

@@ -42,8 +42,7 @@ export function snapshot(file: string) {
     }]));
     return {
       nodes: db.prepare('SELECT workspace, id, path, parent_path, name, depth, position, type, mixins, props FROM nodes ORDER BY workspace, path').all(),
-      props: db.prepare('SELECT n.workspace, n.path, p.ws, p.name, p.pos, p.kind, p.s, p.f, p.n FROM props p JOIN nodes n ON n.nid = p.nid ORDER BY n.workspace, n.path, p.name, p.pos').all(),
-      orphanProps: (db.prepare('SELECT count(*) AS n FROM props WHERE nid NOT IN (SELECT nid FROM nodes)').get() as { n: number }).n,
+      orphanText: (db.prepare('SELECT count(*) AS n FROM fts_docsize WHERE id NOT IN (SELECT nid FROM nodes)').get() as { n: number }).n,
       kinds: db.prepare('SELECT ws, name, kind FROM prop_kinds ORDER BY ws, name, kind').all(),
       types: db.prepare('SELECT ws, type FROM node_types ORDER BY ws, type').all(),
       words,

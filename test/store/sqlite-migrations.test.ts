@@ -1,12 +1,14 @@
-// SQLite store: migration 6 (issue 20) drops the value indexes of props and nodes from an existing
-// store of version 5 with content; the store then answers every query shape as it did before, on the
-// SQL path (which used those indexes) and through the query index.
+// SQLite store: migrations 6 and 7 (issue 20) drop the value indexes of props and nodes, then the props
+// table itself, from an existing store of version 5 with content; the store then answers every query
+// shape as it did before, on the SQL path and through the query index.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Condition, StoreQuery } from '../../src/query/ast.js';
-import { compileCount, compilePage } from '../../src/store/sqlite/compile-query.js';
+import { indexRows } from '../../src/store/index-values.js';
+import { KIND_CODE } from '../../src/store/sqlite/migrations.js';
+import type { StoredProperty } from '../../src/repository/property-type.js';
 import { connect } from '../../src/store/sqlite/statements.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { NEW } from '../conformance/drafts.js';
@@ -19,6 +21,18 @@ CREATE INDEX props_by_folded ON props (ws, name, f);
 CREATE INDEX props_by_number ON props (ws, name, kind, n) WHERE n IS NOT NULL;
 CREATE INDEX nodes_by_name ON nodes (workspace, name);
 CREATE INDEX nodes_by_type ON nodes (workspace, type);`;
+/** The props table of version 5 (migration 2), its node index, and the trigger that kept it. */
+const VERSION_5_PROPS = `
+DROP TRIGGER nodes_delete_indexes;
+CREATE TABLE props (
+  nid INTEGER NOT NULL, ws TEXT NOT NULL, name TEXT NOT NULL, pos INTEGER NOT NULL, kind INTEGER NOT NULL,
+  s TEXT NOT NULL, f TEXT NOT NULL, n REAL, PRIMARY KEY (ws, name, nid, pos)
+) WITHOUT ROWID;
+CREATE INDEX props_by_node ON props (nid);
+CREATE TRIGGER nodes_delete_indexes AFTER DELETE ON nodes BEGIN
+  DELETE FROM props WHERE nid = old.nid;
+  DELETE FROM fts WHERE rowid = old.nid;
+END`;
 const DROPPED = ['nodes_by_name', 'nodes_by_type', 'props_by_folded', 'props_by_number', 'props_by_text'];
 
 let dir = '';
@@ -58,49 +72,53 @@ const QUERIES: readonly StoreQuery[] = [
 ];
 
 describe('SQLite migrations', () => {
-  it('migration 6 upgrades a store of version 5 with content: value indexes dropped, the same answers', async () => {
+  it('migrations 6 and 7 upgrade a store of version 5 with content: value indexes and props dropped, the same answers', async () => {
     const file = join(dir, 'petal.db');
     const first = await open(file, Infinity);
     await first.importDocuments([folder(0, 300), folder(1, 300, true)], NEW);
+    // The answers of the SQL path and of the query index before the upgrade.
+    const answer = async (store: SqliteStore) => Promise.all(QUERIES.map(async (q) => {
+      const r = await store.query(q);
+      return { total: r.total, paths: r.nodes.map((n) => n.path) };
+    }));
+    const before = await answer(first);
     await first.close();
     stores.pop();
+    // The shapes find something: an empty answer would hide a wrong one.
+    expect(before.filter((a) => a.total > 0)).toHaveLength(QUERIES.length);
 
-    // Back to version 5, then the answers of the SQL path as a version 5 store gave them.
+    // Back to version 5: the props table with its rows and indexes, and the trigger that deleted them.
     const db = connect(file);
-    let before: unknown[];
     try {
-      db.exec(`DELETE FROM schema_migrations WHERE version = 6; ${VERSION_4_INDEXES}`);
-      before = QUERIES.map((q) => {
-        const count = compileCount(q);
-        const page = compilePage(q);
-        return {
-          total: (db.prepare(count.sql).get(...count.params) as { total: number }).total,
-          paths: (db.prepare(page.sql).all(...page.params) as { path: string }[]).map((r) => r.path),
-        };
-      });
+      db.exec(`DELETE FROM schema_migrations WHERE version IN (6, 7); ${VERSION_5_PROPS}; ${VERSION_4_INDEXES}`);
+      const insert = db.prepare('INSERT INTO props (nid, ws, name, pos, kind, s, f, n) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+      for (const r of db.prepare('SELECT nid, workspace, props FROM nodes').all() as { nid: number; workspace: string; props: string }[]) {
+        for (const x of indexRows(JSON.parse(r.props) as StoredProperty[])) insert.run(r.nid, r.workspace, x.name, x.pos, KIND_CODE[x.kind], x.s, x.f, x.n);
+      }
+      expect((db.prepare('SELECT count(*) AS n FROM props').get() as { n: number }).n).toBeGreaterThan(600);
     } finally {
       db.close();
     }
-    // The shapes find something: an empty answer would hide a wrong one.
-    expect(before.filter((a) => (a as { total: number }).total > 0)).toHaveLength(QUERIES.length);
 
     for (const threshold of [Infinity, 0]) {
       const store = await open(file, threshold);
-      const answers = await Promise.all(QUERIES.map(async (q) => {
-        const r = await store.query(q);
-        return { total: r.total, paths: r.nodes.map((n) => n.path) };
-      }));
-      expect(answers, `queryIndexThreshold ${threshold}`).toEqual(before);
+      expect(await answer(store), `queryIndexThreshold ${threshold}`).toEqual(before);
+      // The new trigger: a deleted node's full-text row goes with it.
+      if (threshold === 0) {
+        await store.writeNodes(WS, [{ op: 'delete', path: '/f001' }], { by: 'test' });
+        expect((await store.query(query([], [], { fullText: [{ word: 'twin', prefix: false }], offset: 0 }))).total).toBe(0);
+      }
       await store.close();
       stores.pop();
     }
 
     const check = connect(file);
     try {
-      const indexes = (check.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all() as { name: string }[]).map((r) => r.name);
-      for (const name of DROPPED) expect(indexes).not.toContain(name);
-      expect(indexes).toEqual(expect.arrayContaining(['nodes_by_path', 'nodes_by_id', 'nodes_by_parent', 'nodes_by_path_type', 'props_by_node']));
-      expect(check.prepare('SELECT max(version) AS v FROM schema_migrations').get()).toEqual({ v: 6 });
+      const names = (check.prepare("SELECT name FROM sqlite_master WHERE type IN ('index', 'table')").all() as { name: string }[]).map((r) => r.name);
+      for (const name of [...DROPPED, 'props', 'props_by_node']) expect(names).not.toContain(name);
+      expect(names).toEqual(expect.arrayContaining(['nodes_by_path', 'nodes_by_id', 'nodes_by_parent', 'nodes_by_path_type', 'prop_kinds']));
+      expect(check.prepare('SELECT max(version) AS v FROM schema_migrations').get()).toEqual({ v: 7 });
+      expect((check.prepare('SELECT count(*) AS n FROM fts_docsize WHERE id NOT IN (SELECT nid FROM nodes)').get() as { n: number }).n).toBe(0);
       expect(check.pragma('integrity_check', { simple: true })).toBe('ok');
     } finally {
       check.close();

@@ -3,13 +3,13 @@
 // multi-value ones), the full-text row follows the text, kinds and types stay known, and every read
 // and query (through SQL and through the query index, whose cached records of that nid must go)
 // answers the new state; the change event says `changed`.
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Condition, StoreQuery } from '../../src/query/ast.js';
 import { indexRows } from '../../src/store/index-values.js';
 import type { NodeOperation } from '../../src/store/node-write.js';
 import type { ImportDocument } from '../../src/store/rows.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { connect } from '../../src/store/sqlite/statements.js';
 import type { StoredProperty } from '../../src/repository/property-type.js';
 
 const WS = 'tours';
@@ -59,12 +59,12 @@ function update(properties: StoredProperty[], extra: { remove?: string[]; type?:
   };
 }
 
-/** The row of /t1 and its property-index rows, read from the database file. */
+/** The row of /t1 and its property-index rows (as the SQL path derives them from its document), read from the database file. */
 function rowsOf(store: SqliteStore): { nid: number; props: { name: string; pos: number; s: string }[]; fts: boolean } {
-  const db = new Database(store.databaseFile, { readonly: true });
+  const db = connect(store.databaseFile);
   try {
     const { nid } = db.prepare('SELECT nid FROM nodes WHERE workspace = ? AND path = ?').get(WS, '/t1') as { nid: number };
-    const props = db.prepare('SELECT name, pos, s FROM props WHERE nid = ? ORDER BY name, pos').all(nid) as { name: string; pos: number; s: string }[];
+    const props = db.prepare('SELECT p.name, p.pos, p.s FROM nodes n, index_rows(n.props) p WHERE n.nid = ? ORDER BY p.name, p.pos').all(nid) as { name: string; pos: number; s: string }[];
     const fts = (db.prepare("SELECT rowid FROM fts WHERE fts MATCH 'riverside'").all() as { rowid: number }[]).some((r) => r.rowid === nid);
     return { nid, props, fts };
   } finally {

@@ -1,8 +1,9 @@
-// SQLite backend: feeds the in-memory query index from the nodes, props and fts tables.
+// SQLite backend: feeds the in-memory query index from the nodes and fts tables.
 import type Database from 'better-sqlite3';
 import type { NodeRecord } from '../rows.js';
 import type { ChangeEvent } from '../changes.js';
-import { ColumnBuilder, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn } from '../query-index/column-source.js';
+import type { StoredProperty } from '../../repository/property-type.js';
+import { ColumnBuilder, pushProperty, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn } from '../query-index/column-source.js';
 import { PathListBuilder } from '../query-index/path-list.js';
 
 /** The store's change log, as the index reads it (one database: every read sees every commit before it). */
@@ -11,6 +12,10 @@ export interface SqliteChangeFeed {
   latestChange(): Promise<number>;
 }
 
+
+/** One property's [name, type, value] per node that has it, in row id order (as the column's entries). */
+const COLUMN_ROWS = `SELECT n.nid, p.value FROM nodes n, json_each(n.props) p
+  WHERE n.workspace = ? AND p.value ->> 0 = ? ORDER BY n.nid`;
 
 export function sqliteColumnSource(
   db: () => Database.Database,
@@ -57,10 +62,12 @@ export function sqliteColumnSource(
       return { nids: nids.slice(0, i), paths: paths.finish(), typeCodes: typeCodes.slice(0, i), types };
     },
     async propertyColumn(workspace: string, name: string): Promise<PropertyColumn> {
-      // Streamed into the builder: a million rows never exist as a million arrays at once.
+      // From the nodes' property documents (migration 7): SQLite's JSON reader picks the property out of
+      // each document, so only its own [name, type, value] text reaches JavaScript. Streamed into the
+      // builder: a million rows never exist as a million arrays at once.
       const b = new ColumnBuilder();
-      const rows = db().prepare('SELECT nid, pos, kind, s, n FROM props WHERE ws = ? AND name = ?').raw().iterate(workspace, name);
-      for (const r of rows as Iterable<[number, number, number, string, number | null]>) b.push(r[0], r[1], r[2], r[3], r[4]);
+      const rows = db().prepare(COLUMN_ROWS).raw().iterate(workspace, name);
+      for (const r of rows as Iterable<[number, string]>) pushProperty(b, r[0], JSON.parse(r[1]) as StoredProperty);
       return b.finish();
     },
     async propertyNames(workspace: string): Promise<string[]> {

@@ -45,8 +45,9 @@ function writePropertyRange(w: SqlWriter, r: TypedRange): void {
   w.text(')');
 }
 
-function writePropertySet(w: SqlWriter, ws: string, name: string, body?: () => void): void {
-  w.text('n.nid IN (SELECT p.nid FROM props p WHERE p.ws = ').value(ws).text(' AND p.name = ').value(name);
+/** The node has a value of property `name` (matching `body`): its index rows derived from its document. */
+function writePropertySet(w: SqlWriter, name: string, body?: () => void): void {
+  w.text('EXISTS (SELECT 1 FROM index_rows(n.props) p WHERE p.name = ').value(name);
   if (body) {
     w.text(' AND (');
     body();
@@ -55,7 +56,7 @@ function writePropertySet(w: SqlWriter, ws: string, name: string, body?: () => v
   w.text(')');
 }
 
-function writeCondition(w: SqlWriter, ws: string, c: Condition): void {
+function writeCondition(w: SqlWriter, c: Condition): void {
   switch (c.kind) {
     case 'never':
       w.text('0');
@@ -71,7 +72,7 @@ function writeCondition(w: SqlWriter, ws: string, c: Condition): void {
       return;
     case 'exists':
       if (!c.exists) w.text('NOT ');
-      writePropertySet(w, ws, c.name);
+      writePropertySet(w, c.name);
       return;
     case 'descendantOf':
       if (c.negate) w.text('NOT ');
@@ -88,7 +89,7 @@ function writeCondition(w: SqlWriter, ws: string, c: Condition): void {
       // like_match (statements.ts) is the query index's matcher: linear, and the same answers.
       if (c.negate) w.text('NOT ');
       if (t.kind === 'property') {
-        writePropertySet(w, ws, t.name, () => c.patterns.forEach((g, i) => {
+        writePropertySet(w, t.name, () => c.patterns.forEach((g, i) => {
           if (i > 0) w.text(' OR ');
           w.text(c.caseInsensitive ? 'like_match(p.f, ' : 'like_match(p.s, ').value(g).text(')');
         }));
@@ -111,11 +112,11 @@ function writeCondition(w: SqlWriter, ws: string, c: Condition): void {
           writePropertyRange(w, r);
         });
         if (c.negate) {
-          writePropertySet(w, ws, t.name);
+          writePropertySet(w, t.name);
           w.text(' AND NOT ');
         }
         if (c.ranges.length === 0) w.text('0');
-        else writePropertySet(w, ws, t.name, any);
+        else writePropertySet(w, t.name, any);
       } else {
         const col = nodeColumn(t);
         const exact = c.ranges.length > MAX_INLINE_VALUES ? uuidEqualities(c.ranges) : undefined;
@@ -161,7 +162,7 @@ function writeWhere(w: SqlWriter, q: StoreQuery): void {
   }
   for (const c of q.conditions) {
     w.text(' AND ');
-    writeCondition(w, q.workspace, c);
+    writeCondition(w, c);
   }
   if (q.fullText.length > 0) w.text(' AND n.nid IN (SELECT rowid FROM fts WHERE fts MATCH ').value(ftsMatch(q)).text(')');
 }
@@ -176,15 +177,14 @@ export function compilePage(q: StoreQuery): CompiledSql {
   const w = new SqlWriter(placeholder).text(`SELECT ${NODE_COLUMNS} FROM nodes n`);
   q.orderBy.forEach((o, i) => {
     if (o.target.kind !== 'property') return;
-    w.text(` LEFT JOIN props o${i} ON o${i}.nid = n.nid AND o${i}.ws = `).value(q.workspace)
-      .text(` AND o${i}.name = `).value(o.target.name).text(` AND o${i}.pos = 0`);
+    w.text(` LEFT JOIN index_rows(n.props) o${i} ON o${i}.name = `).value(o.target.name).text(` AND o${i}.pos = 0`);
   });
   writeWhere(w, q);
   const keys: string[] = [];
   q.orderBy.forEach((o, i) => {
     const dir = o.descending ? ' DESC' : '';
     switch (o.target.kind) {
-      case 'property': keys.push(`(o${i}.nid IS NULL)`, `o${i}.n${dir}`, `o${i}.f${dir}`); break;
+      case 'property': keys.push(`(o${i}.name IS NULL)`, `o${i}.n${dir}`, `o${i}.f${dir}`); break;
       case 'name': keys.push(`fold(n.name)${dir}`, `n.name${dir}`); break;
       case 'path': keys.push(`fold(n.path)${dir}`, `n.path${dir}`); break;
       case 'uuid': keys.push(`n.id${dir}`); break;
@@ -199,9 +199,9 @@ export function compilePage(q: StoreQuery): CompiledSql {
 /** Kinds of properties among readable nodes only (restricted callers, small workspaces). */
 export function compileKinds(workspace: string, names: readonly string[], readable: Condition): CompiledSql {
   const w = new SqlWriter(placeholder)
-    .text('SELECT DISTINCT p.name AS name, p.kind AS kind FROM props p JOIN nodes n ON n.nid = p.nid WHERE p.ws = ').value(workspace)
+    .text('SELECT DISTINCT p.name AS name, p.kind AS kind FROM nodes n, index_rows(n.props) p WHERE n.workspace = ').value(workspace)
     .text(' AND p.name IN ').list(names)
     .text(' AND ');
-  writeCondition(w, workspace, readable);
+  writeCondition(w, readable);
   return w.build();
 }

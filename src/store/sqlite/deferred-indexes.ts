@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 
 /**
  * Indexes an import never needs while it runs (its lookups use nodes_by_path, nodes_by_id and
- * nodes_by_parent; deletes use props_by_node). A store not yet migrated has no others to defer:
+ * nodes_by_parent). A store not yet migrated has no others to defer:
  * migrations run on open, before any import.
  */
 const DEFERRABLE = ['nodes_by_path_type'];

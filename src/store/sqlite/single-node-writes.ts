@@ -3,18 +3,14 @@
 // their rows instead (sqlite-import-tx.ts).
 import { descendantRange } from '../../repository/paths.js';
 import type { InsertNode } from '../import-tx.js';
-import { fullTextOf, indexRows } from '../index-values.js';
+import { forEachIndexedKind, fullTextOf } from '../index-values.js';
 import { KIND_CODE } from './migrations.js';
 import type { Statements } from './statements.js';
 
 export function insertNodeRow(s: Statements, n: InsertNode): void {
   const nid = s.insert.run(n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
     JSON.stringify(n.mixins), JSON.stringify(n.properties)).lastInsertRowid;
-  for (const x of indexRows(n.properties)) {
-    const kind = KIND_CODE[x.kind];
-    s.insertProp.run(nid, n.workspace, x.name, x.pos, kind, x.s, x.f, x.n);
-    s.insertKind.run(n.workspace, x.name, kind);
-  }
+  forEachIndexedKind(n.properties, (name, kind) => s.insertKind.run(n.workspace, name, KIND_CODE[kind]));
   s.insertType.run(n.workspace, n.type);
   const text = fullTextOf(n.properties);
   if (text !== '') s.insertFts.run(nid, text);

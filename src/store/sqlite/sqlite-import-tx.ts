@@ -3,14 +3,15 @@
 //
 // Where a large import's time went (bench/RESULTS.md, issue 20): a statement call per node, per index
 // row and per prop_kinds row, a uuid and a path lookup per node, and B-tree inserts at random places of
-// the value indexes (dropped by migration 6). So rows are written many per statement
-// (multi-row-insert.ts), node ids are drawn here (index rows name their node without waiting for its
-// insert), kinds and types are written once per transaction, the questions writeImport asks per node
+// the value indexes (dropped by migration 6), then the 13 props rows a node of the bench set had
+// (the table dropped by migration 7: values are read from the node's document). So rows are written
+// many per statement (multi-row-insert.ts), node ids are drawn here (full-text rows name their node
+// without waiting for its insert), kinds and types are written once per transaction, the questions writeImport asks per node
 // are answered from what this transaction knows where it can (import-known-nodes.ts), and a large
 // import builds its deferrable index after its load (deferred-indexes.ts).
 import type Database from 'better-sqlite3';
 import type { ImportTx, InsertNode } from '../import-tx.js';
-import { fullTextOf, indexRows } from '../index-values.js';
+import { forEachIndexedKind, fullTextOf } from '../index-values.js';
 import type { BlobSpool, ImportDocument, NodeDraft } from '../rows.js';
 import type { ChangedNode, NewChange } from '../changes.js';
 import type { SqliteChanges } from './changes.js';
@@ -21,12 +22,6 @@ import { MultiRowInsert } from './multi-row-insert.js';
 import { deleteSubtreeRows } from './single-node-writes.js';
 import { insertBlobChunks, type Statements } from './statements.js';
 
-/**
- * Index rows of one property written together: the props table is clustered by (ws, name, nid), so a
- * long run of one property's rows keeps to that property's part of the table (a working set that
- * stays in the page cache) instead of all of it.
- */
-const PROPERTY_RUN = 2_048;
 /** Page cache of the writer during an import of DEFER_MIN_NODES or more (KiB, as cache_size counts it). */
 const LARGE_IMPORT_CACHE = -1_048_576;
 
@@ -35,20 +30,12 @@ export class SqliteImportTx implements ImportTx {
   readonly #changes: SqliteChanges;
   readonly #known = new Map<string, KnownNodes>();
   readonly #nodes: MultiRowInsert;
-  /**
-   * Index rows by workspace and property: the props table is clustered by (ws, name, nid), so a
-   * statement of one property's rows writes them side by side (rows in node order would go to as many
-   * places of the B-tree as a node has properties).
-   */
-  readonly #props = new Map<string, MultiRowInsert>();
   readonly #db: Database.Database;
   readonly #fts: MultiRowInsert;
   /** prop_kinds and node_types rows this transaction has written (INSERT OR IGNORE once each). */
   readonly #kinds = new Set<string>();
   readonly #types = new Set<string>();
   readonly #deferred: DeferredIndexes;
-  /** The prepared statements the property queues share. */
-  readonly #propStatements = new Map<number, Database.Statement>();
   #nextNid: number;
   /** The connection's cache_size while a large import raises it. */
   #cacheSize: number | undefined;
@@ -102,7 +89,6 @@ export class SqliteImportTx implements ImportTx {
   /** Every buffered row to the database, before a read or delete that must see them. */
   #flush(): void {
     this.#nodes.flush();
-    for (const p of this.#props.values()) p.flush();
     this.#fts.flush();
   }
 
@@ -146,7 +132,7 @@ export class SqliteImportTx implements ImportTx {
 
   async deleteSubtree(workspace: string, path: string): Promise<number> {
     // Rare during an import (re-imported roots, duplicates, moved uuids): the buffered rows are written
-    // first, so that the delete (and its trigger on props and fts) is exact.
+    // first, so that the delete (and its trigger on fts) is exact.
     this.#flush();
     const removed = deleteSubtreeRows(this.#s, workspace, path);
     this.#of(workspace).removed(path);
@@ -158,21 +144,12 @@ export class SqliteImportTx implements ImportTx {
     this.#of(n.workspace).inserted(n.id, n.path, n.position);
     this.#nodes.add(nid, n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
       JSON.stringify(n.mixins), JSON.stringify(n.properties));
-    for (const x of indexRows(n.properties)) {
-      const kind = KIND_CODE[x.kind];
-      const property = `${n.workspace}\u0000${x.name}`;
-      let rows = this.#props.get(property);
-      if (rows === undefined) {
-        rows = new MultiRowInsert(this.#db, 'INSERT INTO props (nid, ws, name, pos, kind, s, f, n)', 8, PROPERTY_RUN, this.#propStatements);
-        this.#props.set(property, rows);
-      }
-      rows.add(nid, n.workspace, x.name, x.pos, kind, x.s, x.f, x.n);
-      const key = `${property}\u0000${kind}`;
-      if (!this.#kinds.has(key)) {
-        this.#kinds.add(key);
-        this.#s.insertKind.run(n.workspace, x.name, kind);
-      }
-    }
+    forEachIndexedKind(n.properties, (name, kind) => {
+      const key = `${n.workspace}\u0000${name}\u0000${kind}`;
+      if (this.#kinds.has(key)) return;
+      this.#kinds.add(key);
+      this.#s.insertKind.run(n.workspace, name, KIND_CODE[kind]);
+    });
     const typeKey = `${n.workspace}\u0000${n.type}`;
     if (!this.#types.has(typeKey)) {
       this.#types.add(typeKey);

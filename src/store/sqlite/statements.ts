@@ -4,6 +4,9 @@ import { openSync, readSync, closeSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { BlobSpool } from '../rows.js';
 import { compileLike, likeMatch, type LikePattern } from '../../query/like.js';
+import { indexRows } from '../index-values.js';
+import type { StoredProperty } from '../../repository/property-type.js';
+import { KIND_CODES as KIND_CODE } from '../query-index/column-source.js';
 
 /** Binaries are stored in chunks of this size (a Range read touches only the chunks it needs). */
 export const BLOB_CHUNK = 1 << 20;
@@ -31,6 +34,16 @@ export function connect(file: string): Database.Database {
       lastPattern = pattern;
     }
     return likeMatch(compiled, value) ? 1 : 0;
+  });
+  // The property-index rows of one node's property document (index-values.ts), for the SQL query path:
+  // `FROM nodes n, index_rows(n.props) p`. Derived per query instead of stored (migration 7).
+  db.table('index_rows', {
+    columns: ['name', 'pos', 'kind', 's', 'f', 'n'],
+    parameters: ['props'],
+    *rows(props: unknown) {
+      if (typeof props !== 'string') return;
+      for (const r of indexRows(JSON.parse(props) as StoredProperty[])) yield [r.name, r.pos, KIND_CODE[r.kind], r.s, r.f, r.n];
+    },
   });
   return db;
 }
@@ -92,10 +105,8 @@ export function prepare(db: Database.Database) {
     /** An update in place (update-in-place.ts): the row's nid and what its index rows were made from. */
     nodeForUpdate: db.prepare('SELECT nid, type, props FROM nodes WHERE workspace = ? AND path = ?'),
     updateNode: db.prepare('UPDATE nodes SET type = ?, mixins = ?, props = ? WHERE nid = ?'),
-    deleteProp: db.prepare('DELETE FROM props WHERE ws = ? AND name = ? AND nid = ? AND pos = ?'),
     deleteFts: db.prepare('DELETE FROM fts WHERE rowid = ?'),
     depthOf: db.prepare('SELECT depth FROM nodes WHERE workspace = ? AND path = ?'),
-    insertProp: db.prepare('INSERT INTO props (nid, ws, name, pos, kind, s, f, n) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
     insertKind: db.prepare('INSERT OR IGNORE INTO prop_kinds (ws, name, kind) VALUES (?, ?, ?)'),
     insertFts: db.prepare('INSERT INTO fts (rowid, body) VALUES (?, ?)'),
     kinds: db.prepare('SELECT name, kind FROM prop_kinds WHERE ws = ? AND name IN (SELECT value FROM json_each(?))'),
