@@ -1,7 +1,7 @@
 // Store layer (query index): reads what a base is made of (the node table with the change floor it
 // reflects, property names, property columns with their ordinals) from a persisted segment when one
 // may serve (persisted-segments.ts), else from the source's SQL, persisting what SQL gave.
-import type { ColumnSource, NodeTable } from './column-source.js';
+import { ColumnBuilder, type ColumnSource, type NodeTable, type PropertyColumn } from './column-source.js';
 import type { Column } from './column-scan.js';
 import { PersistedSegments, persistedNumOrder, type PersistOptions } from './persisted-segments.js';
 import { ordinalOf, type Workspace } from './workspace.js';
@@ -15,8 +15,14 @@ export interface BaseParts {
   readonly ordinalOfNid: Int32Array;
 }
 
+/** Column reads asked for within one turn of the event loop, per workspace: read together. */
+interface PendingColumns {
+  readonly names: Map<string, { resolve: (c: PropertyColumn) => void; reject: (e: unknown) => void }>;
+}
+
 export class BaseReader {
   readonly #persisted: PersistedSegments | undefined;
+  readonly #pending = new Map<string, PendingColumns>();
 
   constructor(private readonly source: ColumnSource, persist: PersistOptions | undefined) {
     this.#persisted = persist && new PersistedSegments(source, persist);
@@ -55,7 +61,7 @@ export class BaseReader {
     let col = persisted?.column;
     if (col === undefined) {
       const floor = this.#persisted === undefined ? 0 : await this.source.changeFloor();
-      col = await this.source.propertyColumn(ws.workspace, name);
+      col = await this.#read(ws.workspace, name);
       this.#persisted?.saveColumn(ws.workspace, name, floor, ws.table.nids.length, col);
     }
     const { nids, ...rest } = col;
@@ -67,6 +73,36 @@ export class BaseReader {
       column.keyOrder = persisted.keyOrder;
     }
     return column;
+  }
+
+  /**
+   * A column from the source. Reads asked for in the same turn (a query's filters and orders, see
+   * QueryIndex.run) become one propertyColumns read when the source has it: one pass over the
+   * workspace's documents instead of one per property.
+   */
+  #read(workspace: string, name: string): Promise<PropertyColumn> {
+    const source = this.source;
+    if (source.propertyColumns === undefined) return source.propertyColumn(workspace, name);
+    let batch = this.#pending.get(workspace);
+    if (batch === undefined) {
+      const started: PendingColumns = { names: new Map() };
+      batch = started;
+      this.#pending.set(workspace, started);
+      setImmediate(() => {
+        this.#pending.delete(workspace);
+        const waiting = [...started.names];
+        source.propertyColumns!(workspace, waiting.map(([n]) => n)).then(
+          (columns) => { for (const [n, w] of waiting) w.resolve(columns.get(n) ?? new ColumnBuilder(0).finish()); },
+          (err: unknown) => { for (const [, w] of waiting) w.reject(err); },
+        );
+      });
+    }
+    const names = batch.names;
+    const known = names.get(name);
+    return new Promise<PropertyColumn>((resolve, reject) => {
+      if (known === undefined) names.set(name, { resolve, reject });
+      else names.set(name, { resolve: (c) => { known.resolve(c); resolve(c); }, reject: (e) => { known.reject(e); reject(e); } });
+    });
   }
 
   /**

@@ -41,6 +41,11 @@ export interface ColumnSource {
   nodeTable(workspace: string): Promise<NodeTable>;
   propertyColumn(workspace: string, name: string): Promise<PropertyColumn>;
   /**
+   * Several properties' columns in one read (a source whose values live in each node's document reads
+   * every document once, whatever the number of columns). Optional: one propertyColumn per name otherwise.
+   */
+  propertyColumns?(workspace: string, names: readonly string[]): Promise<Map<string, PropertyColumn>>;
+  /**
    * Names of the properties the workspace's nodes have (a superset is fine): a name outside it has
    * an empty column, which the index then neither loads nor keeps.
    */

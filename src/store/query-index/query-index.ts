@@ -120,6 +120,8 @@ export class QueryIndex {
 
   async run(q: StoreQuery, ftsMatch: string): Promise<QueryResult> {
     const { base: ws, delta } = await this.#segment(q.workspace);
+    // Every column the query uses, asked for at once: those not loaded yet are read together.
+    for (const name of propertiesOf(q)) this.#column(ws, q.workspace, name).catch(() => undefined);
     // What is expensive (the conjunction's bit set and count, the ordered prefix) is kept per base,
     // whatever the delta; a write then costs the next request O(delta + page), not O(matches).
     const key = `${ws.key}\u0000and\u0000${q.rootPath}\u0000${q.types === null ? '*' : q.types.join('\u0000')}\u0000${JSON.stringify(q.conditions)}\u0000${ftsMatch}`;
@@ -380,4 +382,15 @@ export class QueryIndex {
     return !q.orderBy.some((o) => usesUuid(o.target))
       && !q.conditions.some((c) => (c.kind === 'ranges' || c.kind === 'like') && usesUuid(c.target));
   }
+}
+
+/** The properties a query's filters and orders read. */
+function propertiesOf(q: StoreQuery): Set<string> {
+  const names = new Set<string>();
+  for (const c of q.conditions) {
+    if (c.kind === 'exists') names.add(c.name);
+    else if ((c.kind === 'ranges' || c.kind === 'like') && c.target.kind === 'property') names.add(c.target.name);
+  }
+  for (const o of q.orderBy) if (o.target.kind === 'property') names.add(o.target.name);
+  return names;
 }

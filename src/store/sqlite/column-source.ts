@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import type { NodeRecord } from '../rows.js';
 import type { ChangeEvent } from '../changes.js';
 import type { StoredProperty } from '../../repository/property-type.js';
+import { propertyIn, propertyNeedle } from '../property-document.js';
 import { ColumnBuilder, pushProperty, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn } from '../query-index/column-source.js';
 import { PathListBuilder } from '../query-index/path-list.js';
 
@@ -13,9 +14,37 @@ export interface SqliteChangeFeed {
 }
 
 
-/** One property's [name, type, value] per node that has it, in row id order (as the column's entries). */
-const COLUMN_ROWS = `SELECT n.nid, p.value FROM nodes n, json_each(n.props) p
-  WHERE n.workspace = ? AND p.value ->> 0 = ? ORDER BY n.nid`;
+/** Up to this many columns, each is picked out of a document by itself; more, and the document is parsed once. */
+const PICKED_COLUMNS = 4;
+
+/**
+ * Columns of several properties from one pass over the workspace's property documents (migration 7: the
+ * values live only there), in row id order. A workspace holding a good part of the table is read in
+ * row order (sequential pages); a small one through its index, sorted.
+ */
+function columnsOf(db: Database.Database, workspace: string, names: readonly string[]): Map<string, PropertyColumn> {
+  const builders = new Map(names.map((n) => [n, new ColumnBuilder()]));
+  const picks = names.length <= PICKED_COLUMNS ? names.map((n) => ({ needle: propertyNeedle(n), builder: builders.get(n)! })) : undefined;
+  const size = (db.prepare('SELECT count(*) AS n FROM nodes WHERE workspace = ?').get(workspace) as { n: number }).n;
+  const rows = (db.prepare('SELECT max(nid) AS m FROM nodes').get() as { m: number | null }).m ?? 0;
+  const sql = size * 4 >= rows
+    ? 'SELECT nid, props FROM nodes NOT INDEXED WHERE workspace = ?'
+    : 'SELECT nid, props FROM nodes WHERE workspace = ? ORDER BY nid';
+  for (const [nid, props] of db.prepare(sql).raw().iterate(workspace) as Iterable<[number, string]>) {
+    if (picks !== undefined) {
+      for (const { needle, builder } of picks) {
+        const property = propertyIn(props, needle);
+        if (property !== undefined) pushProperty(builder, nid, property);
+      }
+      continue;
+    }
+    for (const property of JSON.parse(props) as StoredProperty[]) {
+      const b = builders.get(property[0]);
+      if (b !== undefined) pushProperty(b, nid, property);
+    }
+  }
+  return new Map([...builders].map(([n, b]) => [n, b.finish()]));
+}
 
 export function sqliteColumnSource(
   db: () => Database.Database,
@@ -62,13 +91,10 @@ export function sqliteColumnSource(
       return { nids: nids.slice(0, i), paths: paths.finish(), typeCodes: typeCodes.slice(0, i), types };
     },
     async propertyColumn(workspace: string, name: string): Promise<PropertyColumn> {
-      // From the nodes' property documents (migration 7): SQLite's JSON reader picks the property out of
-      // each document, so only its own [name, type, value] text reaches JavaScript. Streamed into the
-      // builder: a million rows never exist as a million arrays at once.
-      const b = new ColumnBuilder();
-      const rows = db().prepare(COLUMN_ROWS).raw().iterate(workspace, name);
-      for (const r of rows as Iterable<[number, string]>) pushProperty(b, r[0], JSON.parse(r[1]) as StoredProperty);
-      return b.finish();
+      return (await columnsOf(db(), workspace, [name])).get(name)!;
+    },
+    async propertyColumns(workspace: string, names: readonly string[]): Promise<Map<string, PropertyColumn>> {
+      return columnsOf(db(), workspace, names);
     },
     async propertyNames(workspace: string): Promise<string[]> {
       return db().prepare('SELECT DISTINCT name FROM prop_kinds WHERE ws = ?').pluck().all(workspace) as string[];
