@@ -10,7 +10,7 @@ import { folder } from './sqlite-bulk-import-data.js';
 
 const [file, marker] = process.argv.slice(2) as [string, string];
 
-DeferredIndexes.prototype.rebuild = function stop(): void {
+DeferredIndexes.prototype.rebuild = async function stop(): Promise<void> {
   writeFileSync(marker, 'rebuilding');
   // Waits without returning to the event loop: the transaction can neither commit nor roll back.
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 120_000);

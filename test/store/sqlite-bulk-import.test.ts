@@ -73,10 +73,10 @@ async function answers(store: SqliteStore) {
 
 describe('SQLite large import', () => {
   it('decides to build the deferrable indexes after the load only for a large import into a store at most 3x its size', () => {
-    expect(shouldDefer(DEFER_MIN_NODES - 1, () => 0)).toBe(false);
-    expect(shouldDefer(DEFER_MIN_NODES, () => 0)).toBe(true);
-    expect(shouldDefer(100_000, () => 300_000)).toBe(true);
-    expect(shouldDefer(100_000, () => 300_001)).toBe(false);
+    expect(shouldDefer(DEFER_MIN_NODES - 1, 0)).toBe(false);
+    expect(shouldDefer(DEFER_MIN_NODES, 0)).toBe(true);
+    expect(shouldDefer(100_000, 300_000)).toBe(true);
+    expect(shouldDefer(100_000, 300_001)).toBe(false);
   });
 
   it('with indexes built after the load writes the same rows, words, indexes and answers as imports row by row', async () => {
@@ -86,7 +86,7 @@ describe('SQLite large import', () => {
     const rebuild = DeferredIndexes.prototype.rebuild;
     vi.spyOn(DeferredIndexes.prototype, 'rebuild').mockImplementation(function (this: DeferredIndexes) {
       rebuilt.push(this.active);
-      rebuild.call(this);
+      return rebuild.call(this);
     });
     const bulk = await open('bulk.db');
     await seed(bulk);

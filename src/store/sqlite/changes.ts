@@ -1,6 +1,7 @@
 // SQLite backend: the change log (see store/changes.ts). Events are written by the caller's write
 // transaction (BEGIN IMMEDIATE: one writer at a time, so sequence order is commit order).
 import type Database from 'better-sqlite3';
+import type { ImportConnection } from './import-connection.js';
 import { publishChange, type VersionInfo } from '../versions.js';
 import { descendantRange } from '../../repository/paths.js';
 import { changesPage, toChangeEvent, type ChangeEntry, type ChangeEvent, type ChangeOp, type ChangedNode, type NewChange } from '../changes.js';
@@ -37,15 +38,38 @@ interface EventRow {
 }
 interface NodeRow { seq: number; op: string; id: string; path: string; type: string; from_path: string | null }
 
+/** The statements of a change event's writes, shared with an import's connection (recordVia). */
+export const CHANGE_SQL = {
+  insert: 'INSERT INTO changes (workspace, at, kind, by, version, truncated, count) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq',
+  insertNode: 'INSERT INTO change_nodes (seq, ord, op, id, path, type, from_path) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  subtree: 'SELECT id, path, type FROM nodes WHERE workspace = ? AND (path = ? OR (path >= ? AND path < ?)) LIMIT ?',
+} as const;
+
+const eventRow = (change: NewChange): unknown[] => [change.workspace, new Date().toISOString(), change.kind, change.by ?? null,
+  change.version ?? null, change.truncated ? 1 : 0, change.count];
+const nodeRow = (seq: number, n: NewChange['nodes'][number], i: number): unknown[] => [seq, i, n.op, n.id, n.path, n.type, n.from ?? null];
+
+/** Writes a change event through an import's connection, inside its transaction. */
+export async function recordVia(db: ImportConnection, change: NewChange): Promise<void> {
+  const { seq } = (await db.get<{ seq: number }>(CHANGE_SQL.insert, eventRow(change)))!;
+  await db.write([], change.nodes.map((n, i) => [CHANGE_SQL.insertNode, nodeRow(seq, n, i)] as const));
+}
+
+/** The node at `path` and its descendants, at most `limit`, through an import's connection. */
+export function subtreeVia(db: ImportConnection, workspace: string, path: string, limit: number): Promise<ChangedNode[]> {
+  const [lo, hi] = descendantRange(path);
+  return db.all<ChangedNode>(CHANGE_SQL.subtree, [workspace, path, lo, hi, limit]);
+}
+
 function statements(db: Database.Database) {
   return {
-    insert: db.prepare('INSERT INTO changes (workspace, at, kind, by, version, truncated, count) VALUES (?, ?, ?, ?, ?, ?, ?)'),
-    insertNode: db.prepare('INSERT INTO change_nodes (seq, ord, op, id, path, type, from_path) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    insert: db.prepare(CHANGE_SQL.insert),
+    insertNode: db.prepare(CHANGE_SQL.insertNode),
     since: db.prepare(`SELECT seq AS sequence, workspace, at, kind, by, version, truncated, count FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`),
     nodes: db.prepare('SELECT seq, op, id, path, type, from_path FROM change_nodes WHERE seq >= ? AND seq <= ? ORDER BY seq, ord'),
     latest: db.prepare('SELECT coalesce(max(seq), 0) AS seq FROM changes'),
     typeOf: db.prepare('SELECT type FROM nodes WHERE workspace = ? AND path = ?'),
-    subtree: db.prepare('SELECT id, path, type FROM nodes WHERE workspace = ? AND (path = ? OR (path >= ? AND path < ?)) LIMIT ?'),
+    subtree: db.prepare(CHANGE_SQL.subtree),
   };
 }
 
@@ -63,9 +87,8 @@ export class SqliteChanges {
   /** Inside the caller's write transaction. */
   record(change: NewChange): void {
     const s = this.#write;
-    const seq = s.insert.run(change.workspace, new Date().toISOString(), change.kind, change.by ?? null, change.version ?? null,
-      change.truncated ? 1 : 0, change.count).lastInsertRowid;
-    change.nodes.forEach((n, i) => s.insertNode.run(seq, i, n.op, n.id, n.path, n.type, n.from ?? null));
+    const { seq } = s.insert.get(eventRow(change)) as { seq: number };
+    change.nodes.forEach((n, i) => s.insertNode.run(nodeRow(seq, n, i)));
   }
 
   /** The event of a publish, inside its transaction. */
@@ -74,7 +97,7 @@ export class SqliteChanges {
     this.record(publishChange(v, row.type));
   }
 
-  /** On the writer, inside the import's transaction (it sees the import's own rows). */
+  /** On the writer, inside a write transaction (it sees the transaction's own rows). */
   subtreeNodes(workspace: string, path: string, limit: number): ChangedNode[] {
     const [lo, hi] = descendantRange(path);
     return this.#write.subtree.all(workspace, path, lo, hi, limit) as ChangedNode[];

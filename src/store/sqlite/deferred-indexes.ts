@@ -4,12 +4,12 @@
 // index of nodes remains to defer. Inside the import's transaction (SQLite's
 // DDL is transactional): a rollback, or a crash, brings the indexes back as they were, and readers
 // keep their snapshot, indexes included, until the commit.
-import type Database from 'better-sqlite3';
+import type { ImportConnection } from './import-connection.js';
 
 /**
  * Indexes an import never needs while it runs (its lookups use nodes_by_path, nodes_by_id and
- * nodes_by_parent). A store not yet migrated has no others to defer:
- * migrations run on open, before any import.
+ * nodes_by_parent). A store not yet migrated has no others to defer: migrations run on open, before
+ * any import.
  */
 const DEFERRABLE = ['nodes_by_path_type'];
 
@@ -23,17 +23,17 @@ export const DEFER_MIN_NODES = 10_000;
 export const DEFER_MAX_STORED = 3;
 
 /** True when an import of `importNodes` into a store of `storedNodes` should build the indexes after its load. */
-export function shouldDefer(importNodes: number, storedNodes: () => number): boolean {
-  return importNodes >= DEFER_MIN_NODES && storedNodes() <= DEFER_MAX_STORED * importNodes;
+export function shouldDefer(importNodes: number, storedNodes: number): boolean {
+  return importNodes >= DEFER_MIN_NODES && storedNodes <= DEFER_MAX_STORED * importNodes;
 }
 
 /** Drops the deferrable indexes (inside the caller's transaction); `rebuild` creates them again. */
 export class DeferredIndexes {
-  readonly #db: Database.Database;
+  readonly #db: ImportConnection;
   /** The CREATE INDEX statements of the dropped indexes, as the schema holds them. */
   #dropped: string[] = [];
 
-  constructor(db: Database.Database) {
+  constructor(db: ImportConnection) {
     this.#db = db;
   }
 
@@ -41,24 +41,23 @@ export class DeferredIndexes {
     return this.#dropped.length > 0;
   }
 
-  drop(): void {
-    const find = this.#db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?");
+  async drop(): Promise<void> {
     for (const name of DEFERRABLE) {
-      const row = find.get(name) as { sql: string } | undefined;
+      const row = await this.#db.get<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", [name]);
       if (row === undefined) continue;
-      this.#db.exec(`DROP INDEX ${name}`);
+      await this.#db.exec(`DROP INDEX ${name}`);
       this.#dropped.push(row.sql);
     }
   }
 
   /** Creates the dropped indexes from the table rows (the sorter may use a second thread). */
-  rebuild(): void {
+  async rebuild(): Promise<void> {
     if (this.#dropped.length === 0) return;
-    this.#db.pragma('threads = 2');
+    await this.#db.exec('PRAGMA threads = 2');
     try {
-      for (const sql of this.#dropped) this.#db.exec(sql);
+      for (const sql of this.#dropped) await this.#db.exec(sql);
     } finally {
-      this.#db.pragma('threads = 0');
+      await this.#db.exec('PRAGMA threads = 0');
     }
     this.#dropped = [];
   }

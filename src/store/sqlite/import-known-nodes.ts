@@ -17,6 +17,10 @@ export class KnownNodes {
   readonly #complete = new Set<string>();
   /** The workspace held no node when the transaction began: every node in it is known. */
   readonly #whole: boolean;
+  /** Highest position of the nodes this transaction inserted, by parent path. */
+  readonly #maxChild = new Map<string, number>();
+  /** This transaction deleted nodes here: the last commit no longer tells what it does not know. */
+  #removedAny = false;
 
   constructor(emptyAtStart: boolean) {
     this.#whole = emptyAtStart;
@@ -45,15 +49,33 @@ export class KnownNodes {
     this.#ids.set(id, path);
   }
 
-  inserted(id: string, path: string, position: number): void {
+  inserted(id: string, path: string, parentPath: string, position: number): void {
     this.#positions.set(path, position);
     this.#ids.set(id, path);
-    // A new node has no descendants but those this transaction writes (see the file's comment).
-    this.#complete.add(path);
+    const max = this.#maxChild.get(parentPath);
+    if (max === undefined || position > max) this.#maxChild.set(parentPath, position);
+    // A new node has no descendants but those this transaction writes (see the file's comment); below a
+    // complete path, nothing more to record.
+    if (!this.#whole && !this.#isComplete(parentPath)) this.#complete.add(path);
+  }
+
+  /**
+   * True while the transaction has only inserted into this workspace: what it does not know (a path
+   * or uuid it did not write) is then as the last commit holds it, and may be read there instead of
+   * behind the transaction's own writes (a worker's connection answers after the rows it was sent).
+   */
+  get onlyInserted(): boolean {
+    return !this.#removedAny;
+  }
+
+  /** The highest position this transaction gave a child of `parentPath` (undefined: none). */
+  maxInsertedChild(parentPath: string): number | undefined {
+    return this.#maxChild.get(parentPath);
   }
 
   /** The subtree at `path` is gone (and the database's rows with it). */
   removed(path: string): void {
+    this.#removedAny = true;
     for (const p of this.#positions.keys()) if (isAtOrBelow(p, path)) this.#positions.set(p, null);
     for (const [id, p] of this.#ids) if (p !== null && isAtOrBelow(p, path)) this.#ids.set(id, null);
     for (const p of this.#complete) if (isAtOrBelow(p, path)) this.#complete.delete(p);

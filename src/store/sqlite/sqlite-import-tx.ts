@@ -9,60 +9,83 @@
 // without waiting for its insert), kinds and types are written once per transaction, the questions writeImport asks per node
 // are answered from what this transaction knows where it can (import-known-nodes.ts), and a large
 // import builds its deferrable index after its load (deferred-indexes.ts).
-import type Database from 'better-sqlite3';
+import { closeSync, openSync, readSync } from 'node:fs';
+import { descendantRange } from '../../repository/paths.js';
 import type { ImportTx, InsertNode } from '../import-tx.js';
 import { forEachIndexedKind, fullTextOf } from '../index-values.js';
 import type { BlobSpool, ImportDocument, NodeDraft } from '../rows.js';
 import type { ChangedNode, NewChange } from '../changes.js';
-import type { SqliteChanges } from './changes.js';
+import { recordVia, subtreeVia } from './changes.js';
 import { DEFER_MIN_NODES, DeferredIndexes, shouldDefer } from './deferred-indexes.js';
+import type { ImportConnection, RowBuffer, StatementCall } from './import-connection.js';
 import { KnownNodes } from './import-known-nodes.js';
 import { KIND_CODE } from './migrations.js';
-import { MultiRowInsert } from './multi-row-insert.js';
-import { deleteSubtreeRows } from './single-node-writes.js';
-import { insertBlobChunks, type Statements } from './statements.js';
+import { ROWS_PER_STATEMENT } from './multi-row-insert.js';
+import { BLOB_CHUNK, IMPORT_SQL as SQL } from './statements.js';
 
-/** Page cache of the writer during an import of DEFER_MIN_NODES or more (KiB, as cache_size counts it). */
+/** Page cache of the store's writer during an import of DEFER_MIN_NODES or more (KiB, as cache_size counts it). */
 const LARGE_IMPORT_CACHE = -1_048_576;
+/** Node rows handed to the connection at once (a worker gets them as one message). */
+const NODE_BATCH = 8 * ROWS_PER_STATEMENT;
+
+export interface SqliteImportOptions {
+  /** Raise the connection's page cache for a large import, and set it back on `close` (the store's writer). */
+  readonly raiseCache: boolean;
+  /**
+   * A connection reading the last commit (the store's reader): while the transaction has only inserted
+   * into a workspace, what it does not know there is read from it, without waiting for the import's
+   * connection to write the rows sent before (see KnownNodes.onlyInserted).
+   */
+  readonly committed?: ImportConnection;
+}
 
 export class SqliteImportTx implements ImportTx {
-  readonly #s: Statements;
-  readonly #changes: SqliteChanges;
+  readonly #db: ImportConnection;
+  readonly #committed: ImportConnection | undefined;
   readonly #known = new Map<string, KnownNodes>();
-  readonly #nodes: MultiRowInsert;
-  readonly #db: Database.Database;
-  readonly #fts: MultiRowInsert;
-  /** prop_kinds and node_types rows this transaction has written (INSERT OR IGNORE once each). */
-  readonly #kinds = new Set<string>();
+  readonly #nodes: RowBuffer;
+  readonly #fts: RowBuffer;
+  /** prop_kinds rows this transaction has written, as a bit per kind code by workspace and name. */
+  readonly #kinds = new Map<string, Map<string, number>>();
   readonly #types = new Set<string>();
+  /** Catalogue rows (kinds, types) written with the next batch of node rows. */
+  #catalogue: StatementCall[] = [];
   readonly #deferred: DeferredIndexes;
-  #nextNid: number;
+  #nextNid = 0;
   /** The connection's cache_size while a large import raises it. */
   #cacheSize: number | undefined;
 
-  /** Opens the import's writes (inside the caller's transaction); `importNodes` decides whether indexes are built after the load. */
-  constructor(db: Database.Database, s: Statements, changes: SqliteChanges, importNodes: number) {
+  private constructor(db: ImportConnection, committed: ImportConnection | undefined) {
     this.#db = db;
-    this.#s = s;
-    this.#changes = changes;
-    this.#nodes = new MultiRowInsert(db,
-      'INSERT INTO nodes (nid, workspace, id, path, parent_path, name, depth, position, type, mixins, props)', 11);
-    this.#fts = new MultiRowInsert(db, 'INSERT INTO fts (rowid, body)', 2);
-    // As SQLite would number them (max + 1): the writer holds the write lock, no one else inserts.
-    this.#nextNid = (s.maxNid.get() as { m: number }).m + 1;
+    this.#committed = committed;
+    this.#nodes = db.rows('INSERT INTO nodes (nid, workspace, id, path, parent_path, name, depth, position, type, mixins, props)', 11, NODE_BATCH);
+    this.#fts = db.rows('INSERT INTO fts (rowid, body)', 2, NODE_BATCH);
     this.#deferred = new DeferredIndexes(db);
+  }
+
+  /**
+   * Opens the import's writes, inside the transaction the caller began on `db`; `importNodes` decides
+   * whether the deferrable indexes are built after the load.
+   */
+  static async open(db: ImportConnection, importNodes: number, options: SqliteImportOptions): Promise<SqliteImportTx> {
+    const tx = new SqliteImportTx(db, options.committed);
+    // As SQLite would number them (max + 1): the transaction holds the write lock, no one else inserts.
+    tx.#nextNid = (await db.get<{ m: number }>(SQL.maxNid))!.m + 1;
     if (importNodes >= DEFER_MIN_NODES) {
-      // Rows of a large import land all over the uuid index (nodes_by_id): pages kept in memory instead of
-      // spilled and read back (SQLite frees them when `close` sets the connection's size back).
-      this.#cacheSize = db.pragma('cache_size', { simple: true }) as number;
-      db.pragma(`cache_size = ${LARGE_IMPORT_CACHE}`);
-      if (shouldDefer(importNodes, () => (s.countAll.get() as { n: number }).n)) this.#deferred.drop();
+      if (options.raiseCache) {
+        // Rows of a large import land all over the uuid index (nodes_by_id): pages kept in memory instead
+        // of spilled and read back (SQLite frees them when `close` sets the connection's size back).
+        tx.#cacheSize = (await db.get<{ cache_size: number }>('PRAGMA cache_size'))!.cache_size;
+        await db.exec(`PRAGMA cache_size = ${LARGE_IMPORT_CACHE}`);
+      }
+      if (shouldDefer(importNodes, (await db.get<{ n: number }>(SQL.countAll))!.n)) await tx.#deferred.drop();
     }
+    return tx;
   }
 
   /** After COMMIT or ROLLBACK: the connection's page cache back to its size. */
-  close(): void {
-    if (this.#cacheSize !== undefined) this.#db.pragma(`cache_size = ${this.#cacheSize}`);
+  async close(): Promise<void> {
+    if (this.#cacheSize !== undefined) await this.#db.exec(`PRAGMA cache_size = ${this.#cacheSize}`);
     this.#cacheSize = undefined;
   }
 
@@ -72,107 +95,140 @@ export class SqliteImportTx implements ImportTx {
   }
 
   /** Writes what is buffered and builds the deferred indexes; before COMMIT. */
-  finish(): void {
-    this.#flush();
-    this.#deferred.rebuild();
+  async finish(): Promise<void> {
+    await this.#flush();
+    await this.#deferred.rebuild();
   }
 
-  #of(workspace: string): KnownNodes {
+  async #of(workspace: string): Promise<KnownNodes> {
     let k = this.#known.get(workspace);
     if (!k) {
-      k = new KnownNodes(this.#s.anyInWorkspace.get(workspace) === undefined);
+      k = new KnownNodes((await this.#db.get(SQL.anyInWorkspace, [workspace])) === undefined);
       this.#known.set(workspace, k);
     }
     return k;
   }
 
-  /** Every buffered row to the database, before a read or delete that must see them. */
-  #flush(): void {
-    this.#nodes.flush();
-    this.#fts.flush();
+  /** Where a lookup of what `k` does not know is answered: the last commit while it holds all of it. */
+  #lookup(k: KnownNodes): ImportConnection {
+    return this.#committed !== undefined && k.onlyInserted ? this.#committed : this.#db;
+  }
+
+  /** Every buffered row to the connection, before a read or delete that must see them. */
+  async #flush(): Promise<void> {
+    const catalogue = this.#catalogue;
+    this.#catalogue = [];
+    await this.#db.write([this.#nodes, this.#fts], catalogue);
   }
 
   async pathOfId(workspace: string, id: string): Promise<string | undefined> {
-    const k = this.#of(workspace);
+    const k = this.#known.get(workspace) ?? await this.#of(workspace);
     const known = k.pathOf(id);
     if (known !== undefined) return known ?? undefined;
     // Not known: the database answers exactly (every buffered node's id is known).
-    const path = (this.#s.pathOfId.get(workspace, id) as { path: string } | undefined)?.path;
+    const path = (await this.#lookup(k).get<{ path: string }>(SQL.pathOfId, [workspace, id]))?.path;
     k.learnId(id, path ?? null);
     return path;
   }
 
   async prefetchIds(workspace: string, ids: readonly string[]): Promise<void> {
-    const k = this.#of(workspace);
+    const k = await this.#of(workspace);
     const unknown = [...new Set(ids.filter((id) => k.pathOf(id) === undefined))];
     if (unknown.length === 0) return;
     for (const id of unknown) k.learnId(id, null);
-    for (const r of this.#s.pathsOfIds.all(workspace, JSON.stringify(unknown)) as { id: string; path: string }[]) k.learnId(r.id, r.path);
+    for (const r of await this.#lookup(k).all<{ id: string; path: string }>(SQL.pathsOfIds, [workspace, JSON.stringify(unknown)])) k.learnId(r.id, r.path);
   }
 
   async positionOf(workspace: string, path: string): Promise<number | undefined> {
-    const k = this.#of(workspace);
+    const k = this.#known.get(workspace) ?? await this.#of(workspace);
     const known = k.position(path);
     if (known !== undefined) return known ?? undefined;
-    const position = (this.#s.positionOf.get(workspace, path) as { position: number } | undefined)?.position;
+    const position = (await this.#lookup(k).get<{ position: number }>(SQL.positionOf, [workspace, path]))?.position;
     k.learnPosition(path, position ?? null);
     return position;
   }
 
   async maxChildPosition(workspace: string, parentPath: string): Promise<number> {
-    // Asked once per document root and created folder, not per node: the database answers it exactly.
-    this.#nodes.flush();
-    return (this.#s.maxChild.get(workspace, parentPath) as { m: number | null }).m ?? -1;
+    // Asked once per document root and created folder, not per node: the database answers it exactly,
+    // or the last commit and what this transaction inserted when it has only inserted.
+    const k = this.#known.get(workspace) ?? await this.#of(workspace);
+    if (this.#committed !== undefined && k.onlyInserted) {
+      const stored = (await this.#committed.get<{ m: number | null }>(SQL.maxChild, [workspace, parentPath]))!.m ?? -1;
+      return Math.max(stored, k.maxInsertedChild(parentPath) ?? -1);
+    }
+    await this.#flush();
+    return (await this.#db.get<{ m: number | null }>(SQL.maxChild, [workspace, parentPath]))!.m ?? -1;
   }
 
   async subtreeNodes(workspace: string, path: string, limit: number): Promise<ChangedNode[]> {
-    this.#flush();
-    return this.#changes.subtreeNodes(workspace, path, limit);
+    await this.#flush();
+    return subtreeVia(this.#db, workspace, path, limit);
   }
 
   async deleteSubtree(workspace: string, path: string): Promise<number> {
     // Rare during an import (re-imported roots, duplicates, moved uuids): the buffered rows are written
     // first, so that the delete (and its trigger on fts) is exact.
-    this.#flush();
-    const removed = deleteSubtreeRows(this.#s, workspace, path);
-    this.#of(workspace).removed(path);
+    const k = await this.#of(workspace);
+    await this.#flush();
+    const [lo, hi] = descendantRange(path);
+    const removed = (await this.#db.run(SQL.deleteNode, [workspace, path])).changes + (await this.#db.run(SQL.deleteBelow, [workspace, lo, hi])).changes;
+    k.removed(path);
     return removed;
   }
 
   async insertNode(n: InsertNode): Promise<void> {
     const nid = this.#nextNid++;
-    this.#of(n.workspace).inserted(n.id, n.path, n.position);
-    this.#nodes.add(nid, n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
-      JSON.stringify(n.mixins), JSON.stringify(n.properties));
+    (this.#known.get(n.workspace) ?? await this.#of(n.workspace)).inserted(n.id, n.path, n.parentPath, n.position);
+    const full = this.#nodes.add(nid, n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
+      n.mixins.length === 0 ? '[]' : JSON.stringify(n.mixins), JSON.stringify(n.properties));
+    let kinds = this.#kinds.get(n.workspace);
+    if (kinds === undefined) this.#kinds.set(n.workspace, (kinds = new Map()));
+    const seen = kinds;
     forEachIndexedKind(n.properties, (name, kind) => {
-      const key = `${n.workspace}\u0000${name}\u0000${kind}`;
-      if (this.#kinds.has(key)) return;
-      this.#kinds.add(key);
-      this.#s.insertKind.run(n.workspace, name, KIND_CODE[kind]);
+      const bit = 1 << KIND_CODE[kind];
+      const had = seen.get(name) ?? 0;
+      if ((had & bit) !== 0) return;
+      seen.set(name, had | bit);
+      this.#catalogue.push([SQL.insertKind, [n.workspace, name, KIND_CODE[kind]]]);
     });
     const typeKey = `${n.workspace}\u0000${n.type}`;
     if (!this.#types.has(typeKey)) {
       this.#types.add(typeKey);
-      this.#s.insertType.run(n.workspace, n.type);
+      this.#catalogue.push([SQL.insertType, [n.workspace, n.type]]);
     }
     const text = fullTextOf(n.properties);
     if (text !== '') this.#fts.add(nid, text);
+    if (full) await this.#flush();
   }
 
   async hasBlob(hash: string): Promise<boolean> {
-    return this.#s.hasBlob.get(hash) !== undefined;
+    return (await this.#db.get(SQL.hasBlob, [hash])) !== undefined;
   }
 
   async insertBlob(spool: BlobSpool): Promise<void> {
-    insertBlobChunks(this.#s, spool);
+    // In chunks of BLOB_CHUNK (a Range read touches only the chunks it needs), one at a time in memory.
+    const fd = openSync(spool.file, 'r');
+    try {
+      let seq = 0;
+      for (;;) {
+        const buf = Buffer.allocUnsafe(BLOB_CHUNK);
+        const n = readSync(fd, buf, 0, BLOB_CHUNK, null);
+        if (n <= 0) break;
+        await this.#db.run(SQL.insertChunk, [spool.hash, seq++, n === BLOB_CHUNK ? buf : buf.subarray(0, n)]);
+      }
+    } finally {
+      closeSync(fd);
+    }
+    await this.#db.run(SQL.insertBlob, [spool.hash, spool.size]);
   }
 
   async recordChange(change: NewChange): Promise<void> {
-    this.#changes.record(change);
+    await this.#flush();
+    await recordVia(this.#db, change);
   }
 
   async bumpGeneration(): Promise<void> {
-    this.#s.bump.run();
+    await this.#db.run(SQL.bump);
   }
 }
 

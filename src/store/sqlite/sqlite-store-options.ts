@@ -12,6 +12,11 @@ export interface SqliteStoreOptions {
    * Infinity = never the index (the tests' SQL run).
    */
   readonly queryIndexThreshold?: number;
+  /**
+   * Imports of at least this many nodes run their transaction on a worker thread's connection, so that
+   * SQLite's work overlaps with the preparation of the rows (default 10,000; Infinity: never).
+   */
+  readonly importWorkerMinNodes?: number;
   /** Bytes the query index may keep of what requests choose (`cache.queryIndexMaxBytes`; default 1 GiB). */
   readonly queryIndexMaxBytes?: number;
   /** Told of each full load and each in-place update of the query index (the app logs them). */

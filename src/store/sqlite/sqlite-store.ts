@@ -27,6 +27,9 @@ import { createProcessFolder } from '../process-folder.js';
 import { privateDatabaseFile } from './database-file.js';
 import { toRecord, type NodeRow } from '../node-rows.js';
 import { SqliteImportTx, draftCount } from './sqlite-import-tx.js';
+import { LocalImportConnection } from './import-connection.js';
+import { WorkerImportConnection } from './import-worker.js';
+import { DEFER_MIN_NODES } from './deferred-indexes.js';
 import { sqliteNodeWriteTx } from './sqlite-node-write-tx.js';
 import { writeNodes } from '../write-nodes.js';
 import type { NodeOperation, NodeWriteOptions, NodeWriteResult } from '../node-write.js';
@@ -47,6 +50,8 @@ export class SqliteStore implements ContentStore {
   readonly #file: string;
   readonly #onNotice: ((message: string) => void) | undefined;
   readonly #checkpointEvery: number | undefined;
+  /** Imports of at least this many nodes write through a worker thread's connection. */
+  readonly #importWorkerMinNodes: number;
   #db: Database.Database | undefined;
   #writer: Database.Database | undefined;
   #writeStmts: Statements | undefined;
@@ -70,6 +75,7 @@ export class SqliteStore implements ContentStore {
     this.#file = options.file;
     this.#onNotice = options.onNotice;
     this.#checkpointEvery = options.walCheckpointIntervalMs;
+    this.#importWorkerMinNodes = options.importWorkerMinNodes ?? DEFER_MIN_NODES;
     this.#indexThreshold = options.queryIndexThreshold ?? 0;
     this.#index = new QueryIndex(sqliteColumnSource(
       () => this.#reader(),
@@ -258,14 +264,39 @@ export class SqliteStore implements ContentStore {
   }
 
   async importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
-    return this.#write(async (s, changes, db) => {
-      const tx = new SqliteImportTx(db, s, changes, draftCount(documents));
+    const count = draftCount(documents);
+    if (count >= this.#importWorkerMinNodes) return this.#importInWorker(documents, options, count);
+    return this.#write(async (_s, _changes, db) => {
+      const tx = await SqliteImportTx.open(new LocalImportConnection(db), count, { raiseCache: true });
       try {
         const result = await writeImport(tx, documents, options);
-        tx.finish();
+        await tx.finish();
         return result;
       } finally {
-        tx.close();
+        await tx.close();
+      }
+    });
+  }
+
+  /**
+   * A large import: its transaction on a connection of a worker thread, which runs SQLite's inserts
+   * while this thread prepares the next rows (import-worker.ts). Queued with the other writes.
+   */
+  #importInWorker(documents: readonly ImportDocument[], options: ImportOptions, count: number): Promise<ImportResult> {
+    return this.#exclusive(async () => {
+      const db = new WorkerImportConnection(this.#path);
+      try {
+        await db.exec('BEGIN IMMEDIATE');
+        const tx = await SqliteImportTx.open(db, count, { raiseCache: false, committed: new LocalImportConnection(this.#reader()) });
+        const result = await writeImport(tx, documents, options);
+        await tx.finish();
+        await db.exec('COMMIT');
+        return result;
+      } catch (err) {
+        await db.rollback().catch(() => undefined);
+        throw err;
+      } finally {
+        await db.close();
       }
     });
   }
@@ -276,7 +307,7 @@ export class SqliteStore implements ContentStore {
 
   /** A content write: queued (one at a time), in one IMMEDIATE transaction (other processes' writers wait too). */
   #write<T>(body: (s: Statements, changes: SqliteChanges, db: Database.Database) => Promise<T>): Promise<T> {
-    const run = this.#writeQueue.then(async () => {
+    return this.#exclusive(async () => {
       const db = this.#writer;
       const s = this.#writeStmts;
       const changes = this.#changes;
@@ -290,6 +321,14 @@ export class SqliteStore implements ContentStore {
         if (db.inTransaction) db.exec('ROLLBACK');
         throw err;
       }
+    });
+  }
+
+  /** A content write's turn: queued (one at a time) behind the others, whichever connection it writes through. */
+  #exclusive<T>(body: () => Promise<T>): Promise<T> {
+    const run = this.#writeQueue.then(async () => {
+      if (!this.#writer) throw new StoreClosedError('SqliteStore is not open');
+      return body();
     }).finally(() => {
       // The next reader sees the commit, not a hint from before it; the query index then applies the
       // write's change events in place (or reloads only a workspace an import rewrote wholesale).

@@ -1,8 +1,6 @@
 // SQLite backend: connections (pragmas, the `fold` function) and every fixed statement of the store,
 // prepared once per connection. Identifiers are fixed here; every value is a parameter.
-import { openSync, readSync, closeSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import type { BlobSpool } from '../rows.js';
 import { compileLike, likeMatch, type LikePattern } from '../../query/like.js';
 import { indexRows } from '../index-values.js';
 import type { StoredProperty } from '../../repository/property-type.js';
@@ -11,6 +9,25 @@ import { KIND_CODES as KIND_CODE } from '../query-index/column-source.js';
 /** Binaries are stored in chunks of this size (a Range read touches only the chunks it needs). */
 export const BLOB_CHUNK = 1 << 20;
 const COLUMNS = 'id, workspace, path, parent_path, name, depth, position, type, mixins, props';
+
+/** Statements an import runs through its connection (import-connection.ts), shared with the store's own. */
+export const IMPORT_SQL = {
+  countAll: 'SELECT count(*) AS n FROM nodes',
+  pathOfId: 'SELECT path FROM nodes WHERE workspace = ? AND id = ?',
+  pathsOfIds: 'SELECT id, path FROM nodes WHERE workspace = ? AND id IN (SELECT value FROM json_each(?))',
+  anyInWorkspace: 'SELECT 1 AS any FROM nodes WHERE workspace = ? LIMIT 1',
+  maxNid: 'SELECT coalesce(max(nid), 0) AS m FROM nodes',
+  positionOf: 'SELECT position FROM nodes WHERE workspace = ? AND path = ?',
+  maxChild: 'SELECT max(position) AS m FROM nodes WHERE workspace = ? AND parent_path = ?',
+  deleteNode: 'DELETE FROM nodes WHERE workspace = ? AND path = ?',
+  deleteBelow: 'DELETE FROM nodes WHERE workspace = ? AND path >= ? AND path < ?',
+  insertKind: 'INSERT OR IGNORE INTO prop_kinds (ws, name, kind) VALUES (?, ?, ?)',
+  insertType: 'INSERT OR IGNORE INTO node_types (ws, type) VALUES (?, ?)',
+  hasBlob: 'SELECT 1 AS any FROM blobs WHERE hash = ?',
+  insertBlob: 'INSERT INTO blobs (hash, size) VALUES (?, ?)',
+  insertChunk: 'INSERT OR REPLACE INTO blob_chunks (hash, seq, data) VALUES (?, ?, ?)',
+  bump: "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'",
+} as const;
 
 /** The prepared statements of one connection. */
 export type Statements = ReturnType<typeof prepare>;
@@ -48,22 +65,6 @@ export function connect(file: string): Database.Database {
   return db;
 }
 
-export function insertBlobChunks(s: Statements, spool: BlobSpool): void {
-  const fd = openSync(spool.file, 'r');
-  try {
-    const buf = Buffer.allocUnsafe(BLOB_CHUNK);
-    let seq = 0;
-    for (;;) {
-      const n = readSync(fd, buf, 0, BLOB_CHUNK, null);
-      if (n <= 0) break;
-      s.insertChunk.run(spool.hash, seq++, Buffer.from(buf.subarray(0, n)));
-    }
-  } finally {
-    closeSync(fd);
-  }
-  s.insertBlob.run(spool.hash, spool.size);
-}
-
 export function prepare(db: Database.Database) {
   return {
     ping: db.prepare('SELECT 1 AS ok'),
@@ -78,17 +79,17 @@ export function prepare(db: Database.Database) {
       `SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND parent_path = ? AND position >= ? AND (position > ? OR name > ?)
        ORDER BY position, name LIMIT ?`,
     ),
-    countAll: db.prepare('SELECT count(*) AS n FROM nodes'),
+    countAll: db.prepare(IMPORT_SQL.countAll),
     countWs: db.prepare('SELECT count(*) AS n FROM nodes WHERE workspace = ?'),
     workspaces: db.prepare('SELECT DISTINCT workspace FROM nodes ORDER BY workspace'),
-    pathOfId: db.prepare('SELECT path FROM nodes WHERE workspace = ? AND id = ?'),
-    pathsOfIds: db.prepare('SELECT id, path FROM nodes WHERE workspace = ? AND id IN (SELECT value FROM json_each(?))'),
-    anyInWorkspace: db.prepare('SELECT 1 FROM nodes WHERE workspace = ? LIMIT 1'),
-    maxNid: db.prepare('SELECT coalesce(max(nid), 0) AS m FROM nodes'),
-    positionOf: db.prepare('SELECT position FROM nodes WHERE workspace = ? AND path = ?'),
-    maxChild: db.prepare('SELECT max(position) AS m FROM nodes WHERE workspace = ? AND parent_path = ?'),
-    deleteNode: db.prepare('DELETE FROM nodes WHERE workspace = ? AND path = ?'),
-    deleteBelow: db.prepare('DELETE FROM nodes WHERE workspace = ? AND path >= ? AND path < ?'),
+    pathOfId: db.prepare(IMPORT_SQL.pathOfId),
+    pathsOfIds: db.prepare(IMPORT_SQL.pathsOfIds),
+    anyInWorkspace: db.prepare(IMPORT_SQL.anyInWorkspace),
+    maxNid: db.prepare(IMPORT_SQL.maxNid),
+    positionOf: db.prepare(IMPORT_SQL.positionOf),
+    maxChild: db.prepare(IMPORT_SQL.maxChild),
+    deleteNode: db.prepare(IMPORT_SQL.deleteNode),
+    deleteBelow: db.prepare(IMPORT_SQL.deleteBelow),
     insert: db.prepare(
       `INSERT INTO nodes (workspace, id, path, parent_path, name, depth, position, type, mixins, props)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -107,17 +108,17 @@ export function prepare(db: Database.Database) {
     updateNode: db.prepare('UPDATE nodes SET type = ?, mixins = ?, props = ? WHERE nid = ?'),
     deleteFts: db.prepare('DELETE FROM fts WHERE rowid = ?'),
     depthOf: db.prepare('SELECT depth FROM nodes WHERE workspace = ? AND path = ?'),
-    insertKind: db.prepare('INSERT OR IGNORE INTO prop_kinds (ws, name, kind) VALUES (?, ?, ?)'),
+    insertKind: db.prepare(IMPORT_SQL.insertKind),
     insertFts: db.prepare('INSERT INTO fts (rowid, body) VALUES (?, ?)'),
     kinds: db.prepare('SELECT name, kind FROM prop_kinds WHERE ws = ? AND name IN (SELECT value FROM json_each(?))'),
     types: db.prepare('SELECT type FROM node_types WHERE ws = ?'),
-    insertType: db.prepare('INSERT OR IGNORE INTO node_types (ws, type) VALUES (?, ?)'),
-    hasBlob: db.prepare('SELECT 1 FROM blobs WHERE hash = ?'),
-    insertBlob: db.prepare('INSERT INTO blobs (hash, size) VALUES (?, ?)'),
-    insertChunk: db.prepare('INSERT OR REPLACE INTO blob_chunks (hash, seq, data) VALUES (?, ?, ?)'),
+    insertType: db.prepare(IMPORT_SQL.insertType),
+    hasBlob: db.prepare(IMPORT_SQL.hasBlob),
+    insertBlob: db.prepare(IMPORT_SQL.insertBlob),
+    insertChunk: db.prepare(IMPORT_SQL.insertChunk),
     blobInfo: db.prepare('SELECT hash, size FROM blobs WHERE hash = ?'),
     blobChunks: db.prepare('SELECT seq, data FROM blob_chunks WHERE hash = ? AND seq BETWEEN ? AND ? ORDER BY seq'),
     generation: db.prepare("SELECT value FROM meta WHERE key = 'generation'"),
-    bump: db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"),
+    bump: db.prepare(IMPORT_SQL.bump),
   };
 }
