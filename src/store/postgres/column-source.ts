@@ -1,17 +1,21 @@
-// PostgreSQL backend: feeds the in-memory query index from the nodes, props and fts tables, one
-// SELECT per column (on a read replica when one is recent enough).
+// PostgreSQL backend: feeds the in-memory query index from the nodes and fts tables: a property's
+// column from the nodes' own properties JSON (property-json.ts), one scan per column or one for
+// several (on a read replica when one is recent enough).
 import type pg from 'pg';
 import type { NodeRecord } from '../rows.js';
 import { changesSince, latestChange } from './changes.js';
 import { PathListBuilder } from '../query-index/path-list.js';
 import { readPaged } from './cursor-reads.js';
-import { ColumnBuilder, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn, type PropertyRow } from '../query-index/column-source.js';
+import { ColumnBuilder, pushProperty, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn } from '../query-index/column-source.js';
+import { propertyInJson, tripleStart } from './property-json.js';
 import { SQL, run, runArrays } from './statements.js';
 
 
 /** The query index's source, plus the UUID column it uses to order by `@id`. */
 export interface PostgresColumnSource extends ColumnSource {
   idColumn(workspace: string): Promise<{ nids: Int32Array; ids: string[] }>;
+  /** The columns of several properties from one read of the nodes (each as `propertyColumn` gives it). */
+  propertyColumns(workspace: string, names: readonly string[]): Promise<PropertyColumn[]>;
 }
 
 /** Runs one read on a pool the store chooses (a replica recent enough, or the primary). */
@@ -75,13 +79,30 @@ export function postgresColumnSource(
       return { nids: Int32Array.from(nids), paths: paths.finish(), typeCodes: Uint16Array.from(typeCodes), types };
     },
     async propertyColumn(workspace: string, name: string): Promise<PropertyColumn> {
+      // The values as index-values.ts derives them from the stored documents (so exact: a text with
+      // U+0000 keeps it, as in the node's JSON), in row id order as the props table gave them.
       const b = new ColumnBuilder();
-      // PostgreSQL text has no U+0000: no property has such a name.
-      if (name.includes('\u0000')) return b.finish();
-      await read((db) => readPaged<PropertyRow>(db, SQL.propertyColumn.text, [workspace, name], (rows) => {
-        for (const r of rows) b.push(r[0], r[1], r[2], r[3], r[5]);
+      const start = tripleStart(name); // JSON text: U+0000 in a name is escaped, so PostgreSQL takes it
+      await read((db) => readPaged<[number, string]>(db, SQL.propertyDocuments.text, [workspace, start], (rows) => {
+        for (const [nid, json] of rows) {
+          const property = propertyInJson(json, start);
+          if (property !== undefined) pushProperty(b, nid, property);
+        }
       }));
       return b.finish();
+    },
+    async propertyColumns(workspace: string, names: readonly string[]): Promise<PropertyColumn[]> {
+      const builders = names.map(() => new ColumnBuilder());
+      const starts = names.map(tripleStart);
+      await read((db) => readPaged<[number, string]>(db, SQL.allPropertyDocuments.text, [workspace], (rows) => {
+        for (const [nid, json] of rows) {
+          for (let i = 0; i < starts.length; i++) {
+            const property = propertyInJson(json, starts[i]!);
+            if (property !== undefined) pushProperty(builders[i]!, nid, property);
+          }
+        }
+      }));
+      return builders.map((b) => b.finish());
     },
     async propertyNames(workspace: string): Promise<string[]> {
       const rows = await read((db) => runArrays<[string]>(db, SQL.propertyNames, [workspace]));
