@@ -14,7 +14,6 @@ import { SQL, run, runArrays } from './statements.js';
 /** The query index's source, plus the UUID column it uses to order by `@id`. */
 export interface PostgresColumnSource extends ColumnSource {
   idColumn(workspace: string): Promise<{ nids: Int32Array; ids: string[] }>;
-  /** The columns of several properties from one read of the nodes (each as `propertyColumn` gives it). */
   propertyColumns(workspace: string, names: readonly string[]): Promise<PropertyColumn[]>;
 }
 

@@ -41,6 +41,11 @@ export interface ColumnSource {
   nodeTable(workspace: string): Promise<NodeTable>;
   propertyColumn(workspace: string, name: string): Promise<PropertyColumn>;
   /**
+   * Optional: the columns of several properties, each as `propertyColumn` gives it, from one read (a
+   * backend that reads every node's document for a column pays that read once).
+   */
+  propertyColumns?(workspace: string, names: readonly string[]): Promise<PropertyColumn[]>;
+  /**
    * Names of the properties the workspace's nodes have (a superset is fine): a name outside it has
    * an empty column, which the index then neither loads nor keeps.
    */

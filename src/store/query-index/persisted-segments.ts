@@ -115,8 +115,10 @@ export class PersistedSegments {
     const table = await this.source.nodeTable(workspace);
     await this.#write(workspace, 'table', '', floor, encodeTable(table));
     let written = 1;
-    for (const name of names) {
-      const column = await this.source.propertyColumn(workspace, name);
+    const read = this.source.propertyColumns?.bind(this.source);
+    const columns = read !== undefined && names.length > 1 ? await read(workspace, names) : undefined;
+    for (const [i, name] of names.entries()) {
+      const column = columns?.[i] ?? await this.source.propertyColumn(workspace, name);
       await this.#write(workspace, 'column', name, floor, encodeColumn(column));
       written++;
     }
