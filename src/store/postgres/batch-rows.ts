@@ -9,7 +9,7 @@
 // - nodes and full text go by COPY (copy-rows.ts), not by INSERTs of parallel arrays.
 import type pg from 'pg';
 import type { InsertNode } from '../import-tx.js';
-import { fullTextOf, indexRows } from '../index-values.js';
+import { fullTextOf, indexRows, kindOfType } from '../index-values.js';
 import { ftsBody } from './full-text.js';
 import { KIND_CODE } from './migrations.js';
 import { SQL, exec, run } from './statements.js';
@@ -34,11 +34,14 @@ export class BatchRows {
     const i = this.#size++;
     this.#nodes.add(i, [n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
       JSON.stringify(n.mixins), JSON.stringify(n.properties)]);
-    // The kinds catalogue lists a (name, kind) once a value of that kind is indexed (index-values.ts).
-    for (const x of indexRows(n.properties)) {
-      const name = storableText(x.name);
-      const kind = KIND_CODE[x.kind];
-      this.#kinds.set(`${n.workspace}\u0000${name}\u0000${kind}`, [n.workspace, name, kind]);
+    // The kinds catalogue lists a (name, kind) once a value of that kind is indexed (index-values.ts):
+    // a property's values are derived only while its pair is not yet listed in this batch.
+    for (const p of n.properties) {
+      const kind = kindOfType(p[1]);
+      if (kind === null) continue;
+      const name = storableText(p[0]);
+      const key = `${n.workspace}\u0000${name}\u0000${kind}`;
+      if (!this.#kinds.has(key) && indexRows([p]).length > 0) this.#kinds.set(key, [n.workspace, name, KIND_CODE[kind]]);
     }
     this.#types.set(`${n.workspace}\u0000${n.type}`, [n.workspace, n.type]);
     const body = ftsBody(fullTextOf(n.properties));
