@@ -79,7 +79,7 @@ export function postgresColumnSource(
     },
     async propertyColumn(workspace: string, name: string): Promise<PropertyColumn> {
       // The values as index-values.ts derives them from the stored documents (so exact: a text with
-      // U+0000 keeps it, as in the node's JSON), in row id order as the props table gave them.
+      // U+0000 keeps it, as in the node's JSON), in row id order (as the former props table gave them).
       const b = new ColumnBuilder();
       const start = tripleStart(name); // JSON text: U+0000 in a name is escaped, so PostgreSQL takes it
       await read((db) => readPaged<[number, string]>(db, SQL.propertyDocuments.text, [workspace, start], (rows) => {

@@ -72,7 +72,7 @@ export const SQL = {
   maxChild: s('max_child', 'SELECT max(position) AS m FROM nodes WHERE workspace = $1 AND parent_path = $2'),
   /** Paths of those of ids $2 that exist in workspace $1. */
   pathsOfIds: s('paths_of_ids', 'SELECT id, path FROM nodes WHERE workspace = $1 AND id = ANY ($2::text[])'),
-  /** $1 fresh node ids, drawn ahead so that index rows can name their node in the same batch. */
+  /** $1 fresh node ids, drawn ahead so that full-text rows can name their node in the same batch. */
   allocateNids: s('allocate_nids', "SELECT nextval('nodes_nid_seq')::int8 AS nid FROM generate_series(1, $1::int)"),
   // Batched writes: every row of a batch in one statement, as parallel arrays.
   insertNodes: s('insert_nodes', `
