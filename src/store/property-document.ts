@@ -1,5 +1,6 @@
 // Store layer: one property picked out of a node's property document (the JSON text of its
-// StoredProperty[] as JSON.stringify wrote it) without parsing the rest. Building a query column reads
+// StoredProperty[] as JSON.stringify wrote it; every writer of both backends writes it so, and
+// versions copy it as it is) without parsing the rest. Building a query column reads
 // every document of a workspace; parsing each whole costs twice as much as reading it (bench/RESULTS.md,
 // issue 20), while the column needs one or a few of its properties.
 import type { StoredProperty } from '../repository/property-type.js';
@@ -11,6 +12,8 @@ const CLOSE = 0x5d;
 
 /** What to search for a property `name` in documents (computed once per column, not per document). */
 export interface PropertyNeedle {
+  /** `["name",`: in every document that has the property (a prefilter a database can apply). */
+  readonly head: string;
   /** The document's first property: `[["name",` at offset 0. */
   readonly first: string;
   /** Any later property: `],["name",`. Values are scalars or flat arrays of scalars, so `],[` between
@@ -20,7 +23,7 @@ export interface PropertyNeedle {
 
 export function propertyNeedle(name: string): PropertyNeedle {
   const head = `[${JSON.stringify(name)},`;
-  return { first: `[${head}`, later: `],${head}` };
+  return { head, first: `[${head}`, later: `],${head}` };
 }
 
 /** The property of `needle` in `doc`, or undefined when the node has none. */

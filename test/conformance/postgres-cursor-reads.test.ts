@@ -21,4 +21,17 @@ describe.skipIf(url === '')('postgres paged reads', () => {
     await expect(readPaged(pool, 'SELECT 1/0', [], () => undefined)).rejects.toThrow(/division by zero/);
     expect((await pool.query('SELECT 1 AS one')).rows[0].one).toBe(1);
   });
+
+  it('a page handler that throws while the next page is on its way rejects with its error, the pool usable', async () => {
+    const seen: number[] = [];
+    await expect(readPaged<[number]>(pool, 'SELECT g FROM generate_series(1, $1::int) g ORDER BY g', [10], (rows) => {
+      seen.push(...rows.map((r) => r[0]));
+      throw new Error('handler failed');
+    }, 3)).rejects.toThrow('handler failed');
+    expect(seen).toEqual([1, 2, 3]);
+    const again: number[] = [];
+    await readPaged<[number]>(pool, 'SELECT g FROM generate_series(1, $1::int) g ORDER BY g', [4], (rows) => again.push(...rows.map((r) => r[0])), 3);
+    expect(again).toEqual([1, 2, 3, 4]);
+    expect(pool.idleCount).toBe(pool.totalCount);
+  });
 });

@@ -3,11 +3,20 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { KIND_CODE, MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { indexRows } from '../../src/store/index-values.js';
+import type { StoredProperty } from '../../src/repository/property-type.js';
+import type { Condition, StoreOrder } from '../../src/query/ast.js';
 import { NEW, document, draft } from './drafts.js';
 import { pgRows as sql } from './pg-sql.js';
 
 const url = process.env.PETAL_TEST_PG ?? '';
+
+/** The props table as migrations 1 to 6 left it. */
+const PROPS_TABLE = `CREATE TABLE props (
+  ws text NOT NULL COLLATE "C", name text NOT NULL COLLATE "C", nid bigint NOT NULL, pos integer NOT NULL,
+  kind smallint NOT NULL, s text NOT NULL COLLATE "C", f text NOT NULL COLLATE "C", n double precision,
+  PRIMARY KEY (ws, name, nid, pos));`;
 if (url === '') console.warn('PostgreSQL migration tests skipped: set PETAL_TEST_PG=postgres://user@host:5432/database to run them');
 
 
@@ -58,9 +67,10 @@ describe.skipIf(url === '')('postgres migrations', () => {
     await first.importDocuments([document('website', '/', [draft('kept', { properties: [['title', 'String', 'Kept']] })])], NEW);
     await first.close();
     opened.pop();
-    // Back to version 4: the indexes migration 5 replaces.
+    // Back to version 4: the indexes migration 5 replaces (and the props table migration 7 drops).
     await sql(`SET search_path = ${schema};
-      DELETE FROM schema_migrations WHERE version = 5;
+      DELETE FROM schema_migrations WHERE version IN (5, 7);
+      ${PROPS_TABLE}
       CREATE INDEX props_by_node ON props (nid);
       DROP INDEX nodes_by_path;
       CREATE UNIQUE INDEX nodes_by_path ON nodes (workspace, path);
@@ -71,11 +81,54 @@ describe.skipIf(url === '')('postgres migrations', () => {
     await again.open();
     const indexes = await sql<{ indexname: string; indexdef: string }>(
       'SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename IN ($2, $3) ORDER BY indexname', [schema, 'nodes', 'props']);
-    expect(indexes.map((i) => i.indexname)).toEqual(['nodes_by_id', 'nodes_by_parent', 'nodes_by_path', 'nodes_pkey', 'props_pkey']);
+    expect(indexes.map((i) => i.indexname)).toEqual(['nodes_by_id', 'nodes_by_parent', 'nodes_by_path', 'nodes_pkey']);
     expect(indexes.find((i) => i.indexname === 'nodes_by_path')?.indexdef).toMatch(/UNIQUE INDEX .* \(workspace, path\) INCLUDE \(nid, type\)/);
     expect((await again.getNode('website', '/kept'))?.properties).toEqual([['title', 'String', 'Kept']]);
     // The unique index still refuses a second node at a path.
     await expect(sql(`INSERT INTO ${schema}.nodes (workspace, id, path, parent_path, name, depth, position, type, mixins, props)
       VALUES ('website', 'x', '/kept', '/', 'kept', 1, 9, 't', '[]', '[]')`)).rejects.toThrow(/nodes_by_path/);
+  });
+
+  it('migration 7 upgrades a schema of version 6 with index rows: the props table dropped, the same answers from the nodes', async () => {
+    schema = `petal_m_${randomBytes(6).toString('hex')}`;
+    const first = new PostgresStore({ url, schema });
+    opened.push(first);
+    await first.open();
+    const tour = (name: string, title: string, price: number, tags: string[]) =>
+      draft(name, { properties: [['title', 'String', title], ['price', 'Double', price], ['tags', 'String', tags]] });
+    await first.importDocuments([document('tours', '/', [
+      tour('a', 'Alpine', 120.5, ['snow', 'hike']), tour('b', 'Beach', 80, ['sun']), tour('c', 'City', 300, ['hike']),
+    ])], NEW);
+    await first.close();
+    opened.pop();
+    // Back to version 6: the props table with the index rows an import of then wrote (index-values.ts).
+    await sql(`SET search_path = ${schema}; DELETE FROM schema_migrations WHERE version = 7; ${PROPS_TABLE}`);
+    const nodes = await sql<{ nid: string; workspace: string; props: string }>(`SELECT nid, workspace, props FROM ${schema}.nodes`);
+    for (const n of nodes) {
+      for (const r of indexRows(JSON.parse(n.props) as StoredProperty[])) {
+        await sql(`INSERT INTO ${schema}.props (ws, name, nid, pos, kind, s, f, n) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+          [n.workspace, r.name, n.nid, r.pos, KIND_CODE[r.kind], r.s, r.f, r.n]);
+      }
+    }
+    expect((await sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.props`))[0]!.n).toBe(10);
+
+    const again = new PostgresStore({ url, schema });
+    opened.push(again);
+    await again.open();
+    expect((await sql(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)).map((r) => r.version))
+      .toEqual(MIGRATIONS.map((m) => m.version));
+    expect(await sql(`SELECT to_regclass('${schema}.props') AS t`)).toEqual([{ t: null }]);
+    const paths = async (conditions: Condition[], orderBy: StoreOrder[] = []) => (await again.query({
+      workspace: 'tours', rootPath: '/', types: null, conditions, fullText: [], orderBy, offset: 0, limit: 10,
+    })).nodes.map((n) => n.name);
+    const property = (name: string) => ({ kind: 'property', name }) as const;
+    expect(await paths([{ kind: 'ranges', target: property('price'), negate: false, ranges: [{ kind: 'number', lo: { value: 100, inclusive: false } }] }],
+      [{ target: property('title'), descending: true }])).toEqual(['c', 'a']);
+    expect(await paths([{ kind: 'ranges', target: property('tags'), negate: false, ranges: [{ kind: 'string', lo: { value: 'hike', inclusive: true }, hi: { value: 'hike', inclusive: true } }] }]))
+      .toEqual(['a', 'c']);
+    expect(await paths([{ kind: 'like', target: property('title'), caseInsensitive: true, patterns: ['%a%'] }], [{ target: property('price'), descending: false }]))
+      .toEqual(['b', 'a']);
+    const kinds = await again.propertyKinds('tours', ['title', 'price', 'tags']);
+    expect(Object.fromEntries(kinds)).toEqual({ title: ['string'], price: ['number'], tags: ['string'] });
   });
 });

@@ -1,16 +1,15 @@
 // PostgreSQL backend: the rows of one batch of new nodes (see batched-import-tx.ts), written with COPY.
 //
 // Where an import's time went (bench/generate.ts, 100k nodes): the server's upkeep of the props
-// primary key (workspace, name, nid, pos) for 13 index rows per node, then the node and full-text
-// rows; in the client, building the rows. So:
+// table's primary key for 13 index rows per node, then the node and full-text rows; in the client,
+// building the rows. So:
+// - there are no index rows any more (migration 7): the query index reads values from nodes.props;
 // - every row is encoded when its node is added, while the server writes the previous batch; only
 //   the node id (drawn from the sequence when the batch is sent) is filled in then (copy-rows.ts);
-// - index rows are sent grouped by property, each group in node order, so that consecutive rows land
-//   on the same pages of that primary key rather than on one page per property in turn;
-// - nodes, index rows and full text go by COPY (copy-rows.ts), not by INSERTs of parallel arrays.
+// - nodes and full text go by COPY (copy-rows.ts), not by INSERTs of parallel arrays.
 import type pg from 'pg';
 import type { InsertNode } from '../import-tx.js';
-import { fullTextOf, indexRows } from '../index-values.js';
+import { fullTextOf, indexRows, kindOfType } from '../index-values.js';
 import { ftsBody } from './full-text.js';
 import { KIND_CODE } from './migrations.js';
 import { SQL, exec, run } from './statements.js';
@@ -18,14 +17,11 @@ import { CopyRows, copyRows } from './copy-rows.js';
 import { storableText } from './nul-text.js';
 
 const NODE_COLUMNS = ['nid', 'workspace', 'id', 'path', 'parent_path', 'name', 'depth', 'position', 'type', 'mixins', 'props'];
-const PROP_COLUMNS = ['nid', 'ws', 'name', 'pos', 'kind', 's', 'f', 'n'];
 const FTS_COLUMNS = ['nid', 'body'];
 
 export class BatchRows {
   #size = 0;
   readonly #nodes = new CopyRows();
-  /** Index rows by workspace and property name. */
-  readonly #props = new Map<string, CopyRows>();
   readonly #fts = new CopyRows();
   readonly #kinds = new Map<string, [string, string, number]>();
   readonly #types = new Map<string, [string, string]>();
@@ -38,14 +34,14 @@ export class BatchRows {
     const i = this.#size++;
     this.#nodes.add(i, [n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
       JSON.stringify(n.mixins), JSON.stringify(n.properties)]);
-    for (const x of indexRows(n.properties)) {
-      const name = storableText(x.name);
-      const kind = KIND_CODE[x.kind];
-      const group = `${n.workspace}\u0000${name}`;
-      let rows = this.#props.get(group);
-      if (!rows) this.#props.set(group, (rows = new CopyRows()));
-      rows.add(i, [n.workspace, name, x.pos, kind, storableText(x.s), storableText(x.f), x.n]);
-      this.#kinds.set(`${group}\u0000${kind}`, [n.workspace, name, kind]);
+    // The kinds catalogue lists a (name, kind) once a value of that kind is indexed (index-values.ts):
+    // a property's values are derived only while its pair is not yet listed in this batch.
+    for (const p of n.properties) {
+      const kind = kindOfType(p[1]);
+      if (kind === null) continue;
+      const name = storableText(p[0]);
+      const key = `${n.workspace}\u0000${name}\u0000${kind}`;
+      if (!this.#kinds.has(key) && indexRows([p]).length > 0) this.#kinds.set(key, [n.workspace, name, KIND_CODE[kind]]);
     }
     this.#types.set(`${n.workspace}\u0000${n.type}`, [n.workspace, n.type]);
     const body = ftsBody(fullTextOf(n.properties));
@@ -55,14 +51,12 @@ export class BatchRows {
   /** Writes the batch in the client's transaction: a handful of statements however many nodes it holds. */
   async write(client: pg.PoolClient): Promise<void> {
     if (this.#size === 0) return;
-    // Node ids drawn now, so that index rows name their node without a round trip per node.
+    // Node ids drawn now, so that full-text rows name their node without a round trip per node.
     const nids = (await run<{ nid: string }>(client, SQL.allocateNids, [this.#size])).map((r) => r.nid);
-    const groups = [...this.#props.values()];
-    for (const rows of [this.#nodes, this.#fts, ...groups]) rows.setNids(nids);
+    for (const rows of [this.#nodes, this.#fts]) rows.setNids(nids);
     // Queued together (the connection runs them in order); the first failure is the one reported.
     await Promise.all([
       copyRows(client, 'nodes', NODE_COLUMNS, this.#nodes.bytes),
-      groups.length > 0 ? copyRows(client, 'props', PROP_COLUMNS, Buffer.concat(groups.map((rows) => rows.bytes))) : 0,
       this.#fts.rows > 0 ? copyRows(client, 'fts', FTS_COLUMNS, this.#fts.bytes) : 0,
       this.#kinds.size > 0 ? exec(client, SQL.insertKinds, columns([...this.#kinds.values()], 3)) : 0,
       exec(client, SQL.insertTypes, columns([...this.#types.values()], 2)),

@@ -1,6 +1,6 @@
 // PostgreSQL backend: the ImportTx of an import transaction, batched. Round trips, not rows, are what
 // an import over the network costs, so new nodes are buffered and written a batch at a time (a COPY
-// each for the nodes, their index rows and full text, an INSERT each for kinds and types: see
+// each for the nodes and their full text, an INSERT each for kinds and types: see
 // batch-rows.ts), and the questions writeImport asks per node (does this path exist? whose is this
 // uuid?) are answered from what this transaction has already learnt or written, asking the database
 // only about the rest.

@@ -1,17 +1,20 @@
-// PostgreSQL backend: feeds the in-memory query index from the nodes, props and fts tables, one
-// SELECT per column (on a read replica when one is recent enough).
+// PostgreSQL backend: feeds the in-memory query index from the nodes and fts tables: a property's
+// column from the nodes' own properties JSON (property-document.ts), one scan per column or one for
+// several (on a read replica when one is recent enough).
 import type pg from 'pg';
 import type { NodeRecord } from '../rows.js';
 import { changesSince, latestChange } from './changes.js';
 import { PathListBuilder } from '../query-index/path-list.js';
 import { readPaged } from './cursor-reads.js';
-import { ColumnBuilder, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn, type PropertyRow } from '../query-index/column-source.js';
+import { ColumnBuilder, pushProperty, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn } from '../query-index/column-source.js';
+import { propertyIn, propertyNeedle } from '../property-document.js';
 import { SQL, run, runArrays } from './statements.js';
 
 
 /** The query index's source, plus the UUID column it uses to order by `@id`. */
 export interface PostgresColumnSource extends ColumnSource {
   idColumn(workspace: string): Promise<{ nids: Int32Array; ids: string[] }>;
+  propertyColumns(workspace: string, names: readonly string[]): Promise<Map<string, PropertyColumn>>;
 }
 
 /** Runs one read on a pool the store chooses (a replica recent enough, or the primary). */
@@ -75,13 +78,30 @@ export function postgresColumnSource(
       return { nids: Int32Array.from(nids), paths: paths.finish(), typeCodes: Uint16Array.from(typeCodes), types };
     },
     async propertyColumn(workspace: string, name: string): Promise<PropertyColumn> {
+      // The values as index-values.ts derives them from the stored documents (so exact: a text with
+      // U+0000 keeps it, as in the node's JSON), in row id order (as the former props table gave them).
       const b = new ColumnBuilder();
-      // PostgreSQL text has no U+0000: no property has such a name.
-      if (name.includes('\u0000')) return b.finish();
-      await read((db) => readPaged<PropertyRow>(db, SQL.propertyColumn.text, [workspace, name], (rows) => {
-        for (const r of rows) b.push(r[0], r[1], r[2], r[3], r[5]);
+      const needle = propertyNeedle(name); // JSON text: U+0000 in a name is escaped, so PostgreSQL takes it
+      await read((db) => readPaged<[number, string]>(db, SQL.propertyDocuments.text, [workspace, needle.head], (rows) => {
+        for (const [nid, json] of rows) {
+          const property = propertyIn(json, needle);
+          if (property !== undefined) pushProperty(b, nid, property);
+        }
       }));
       return b.finish();
+    },
+    async propertyColumns(workspace: string, names: readonly string[]): Promise<Map<string, PropertyColumn>> {
+      const builders = names.map(() => new ColumnBuilder());
+      const needles = names.map(propertyNeedle);
+      await read((db) => readPaged<[number, string]>(db, SQL.allPropertyDocuments.text, [workspace], (rows) => {
+        for (const [nid, json] of rows) {
+          for (let i = 0; i < needles.length; i++) {
+            const property = propertyIn(json, needles[i]!);
+            if (property !== undefined) pushProperty(builders[i]!, nid, property);
+          }
+        }
+      }));
+      return new Map(names.map((n, i) => [n, builders[i]!.finish()]));
     },
     async propertyNames(workspace: string): Promise<string[]> {
       const rows = await read((db) => runArrays<[string]>(db, SQL.propertyNames, [workspace]));

@@ -15,10 +15,19 @@ export async function readPaged<R extends unknown[]>(
   try {
     await client.query('BEGIN READ ONLY');
     await client.query({ text: `DECLARE petal_paged NO SCROLL CURSOR FOR ${text}`, values: values as unknown[] });
-    for (;;) {
-      const r = await client.query<R>({ text: `FETCH ${pageRows} FROM petal_paged`, rowMode: 'array' });
-      if (r.rows.length > 0) onRows(r.rows);
-      if (r.rows.length < pageRows) break;
+    const fetch = () => client.query<R>({ text: `FETCH ${pageRows} FROM petal_paged`, rowMode: 'array' });
+    let next: Promise<pg.QueryResult<R>> | undefined = fetch();
+    while (next !== undefined) {
+      const r: pg.QueryResult<R> = await next;
+      // The next page is asked for before this one is handled: the server reads it meanwhile (a
+      // column built from the nodes' JSON costs both sides about as much).
+      next = r.rows.length < pageRows ? undefined : fetch();
+      try {
+        if (r.rows.length > 0) onRows(r.rows);
+      } catch (err) {
+        next?.catch(() => {}); // settled by the ROLLBACK below; its outcome no longer matters
+        throw err;
+      }
     }
     await client.query('COMMIT');
   } catch (err) {

@@ -145,9 +145,21 @@ ALTER INDEX nodes_by_path_covering RENAME TO nodes_by_path;
     name: 'persisted query index segments',
     sql: INDEX_SEGMENTS_SQL,
   },
+  {
+    version: 7,
+    name: 'no props table: the query index reads property values from the nodes\' own JSON',
+    sql: `
+-- One row per property value (13 a node in the bench data) was most of an import's server time and
+-- about twice the nodes' own size on disk, for one reader: the query index's column loads, which now
+-- take the values from nodes.props (column-source.ts, property-document.ts), the document every read
+-- serves, so no second copy can fall out of step. No SQL statement filters or orders by property
+-- (queries run in memory). prop_kinds stays: the names and kinds present per workspace.
+DROP TABLE IF EXISTS props;
+`,
+  },
 ];
 
-/** Codes of value kinds in the `props.kind` column (as SQLite's). */
+/** Codes of value kinds in the `prop_kinds.kind` column (as SQLite's). */
 export const KIND_CODE = { string: 1, number: 2, date: 3, boolean: 4 } as const;
 
 /** Key of the advisory lock that serializes migrations across every instance sharing the database. */

@@ -72,16 +72,13 @@ export const SQL = {
   maxChild: s('max_child', 'SELECT max(position) AS m FROM nodes WHERE workspace = $1 AND parent_path = $2'),
   /** Paths of those of ids $2 that exist in workspace $1. */
   pathsOfIds: s('paths_of_ids', 'SELECT id, path FROM nodes WHERE workspace = $1 AND id = ANY ($2::text[])'),
-  /** $1 fresh node ids, drawn ahead so that index rows can name their node in the same batch. */
+  /** $1 fresh node ids, drawn ahead so that full-text rows can name their node in the same batch. */
   allocateNids: s('allocate_nids', "SELECT nextval('nodes_nid_seq')::int8 AS nid FROM generate_series(1, $1::int)"),
   // Batched writes: every row of a batch in one statement, as parallel arrays.
   insertNodes: s('insert_nodes', `
     INSERT INTO nodes (nid, workspace, id, path, parent_path, name, depth, position, type, mixins, props)
     SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[],
       $8::int[], $9::text[], $10::text[], $11::text[])`),
-  insertProps: s('insert_props', `
-    INSERT INTO props (nid, ws, name, pos, kind, s, f, n)
-    SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::int[], $5::smallint[], $6::text[], $7::text[], $8::float8[])`),
   insertKinds: s('insert_kinds', `
     INSERT INTO prop_kinds (ws, name, kind)
     SELECT * FROM unnest($1::text[], $2::text[], $3::smallint[]) ON CONFLICT DO NOTHING`),
@@ -100,7 +97,15 @@ export const SQL = {
 
   // ---- query index columns ----
   nodeTable: s('node_table', 'SELECT nid::int4 AS nid, path, type FROM nodes WHERE workspace = $1 ORDER BY path COLLATE "C"'),
-  propertyColumn: s('property_column', 'SELECT nid::int4 AS nid, pos, kind, s, f, n FROM props WHERE ws = $1 AND name = $2 ORDER BY nid, pos'),
+  /**
+   * The properties JSON of the nodes that may have a property ($2: the text its triple starts with,
+   * property-document.ts), in row id order (through the primary key: `n.nid`, not the int4 output column,
+   * which only a sort could order by).
+   */
+  propertyDocuments: s('property_documents', `
+    SELECT n.nid::int4 AS nid, n.props FROM nodes n WHERE n.workspace = $1 AND strpos(n.props, $2) > 0 ORDER BY n.nid`),
+  /** Every node's properties JSON, in row id order (several columns read in one scan). */
+  allPropertyDocuments: s('all_property_documents', 'SELECT n.nid::int4 AS nid, n.props FROM nodes n WHERE n.workspace = $1 ORDER BY n.nid'),
   nidsOfIds: s('nids_of_ids', 'SELECT nid::int4 AS nid FROM nodes WHERE workspace = $1 AND id = ANY ($2::text[])'),
   idColumn: s('id_column', 'SELECT nid::int4 AS nid, id FROM nodes WHERE workspace = $1 ORDER BY nid'),
   fullText: s('full_text', 'SELECT nid::int4 AS nid FROM fts WHERE tsv @@ $1::tsquery'),

@@ -91,7 +91,11 @@ export class BaseReader {
       setImmediate(() => {
         this.#pending.delete(workspace);
         const waiting = [...started.names];
-        source.propertyColumns!(workspace, waiting.map(([n]) => n)).then(
+        // One name: the source's own read of a column (it may narrow its scan to the nodes that have it).
+        const read = waiting.length === 1
+          ? source.propertyColumn(workspace, waiting[0]![0]).then((c) => new Map([[waiting[0]![0], c]]))
+          : source.propertyColumns!(workspace, waiting.map(([n]) => n));
+        read.then(
           (columns) => { for (const [n, w] of waiting) w.resolve(columns.get(n) ?? new ColumnBuilder(0).finish()); },
           (err: unknown) => { for (const [, w] of waiting) w.reject(err); },
         );
