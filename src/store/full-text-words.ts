@@ -3,6 +3,7 @@
 const WORD = /[\p{L}\p{N}\p{M}\p{Co}]+/gu;
 const ASCII = /^[\x00-\x7f]*$/;
 const ANY = /[^]/gu;
+const ASCII_WORD = /[a-z0-9]+/g;
 /** One code point folded alone (no final-sigma context: FTS5 folds Σ and ς to σ), U+0130 kept. */
 const fold = (c: string): string => (c === '\u0130' ? c : c === '\u03c2' ? '\u03c3' : c.toLowerCase());
 
@@ -11,6 +12,8 @@ const fold = (c: string): string => (c === '\u0130' ? c : c === '\u03c2' ? '\u03
  * point lower-cased alone, except U+0130 (İ), whose lower case is two code points and which FTS5 keeps.
  */
 export function words(text: string): string[] {
+  // ASCII text (most text): the word characters are [A-Za-z0-9] and folding is lower-casing.
+  if (ASCII.test(text)) return text.toLowerCase().match(ASCII_WORD) ?? [];
   const out: string[] = [];
   for (const m of text.matchAll(WORD)) {
     const w = m[0];

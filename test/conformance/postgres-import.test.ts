@@ -78,6 +78,46 @@ describe.skipIf(url === '')('postgres batched import', () => {
     expect(await s.countNodes('tours')).toBe(5_005);
   }, 60_000);
 
+  it('asks the last commit, on another connection, what it did not write while it only inserted; a pool of one asks its own', async () => {
+    const run = async (max: number | undefined) => {
+      schema = `petal_t_${randomBytes(6).toString('hex')}`;
+      const s = new PostgresStore({ url, schema, ...(max !== undefined ? { max } : {}) });
+      store = s;
+      await s.open();
+      await s.importDocuments([document('tours', '/', [draft('a', { id: uuid(7) }), draft('b')])], NEW);
+      let importClient: pg.Client | undefined;
+      const lookups: boolean[] = [];
+      const original = pg.Client.prototype.query;
+      vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+        const q = args[0] as string | { name?: string; text: string };
+        if (q === 'BEGIN') importClient = this;
+        if (typeof q !== 'string' && q.name === 'petal_paths_of_ids') lookups.push(this === importClient);
+        return (original as (...a: unknown[]) => unknown).apply(this, args);
+      } as never);
+      // A new root, and one whose child reuses the uuid of /a: it gets a new one (policy new).
+      const result = await s.importDocuments([document('tours', '/', [draft('c', {}, [draft('d', { id: uuid(7) })]), draft('e')])], NEW);
+      vi.restoreAllMocks();
+      const answer = {
+        warnings: result.warnings.map((w) => w.replace(/new uuid \S+/, 'new uuid …')),
+        order: (await s.getSubtree('tours', '/', 1)).map((n) => n.path),
+        ids: (await s.getSubtree('tours', '/', 2)).filter((n) => n.id === uuid(7)).map((n) => n.path),
+      };
+      await s.close();
+      store = undefined;
+      await sql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      schema = '';
+      return { answer, lookups };
+    };
+    const pooled = await run(undefined);
+    const single = await run(1);
+    expect(pooled.lookups).toEqual([false]); // /c's ids (/e has none to check)
+    expect(single.lookups).toEqual([true]);
+    expect(pooled.answer).toEqual(single.answer);
+    expect(pooled.answer.order).toEqual(['/a', '/b', '/c', '/e']);
+    expect(pooled.answer.ids).toEqual(['/a']);
+    expect(pooled.answer.warnings).toEqual([expect.stringContaining('already belongs to tours:/a; /c/d gets the new uuid …')]);
+  }, 60_000);
+
   it('replaced and moved nodes leave no full-text rows behind, and queries see only their new values', async () => {
     const s = await fresh();
     const tree = (title: string) => draft('r', { properties: [['title', 'String', title]] }, [

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WorkerImportConnection } from '../../src/store/sqlite/import-worker.js';
 import type { RowValue } from '../../src/store/sqlite/import-connection.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { NEW } from '../conformance/drafts.js';
+import { NEW, document, draft, uuid } from '../conformance/drafts.js';
 import { folder, snapshot, WS } from './sqlite-bulk-import-data.js';
 
 let dir = '';
@@ -116,6 +116,25 @@ describe('SQLite store: large imports through the worker', () => {
     expect(a).toEqual(b);
     expect((await viaWorker.changesSince(0, 100)).map((e) => [e.kind, e.count])).toEqual((await local.changesSince(0, 100)).map((e) => [e.kind, e.count]));
   }, 120_000);
+
+  it('answers what the transaction did not write from the last commit as the main thread does (positions, a reused uuid)', async () => {
+    const run = async (file: string, min: number) => {
+      const s = await store(file, min);
+      await s.importDocuments([document('tours', '/', [draft('a', { id: uuid(7) }), draft('b')])], NEW);
+      const result = await s.importDocuments([document('tours', '/', [draft('c', {}, [draft('d', { id: uuid(7) })]), draft('e')])], NEW);
+      return {
+        warnings: result.warnings.map((w) => w.replace(/new uuid \S+/, 'new uuid …')),
+        order: (await s.getSubtree('tours', '/', 1)).map((n) => n.path),
+        ids: (await s.getSubtree('tours', '/', 2)).filter((n) => n.id === uuid(7)).map((n) => n.path),
+      };
+    };
+    const spawned = vi.spyOn(WorkerImportConnection.prototype, 'rows');
+    const viaWorker = await run('reuse-worker.db', 1);
+    expect(spawned).toHaveBeenCalled();
+    expect(viaWorker).toEqual(await run('reuse-local.db', Infinity));
+    expect(viaWorker.order).toEqual(['/a', '/b', '/c', '/e']);
+    expect(viaWorker.warnings).toEqual([expect.stringContaining('already belongs to tours:/a; /c/d gets the new uuid …')]);
+  });
 
   it('a worker that dies during an import leaves the store as it was, and the next import works', async () => {
     const s = await store('dies.db', 10_000);

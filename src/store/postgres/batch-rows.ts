@@ -9,7 +9,7 @@
 // - nodes and full text go by COPY (copy-rows.ts), not by INSERTs of parallel arrays.
 import type pg from 'pg';
 import type { InsertNode } from '../import-tx.js';
-import { fullTextOf, indexRows, kindOfType } from '../index-values.js';
+import { forEachIndexedKind, fullTextOf } from '../index-values.js';
 import { ftsBody } from './full-text.js';
 import { KIND_CODE } from './migrations.js';
 import { SQL, exec, run } from './statements.js';
@@ -23,7 +23,8 @@ export class BatchRows {
   #size = 0;
   readonly #nodes = new CopyRows();
   readonly #fts = new CopyRows();
-  readonly #kinds = new Map<string, [string, string, number]>();
+  readonly #kinds: [string, string, number][] = [];
+  readonly #kindBits = new Map<string, Map<string, number>>();
   readonly #types = new Map<string, [string, string]>();
 
   get size(): number {
@@ -34,15 +35,18 @@ export class BatchRows {
     const i = this.#size++;
     this.#nodes.add(i, [n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
       JSON.stringify(n.mixins), JSON.stringify(n.properties)]);
-    // The kinds catalogue lists a (name, kind) once a value of that kind is indexed (index-values.ts):
-    // a property's values are derived only while its pair is not yet listed in this batch.
-    for (const p of n.properties) {
-      const kind = kindOfType(p[1]);
-      if (kind === null) continue;
-      const name = storableText(p[0]);
-      const key = `${n.workspace}\u0000${name}\u0000${kind}`;
-      if (!this.#kinds.has(key) && indexRows([p]).length > 0) this.#kinds.set(key, [n.workspace, name, KIND_CODE[kind]]);
-    }
+    // The kinds catalogue lists a (name, kind) once a value of that kind is indexed (index-values.ts);
+    // a bit per kind code by workspace and name says which pairs this batch lists already.
+    let kinds = this.#kindBits.get(n.workspace);
+    if (kinds === undefined) this.#kindBits.set(n.workspace, (kinds = new Map()));
+    const seen = kinds;
+    forEachIndexedKind(n.properties, (property, kind) => {
+      const bit = 1 << KIND_CODE[kind];
+      const had = seen.get(property) ?? 0;
+      if ((had & bit) !== 0) return;
+      seen.set(property, had | bit);
+      this.#kinds.push([n.workspace, storableText(property), KIND_CODE[kind]]);
+    });
     this.#types.set(`${n.workspace}\u0000${n.type}`, [n.workspace, n.type]);
     const body = ftsBody(fullTextOf(n.properties));
     if (body !== '') this.#fts.add(i, [body]);
@@ -58,7 +62,7 @@ export class BatchRows {
     await Promise.all([
       copyRows(client, 'nodes', NODE_COLUMNS, this.#nodes.bytes),
       this.#fts.rows > 0 ? copyRows(client, 'fts', FTS_COLUMNS, this.#fts.bytes) : 0,
-      this.#kinds.size > 0 ? exec(client, SQL.insertKinds, columns([...this.#kinds.values()], 3)) : 0,
+      this.#kinds.length > 0 ? exec(client, SQL.insertKinds, columns(this.#kinds, 3)) : 0,
       exec(client, SQL.insertTypes, columns([...this.#types.values()], 2)),
     ]);
   }

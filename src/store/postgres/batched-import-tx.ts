@@ -11,7 +11,7 @@
 import type pg from 'pg';
 import type { ImportTx, InsertNode } from '../import-tx.js';
 import { BatchRows } from './batch-rows.js';
-import { SQL, run } from './statements.js';
+import { SQL, run, type Queryable, type Statement } from './statements.js';
 import { subtreeNodes } from './changes.js';
 import { deleteSubtree } from './delete-nodes.js';
 import type { ChangedNode } from '../changes.js';
@@ -29,25 +29,38 @@ interface Known {
   readonly complete: Set<string>;
   /** Highest position among the children of a parent path written since the last flush (maybe not yet in the database). */
   readonly writtenMax: Map<string, number>;
+  /** Highest position among the children of a parent path this transaction wrote. */
+  readonly insertedMax: Map<string, number>;
+  /** This transaction deleted nodes here: the last commit no longer tells what it does not know. */
+  removed: boolean;
 }
 
 const isAtOrBelow = (path: string, root: string): boolean => path === root || path.startsWith(`${root}/`);
 
 export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' | 'bumpGeneration' | 'recordChange'> {
   readonly #client: pg.PoolClient;
+  /**
+   * Other connections, reading the last commit: while this transaction has only inserted into a
+   * workspace, what it does not know there is as the last commit holds it (every statement of this
+   * READ COMMITTED transaction would see the same), so it is read there, not queued on this
+   * transaction's connection behind the batch being written: the server writes one batch while the
+   * next is built, instead of after a round trip that waited for it.
+   */
+  readonly #committed: Queryable | undefined;
   readonly #known = new Map<string, Known>();
   #pending = new BatchRows();
   /** The batch being written, if any. */
   #writing: Promise<void> | undefined;
 
-  constructor(client: pg.PoolClient) {
+  constructor(client: pg.PoolClient, committed?: Queryable) {
     this.#client = client;
+    this.#committed = committed;
   }
 
   #of(workspace: string): Known {
     let k = this.#known.get(workspace);
     if (!k) {
-      k = { positions: new Map(), ids: new Map(), complete: new Set(), writtenMax: new Map() };
+      k = { positions: new Map(), ids: new Map(), complete: new Set(), writtenMax: new Map(), insertedMax: new Map(), removed: false };
       this.#known.set(workspace, k);
     }
     return k;
@@ -67,7 +80,7 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     const known = k.ids.get(id);
     if (known !== undefined) return known ?? undefined;
     // Not known: the database answers exactly (every buffered node's id is known).
-    const path = (await this.#read(run<{ path: string }>(this.#client, SQL.pathOfId, [workspace, id])))[0]?.path;
+    const path = (await this.#lookup(k, SQL.pathOfId, [workspace, id]) as { path: string }[])[0]?.path;
     k.ids.set(id, path ?? null);
     return path;
   }
@@ -76,7 +89,7 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     const k = this.#of(workspace);
     const unknown = [...new Set(ids.filter((id) => !k.ids.has(id) && !id.includes('\u0000')))];
     if (unknown.length === 0) return;
-    const rows = await this.#read(run<{ id: string; path: string }>(this.#client, SQL.pathsOfIds, [workspace, unknown]));
+    const rows = await this.#lookup(k, SQL.pathsOfIds, [workspace, unknown]) as { id: string; path: string }[];
     for (const id of unknown) k.ids.set(id, null);
     for (const r of rows) k.ids.set(r.id, r.path);
   }
@@ -86,12 +99,17 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     const known = k.positions.get(path);
     if (known !== undefined) return known ?? undefined;
     if (this.#isComplete(k, path)) return undefined;
-    const position = (await this.#read(run<{ position: number }>(this.#client, SQL.positionOf, [workspace, path])))[0]?.position;
+    const position = (await this.#lookup(k, SQL.positionOf, [workspace, path]) as { position: number }[])[0]?.position;
     k.positions.set(path, position ?? null);
     return position;
   }
 
   async maxChildPosition(workspace: string, parentPath: string): Promise<number> {
+    const k = this.#of(workspace);
+    if (this.#committed !== undefined && !k.removed) {
+      const committed = (await run<{ m: number | null }>(this.#committed, SQL.maxChild, [workspace, parentPath]))[0]?.m ?? -1;
+      return Math.max(committed, k.insertedMax.get(parentPath) ?? -1);
+    }
     const stored = (await this.#read(run<{ m: number | null }>(this.#client, SQL.maxChild, [workspace, parentPath])))[0]?.m ?? -1;
     return Math.max(stored, this.#of(workspace).writtenMax.get(parentPath) ?? -1);
   }
@@ -108,6 +126,7 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     await this.flush();
     const removed = await deleteSubtree(this.#client, workspace, path);
     const k = this.#of(workspace);
+    k.removed = true;
     for (const p of k.positions.keys()) if (isAtOrBelow(p, path)) k.positions.set(p, null);
     for (const [id, p] of k.ids) if (p !== null && isAtOrBelow(p, path)) k.ids.set(id, null);
     for (const p of k.complete) if (isAtOrBelow(p, path)) k.complete.delete(p);
@@ -122,6 +141,7 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     // A new node has no descendants but those this transaction writes (see the file's comment).
     k.complete.add(node.path);
     k.writtenMax.set(node.parentPath, Math.max(node.position, k.writtenMax.get(node.parentPath) ?? -1));
+    k.insertedMax.set(node.parentPath, Math.max(node.position, k.insertedMax.get(node.parentPath) ?? -1));
     // Its rows are built now, while the batch in flight (if any) is being written.
     this.#pending.add(node);
     if (this.#pending.size >= BATCH_NODES) await this.#send();
@@ -158,6 +178,12 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     const writing = batch.write(this.#client);
     writing.catch(() => undefined); // awaited later (next batch, flush, or a failing read)
     this.#writing = writing;
+  }
+
+  /** A lookup of what `k` does not know: on the last commit while it holds all of it, else in the transaction. */
+  #lookup(k: Known, st: Statement, values: readonly unknown[]): Promise<unknown[]> {
+    if (this.#committed !== undefined && !k.removed) return run(this.#committed, st, values);
+    return this.#read(run(this.#client, st, values));
   }
 
   /** A read on the connection, queued behind the batch in flight: if that batch failed, its error. */

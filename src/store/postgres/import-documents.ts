@@ -22,7 +22,9 @@ export async function importDocuments(
 ): Promise<{ result: ImportResult; generation: number }> {
   const client = await pool.connect();
   let generation: number | undefined;
-  const batched = new BatchedImportTx(client);
+  // Lookups of what the transaction did not write go to the pool's other connections (batched-import-tx.ts);
+  // a pool of one connection has none (it would wait for the one this import holds).
+  const batched = new BatchedImportTx(client, (pool.options.max ?? 10) > 1 ? pool : undefined);
   const tx: ImportTx = {
     pathOfId: (ws, id) => batched.pathOfId(ws, id),
     prefetchIds: (ws, ids) => batched.prefetchIds(ws, ids),

@@ -113,7 +113,7 @@ export const SQL = {
   nodesByNid: s('nodes_by_nid', `SELECT n.nid::int4 AS nid, ${NODE_COLUMNS} FROM nodes n WHERE n.nid = ANY ($1::int8[])`),
 } as const;
 
-type Queryable = pg.Pool | pg.PoolClient | pg.Client;
+export type Queryable = pg.Pool | pg.PoolClient | pg.Client;
 
 /** Runs a prepared statement; rows as objects. */
 export async function run<R extends pg.QueryResultRow>(db: Queryable, st: Statement, values: readonly unknown[] = []): Promise<R[]> {

@@ -17,7 +17,9 @@ const WRITES_IN_FLIGHT = 8;
 const FREE_BUFFERS = 4 * WRITES_IN_FLIGHT;
 
 /** The worker's connection: as the store's (statements.ts), with the page cache of a large import. */
-const PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 5000', 'cache_size = -1048576'];
+const PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 5000', 'cache_size = -1048576',
+  // No checkpoint inside COMMIT: the thread runs one after it (see close), while the import's caller goes on.
+  'wal_autocheckpoint = 0'];
 
 // An inline CommonJS script: it runs unchanged from the compiled build and under tsx / vitest (which
 // do not transform worker files). better-sqlite3 is resolved by the parent and passed as a path.
@@ -87,6 +89,8 @@ parentPort.on('message', (m) => {
   }
   if (m.op === 'close') {
     try { if (db.inTransaction) db.exec('ROLLBACK'); } catch {}
+    // PASSIVE: never waits for (nor blocks) readers or the next writer; SQLite's own crash safety.
+    if (m.checkpoint) try { db.pragma('wal_checkpoint(PASSIVE)'); } catch {}
     db.close();
     parentPort.close();
     return;
@@ -213,9 +217,13 @@ export class WorkerImportConnection implements ImportConnection {
     await this.#call('rollback', '', []);
   }
 
-  /** Ends the thread (rolling back a transaction still open); resolves when it has ended. */
-  async close(): Promise<void> {
-    if (this.#gone === undefined) this.#worker.postMessage({ op: 'close' });
+  /**
+   * Ends the thread (rolling back a transaction still open); resolves when it has ended. With
+   * `checkpoint`, the thread first copies the WAL's pages into the database file (after a COMMIT: the
+   * caller need not wait for it, the store's close does).
+   */
+  async close(options: { checkpoint?: boolean } = {}): Promise<void> {
+    if (this.#gone === undefined) this.#worker.postMessage({ op: 'close', checkpoint: options.checkpoint === true });
     await this.#exited;
   }
 

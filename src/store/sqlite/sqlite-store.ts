@@ -52,6 +52,8 @@ export class SqliteStore implements ContentStore {
   readonly #checkpointEvery: number | undefined;
   /** Imports of at least this many nodes write through a worker thread's connection. */
   readonly #importWorkerMinNodes: number;
+  /** Import threads checkpointing after their commit (close waits for them). */
+  readonly #ending = new Set<Promise<void>>();
   #db: Database.Database | undefined;
   #writer: Database.Database | undefined;
   #writeStmts: Statements | undefined;
@@ -147,6 +149,7 @@ export class SqliteStore implements ContentStore {
   async close(): Promise<void> {
     await this.#index.persistedSettled();
     await this.#writeQueue.catch(() => undefined);
+    await Promise.all([...this.#ending]);
     this.#cache.clear();
     this.#index.invalidate(); // reopening may open another database (`:memory:` does)
     const checkpointer = this.#checkpointer;
@@ -285,18 +288,26 @@ export class SqliteStore implements ContentStore {
   #importInWorker(documents: readonly ImportDocument[], options: ImportOptions, count: number): Promise<ImportResult> {
     return this.#exclusive(async () => {
       const db = new WorkerImportConnection(this.#path);
+      let committed = false;
       try {
         await db.exec('BEGIN IMMEDIATE');
         const tx = await SqliteImportTx.open(db, count, { raiseCache: false, committed: new LocalImportConnection(this.#reader()) });
         const result = await writeImport(tx, documents, options);
         await tx.finish();
         await db.exec('COMMIT');
+        committed = true;
         return result;
       } catch (err) {
         await db.rollback().catch(() => undefined);
         throw err;
       } finally {
-        await db.close();
+        // After a commit the thread checkpoints the WAL before it ends: the import is answered meanwhile,
+        // and the store's close waits for it.
+        const ended = db.close({ checkpoint: committed });
+        if (committed) {
+          const tracked: Promise<void> = ended.finally(() => this.#ending.delete(tracked));
+          this.#ending.add(tracked);
+        } else await ended;
       }
     });
   }
