@@ -27,28 +27,48 @@ export function kindOfType(type: PropertyType): ValueKind | null {
   return KIND_OF[type];
 }
 
-function rowFor(name: string, pos: number, kind: ValueKind, v: ScalarValue): IndexRow | undefined {
+/** A value's exact text and number (or epoch milliseconds) as the index holds them; undefined: none. */
+function indexed(kind: ValueKind, v: ScalarValue): readonly [s: string, n: number | null] | undefined {
   switch (kind) {
     case 'number': {
       const n = typeof v === 'number' ? v : Number(v);
-      if (!Number.isFinite(n)) return undefined;
-      const s = String(v);
-      return { name, pos, kind, s, f: s, n };
+      return Number.isFinite(n) ? [String(v), n] : undefined;
     }
     case 'date': {
       const s = String(v);
       const n = Date.parse(s);
-      if (Number.isNaN(n)) return undefined;
-      return { name, pos, kind, s, f: s, n };
+      return Number.isNaN(n) ? undefined : [s, n];
     }
-    case 'boolean': {
-      const s = v === true || v === 'true' ? 'true' : 'false';
-      return { name, pos, kind, s, f: s, n: null };
-    }
-    default: {
-      const s = String(v);
-      return { name, pos, kind, s, f: s.toLowerCase(), n: null };
-    }
+    case 'boolean':
+      return [v === true || v === 'true' ? 'true' : 'false', null];
+    default:
+      return [String(v), null];
+  }
+}
+
+function rowFor(name: string, pos: number, kind: ValueKind, v: ScalarValue): IndexRow | undefined {
+  const x = indexed(kind, v);
+  if (x === undefined) return undefined;
+  const [s, n] = x;
+  return { name, pos, kind, s, f: kind === 'string' ? s.toLowerCase() : s, n };
+}
+
+/**
+ * Calls `visit` with each value of one property that has an index row (position, kind, exact text,
+ * number): what a query column keeps, without the row objects and the case-folded text indexRows adds.
+ */
+export function forEachIndexValue(property: StoredProperty, visit: (pos: number, kind: ValueKind, s: string, n: number | null) => void): void {
+  const kind = KIND_OF[property[1]];
+  if (kind === null) return;
+  const value = property[2];
+  if (!Array.isArray(value)) {
+    const x = indexed(kind, value as ScalarValue);
+    if (x !== undefined) visit(0, kind, x[0], x[1]);
+    return;
+  }
+  for (let i = 0; i < value.length; i++) {
+    const x = indexed(kind, value[i] as ScalarValue);
+    if (x !== undefined) visit(i, kind, x[0], x[1]);
   }
 }
 

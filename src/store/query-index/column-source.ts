@@ -6,7 +6,7 @@ import type { ChangeEvent } from '../changes.js';
 import type { NodeRecord } from '../rows.js';
 import type { PathList } from './path-list.js';
 import type { StoredProperty } from '../../repository/property-type.js';
-import { indexRows } from '../index-values.js';
+import { forEachIndexValue } from '../index-values.js';
 
 export interface NodeTable {
   /** ordinal → nid (the backend's row id) */
@@ -156,7 +156,7 @@ export class ColumnBuilder {
  * to fall out of step.
  */
 export function pushProperty(b: ColumnBuilder, nid: number, property: StoredProperty): void {
-  for (const r of indexRows([property])) b.push(nid, r.pos, KIND_CODES[r.kind], r.s, r.n);
+  forEachIndexValue(property, (pos, kind, s, n) => b.push(nid, pos, KIND_CODES[kind], s, n));
 }
 
 /** Builds a column from property-index rows. */
