@@ -23,10 +23,6 @@ const KIND_OF: Readonly<Record<PropertyType, ValueKind | null>> = {
   Long: 'number', Double: 'number', Decimal: 'number', Date: 'date', Boolean: 'boolean', Binary: null,
 };
 
-export function kindOfType(type: PropertyType): ValueKind | null {
-  return KIND_OF[type];
-}
-
 /** A value's exact text and number (or epoch milliseconds) as the index holds them; undefined: none. */
 function indexed(kind: ValueKind, v: ScalarValue): readonly [s: string, n: number | null] | undefined {
   switch (kind) {

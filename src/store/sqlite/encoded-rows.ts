@@ -68,10 +68,6 @@ export class EncodedRows implements RowBuffer {
     return ++this.#rows >= this.#bufferRows;
   }
 
-  get pending(): number {
-    return this.#rows;
-  }
-
   /** The buffered rows (undefined when none); the buffer starts afresh. */
   take(): EncodedBatch | undefined {
     if (this.#rows === 0) return undefined;

@@ -16,7 +16,6 @@ export type RowValue = string | number | null;
 export interface RowBuffer {
   /** Buffers one row (exactly the table's width of values); true when the buffer is full. */
   add(...row: RowValue[]): boolean;
-  readonly pending: number;
 }
 
 export interface ImportConnection {

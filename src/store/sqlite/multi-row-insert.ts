@@ -42,11 +42,6 @@ export class MultiRowInsert implements RowBuffer {
     return this.#values.length >= this.#bufferValues;
   }
 
-  /** Rows buffered and not yet taken. */
-  get pending(): number {
-    return this.#values.length / this.#width;
-  }
-
   /** The buffered rows as statement calls of ROWS_PER_STATEMENT rows (the last one shorter); empties the buffer. */
   take(): StatementCall[] {
     const values = this.#values;

@@ -1,14 +1,16 @@
-// SQLite backend: the ImportTx of one import, over the writer connection; the caller holds the
-// transaction (BEGIN IMMEDIATE … COMMIT) around writeImport and calls `finish` before COMMIT.
+// SQLite backend: the ImportTx of one import, over its connection (import-connection.ts: the store's
+// writer, or a worker thread's for a large import); the caller holds the transaction (BEGIN IMMEDIATE
+// … COMMIT) around writeImport and calls `finish` before COMMIT.
 //
 // Where a large import's time went (bench/RESULTS.md, issue 20): a statement call per node, per index
 // row and per prop_kinds row, a uuid and a path lookup per node, and B-tree inserts at random places of
 // the value indexes (dropped by migration 6), then the 13 props rows a node of the bench set had
 // (the table dropped by migration 7: values are read from the node's document). So rows are written
-// many per statement (multi-row-insert.ts), node ids are drawn here (full-text rows name their node
-// without waiting for its insert), kinds and types are written once per transaction, the questions writeImport asks per node
-// are answered from what this transaction knows where it can (import-known-nodes.ts), and a large
-// import builds its deferrable index after its load (deferred-indexes.ts).
+// many per statement (multi-row-insert.ts, encoded-rows.ts), node ids are drawn here (full-text rows
+// name their node without waiting for its insert), kinds and types are written once per transaction,
+// the questions writeImport asks per node are answered from what this transaction knows where it can
+// (import-known-nodes.ts) and otherwise from the last commit while that is exact, and a large import
+// builds its deferrable index after its load (deferred-indexes.ts).
 import { closeSync, openSync, readSync } from 'node:fs';
 import { descendantRange } from '../../repository/paths.js';
 import type { ImportTx, InsertNode } from '../import-tx.js';
@@ -87,11 +89,6 @@ export class SqliteImportTx implements ImportTx {
   async close(): Promise<void> {
     if (this.#cacheSize !== undefined) await this.#db.exec(`PRAGMA cache_size = ${this.#cacheSize}`);
     this.#cacheSize = undefined;
-  }
-
-  /** True while the deferrable indexes are dropped (rebuilt by `finish`). */
-  get deferringIndexes(): boolean {
-    return this.#deferred.active;
   }
 
   /** Writes what is buffered and builds the deferred indexes; before COMMIT. */
