@@ -37,6 +37,7 @@ function properties(i: number): StoredProperty[] {
   ];
 }
 
+// Skipped without PETAL_TEST_PG: it needs a PostgreSQL server (.ci/run always sets it).
 describe.skipIf(url === '')('PostgreSQL columns from the nodes\' JSON', () => {
   let schema = '';
   let store: PostgresStore | undefined;

@@ -9,9 +9,9 @@
 // - nodes and full text go by COPY (copy-rows.ts), not by INSERTs of parallel arrays.
 import type pg from 'pg';
 import type { InsertNode } from '../import-tx.js';
-import { forEachIndexedKind, fullTextOf } from '../index-values.js';
+import { fullTextOf } from '../index-values.js';
+import { ListedKinds } from '../listed-kinds.js';
 import { ftsBody } from './full-text.js';
-import { KIND_CODE } from './migrations.js';
 import { SQL, exec, run } from './statements.js';
 import { CopyRows, copyRows } from './copy-rows.js';
 import { storableText } from './nul-text.js';
@@ -24,7 +24,8 @@ export class BatchRows {
   readonly #nodes = new CopyRows();
   readonly #fts = new CopyRows();
   readonly #kinds: [string, string, number][] = [];
-  readonly #kindBits = new Map<string, Map<string, number>>();
+  /** The kinds catalogue's pairs this batch lists already. */
+  readonly #listed = new ListedKinds();
   readonly #types = new Map<string, [string, string]>();
 
   get size(): number {
@@ -35,18 +36,7 @@ export class BatchRows {
     const i = this.#size++;
     this.#nodes.add(i, [n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
       JSON.stringify(n.mixins), JSON.stringify(n.properties)]);
-    // The kinds catalogue lists a (name, kind) once a value of that kind is indexed (index-values.ts);
-    // a bit per kind code by workspace and name says which pairs this batch lists already.
-    let kinds = this.#kindBits.get(n.workspace);
-    if (kinds === undefined) this.#kindBits.set(n.workspace, (kinds = new Map()));
-    const seen = kinds;
-    forEachIndexedKind(n.properties, (property, kind) => {
-      const bit = 1 << KIND_CODE[kind];
-      const had = seen.get(property) ?? 0;
-      if ((had & bit) !== 0) return;
-      seen.set(property, had | bit);
-      this.#kinds.push([n.workspace, storableText(property), KIND_CODE[kind]]);
-    });
+    this.#listed.add(n.workspace, n.properties, (name, kind) => this.#kinds.push([n.workspace, storableText(name), kind]));
     this.#types.set(`${n.workspace}\u0000${n.type}`, [n.workspace, n.type]);
     const body = ftsBody(fullTextOf(n.properties));
     if (body !== '') this.#fts.add(i, [body]);

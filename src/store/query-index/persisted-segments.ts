@@ -115,8 +115,9 @@ export class PersistedSegments {
     const table = await this.source.nodeTable(workspace);
     await this.#write(workspace, 'table', '', floor, encodeTable(table));
     let written = 1;
-    // One pass over the documents for every column when the source can (see ColumnSource.propertyColumns).
-    const columns = this.source.propertyColumns !== undefined && names.length > 0 ? await this.source.propertyColumns(workspace, names) : undefined;
+    // One pass over the documents for several columns when the source can (ColumnSource.propertyColumns);
+    // one column through its own read, as BaseReader does.
+    const columns = this.source.propertyColumns !== undefined && names.length > 1 ? await this.source.propertyColumns(workspace, names) : undefined;
     for (const name of names) {
       const column = columns?.get(name) ?? await this.source.propertyColumn(workspace, name);
       await this.#write(workspace, 'column', name, floor, encodeColumn(column));

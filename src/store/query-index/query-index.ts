@@ -120,8 +120,6 @@ export class QueryIndex {
 
   async run(q: StoreQuery, ftsMatch: string): Promise<QueryResult> {
     const { base: ws, delta } = await this.#segment(q.workspace);
-    // Every column the query uses, asked for at once: those not loaded yet are read together.
-    for (const name of propertiesOf(q)) this.#column(ws, q.workspace, name).catch(() => undefined);
     // What is expensive (the conjunction's bit set and count, the ordered prefix) is kept per base,
     // whatever the delta; a write then costs the next request O(delta + page), not O(matches).
     const key = `${ws.key}\u0000and\u0000${q.rootPath}\u0000${q.types === null ? '*' : q.types.join('\u0000')}\u0000${JSON.stringify(q.conditions)}\u0000${ftsMatch}`;
@@ -154,6 +152,9 @@ export class QueryIndex {
     const hit = this.#budget.results.get(key) as Conjunction | undefined;
     if (hit !== undefined) return hit;
     const epoch = this.#epoch;
+    // Every column the query uses (its orders too), asked for at once: those not loaded yet are read
+    // together. Only here, where the conjunction is not kept: a kept one needs no filter column.
+    for (const name of propertiesOf(q)) this.#column(ws, q.workspace, name).catch(() => undefined);
     const matches = this.#scope(ws, q);
     for (const c of q.conditions) matches.and(await this.#cachedCondition(ws, q.workspace, c));
     if (q.fullText.length > 0) {

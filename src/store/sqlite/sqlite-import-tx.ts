@@ -14,14 +14,14 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { descendantRange } from '../../repository/paths.js';
 import type { ImportTx, InsertNode } from '../import-tx.js';
-import { forEachIndexedKind, fullTextOf } from '../index-values.js';
+import { fullTextOf } from '../index-values.js';
+import { ListedKinds } from '../listed-kinds.js';
 import type { BlobSpool, ImportDocument, NodeDraft } from '../rows.js';
 import type { ChangedNode, NewChange } from '../changes.js';
 import { recordVia, subtreeVia } from './changes.js';
 import { DEFER_MIN_NODES, DeferredIndexes, shouldDefer } from './deferred-indexes.js';
 import type { ImportConnection, RowBuffer, StatementCall } from './import-connection.js';
 import { KnownNodes } from './import-known-nodes.js';
-import { KIND_CODE } from './migrations.js';
 import { ROWS_PER_STATEMENT } from './multi-row-insert.js';
 import { BLOB_CHUNK, IMPORT_SQL as SQL } from './statements.js';
 
@@ -47,8 +47,8 @@ export class SqliteImportTx implements ImportTx {
   readonly #known = new Map<string, KnownNodes>();
   readonly #nodes: RowBuffer;
   readonly #fts: RowBuffer;
-  /** prop_kinds rows this transaction has written, as a bit per kind code by workspace and name. */
-  readonly #kinds = new Map<string, Map<string, number>>();
+  /** prop_kinds rows this transaction has written. */
+  readonly #kinds = new ListedKinds();
   readonly #types = new Set<string>();
   /** Catalogue rows (kinds, types) written with the next batch of node rows. */
   #catalogue: StatementCall[] = [];
@@ -178,16 +178,7 @@ export class SqliteImportTx implements ImportTx {
     (this.#known.get(n.workspace) ?? await this.#of(n.workspace)).inserted(n.id, n.path, n.parentPath, n.position);
     const full = this.#nodes.add(nid, n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
       n.mixins.length === 0 ? '[]' : JSON.stringify(n.mixins), JSON.stringify(n.properties));
-    let kinds = this.#kinds.get(n.workspace);
-    if (kinds === undefined) this.#kinds.set(n.workspace, (kinds = new Map()));
-    const seen = kinds;
-    forEachIndexedKind(n.properties, (name, kind) => {
-      const bit = 1 << KIND_CODE[kind];
-      const had = seen.get(name) ?? 0;
-      if ((had & bit) !== 0) return;
-      seen.set(name, had | bit);
-      this.#catalogue.push([SQL.insertKind, [n.workspace, name, KIND_CODE[kind]]]);
-    });
+    this.#kinds.add(n.workspace, n.properties, (name, kind) => this.#catalogue.push([SQL.insertKind, [n.workspace, name, kind]]));
     const typeKey = `${n.workspace}\u0000${n.type}`;
     if (!this.#types.has(typeKey)) {
       this.#types.add(typeKey);

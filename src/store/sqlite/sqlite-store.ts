@@ -11,7 +11,6 @@ import { sqlKinds, sqlQuery } from './sql-query.js';
 import { QueryIndex } from '../query-index/query-index.js';
 import { sqliteColumnSource } from './column-source.js';
 import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
-import { writeImport } from '../write-import.js';
 import type { ChildPageRequest } from '../child-pages.js';
 import { childrenPages, subtrees } from './subtree-reads.js';
 import { descendantRange } from '../../repository/paths.js';
@@ -26,9 +25,8 @@ import { StoreClosedError } from '../store-faults.js';
 import { createProcessFolder } from '../process-folder.js';
 import { privateDatabaseFile } from './database-file.js';
 import { toRecord, type NodeRow } from '../node-rows.js';
-import { SqliteImportTx, draftCount } from './sqlite-import-tx.js';
-import { LocalImportConnection } from './import-connection.js';
-import { WorkerImportConnection } from './import-worker.js';
+import { draftCount } from './sqlite-import-tx.js';
+import { importInWorker, importOnWriter } from './sqlite-imports.js';
 import { DEFER_MIN_NODES } from './deferred-indexes.js';
 import { sqliteNodeWriteTx } from './sqlite-node-write-tx.js';
 import { writeNodes } from '../write-nodes.js';
@@ -268,47 +266,12 @@ export class SqliteStore implements ContentStore {
 
   async importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
     const count = draftCount(documents);
-    if (count >= this.#importWorkerMinNodes) return this.#importInWorker(documents, options, count);
-    return this.#write(async (_s, _changes, db) => {
-      const tx = await SqliteImportTx.open(new LocalImportConnection(db), count, { raiseCache: true });
-      try {
-        const result = await writeImport(tx, documents, options);
-        await tx.finish();
-        return result;
-      } finally {
-        await tx.close();
-      }
-    });
-  }
-
-  /**
-   * A large import: its transaction on a connection of a worker thread, which runs SQLite's inserts
-   * while this thread prepares the next rows (import-worker.ts). Queued with the other writes.
-   */
-  #importInWorker(documents: readonly ImportDocument[], options: ImportOptions, count: number): Promise<ImportResult> {
+    if (count < this.#importWorkerMinNodes) return this.#write((_s, _changes, db) => importOnWriter(db, documents, options, count));
     return this.#exclusive(async () => {
-      const db = new WorkerImportConnection(this.#path);
-      let committed = false;
-      try {
-        await db.exec('BEGIN IMMEDIATE');
-        const tx = await SqliteImportTx.open(db, count, { raiseCache: false, committed: new LocalImportConnection(this.#reader()) });
-        const result = await writeImport(tx, documents, options);
-        await tx.finish();
-        await db.exec('COMMIT');
-        committed = true;
-        return result;
-      } catch (err) {
-        await db.rollback().catch(() => undefined);
-        throw err;
-      } finally {
-        // After a commit the thread checkpoints the WAL before it ends: the import is answered meanwhile,
-        // and the store's close waits for it.
-        const ended = db.close({ checkpoint: committed });
-        if (committed) {
-          const tracked: Promise<void> = ended.finally(() => this.#ending.delete(tracked));
-          this.#ending.add(tracked);
-        } else await ended;
-      }
+      const { result, ended } = await importInWorker(this.#path, this.#reader(), documents, options, count);
+      const tracked: Promise<void> = ended.finally(() => this.#ending.delete(tracked));
+      this.#ending.add(tracked);
+      return result;
     });
   }
 
