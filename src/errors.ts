@@ -18,6 +18,9 @@ export const ERRORS = {
   nodeExists: { status: 409, message: 'A sibling node of this name exists' },
   identifierInUse: { status: 409, message: 'This identifier belongs to another node' },
   preconditionFailed: { status: 412, message: 'The node has changed since the ETag of If-Match was read' },
+  // Publishing (commands API, schedules)
+  parentNotPublished: { status: 409, message: 'The parent of this node is not published yet; publish it first' },
+  scheduleNotFound: { status: 404, message: 'No such schedule' },
   // Security
   notAuthorized: { status: 401, message: 'Authentication is required' },
   accessDenied: { status: 403, message: 'Access denied' },

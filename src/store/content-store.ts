@@ -10,6 +10,7 @@ import type { ChildPageRequest } from './child-pages.js';
 import type { ChangeEvent } from './changes.js';
 import type { ByteLruStats } from '../cache/byte-lru.js';
 import type { QueryIndexStats } from './query-index/memory-budget.js';
+import type { NewSchedule, Schedule, StateRequest, StateResult } from './publishing.js';
 
 /** What a store's caches of request-chosen keys hold, each against its byte bound. */
 export interface StoreMemoryStats {
@@ -103,6 +104,30 @@ export interface ContentStore {
    * never deleted). Undefined, and nothing written, when there is no node at `path`.
    */
   publish(workspace: string, path: string, by: string): Promise<VersionInfo | undefined>;
+  /**
+   * Publishing on (publishing.ts): copies the working node at `path` (with `recursive` its whole
+   * subtree, else it and the descendants `takenAlong` accepts) into the published state, in ONE
+   * transaction that also sets the working nodes' activation status, records a version (as `publish`)
+   * with the request's comment, records the change events of both workspaces and bumps the generation.
+   * Refusals throw a NodeWriteError (`missing`, `denied`, `parentNotPublished`) and write nothing.
+   */
+  publishState(request: StateRequest): Promise<StateResult>;
+  /**
+   * Removes the published node at `path` with its whole published subtree, and marks the working
+   * subtree (when there is one) unpublished, in one transaction as publishState. `missing` when
+   * neither state has a node there.
+   */
+  unpublishState(request: StateRequest): Promise<StateResult>;
+  /** Stores a schedule; it runs when due (publishing/scheduler.ts), once whichever instance runs it. */
+  addSchedule(schedule: NewSchedule): Promise<Schedule>;
+  /** Every stored schedule (failed ones included), soonest first. */
+  listSchedules(): Promise<Schedule[]>;
+  /** Removes a schedule; the one removed, or undefined when there was none of that id. */
+  cancelSchedule(id: string): Promise<Schedule | undefined>;
+  /** Schedules due at `now` (ISO instant) that have not failed, soonest first, at most `limit`. */
+  dueSchedules(now: string, limit: number): Promise<Schedule[]>;
+  /** Records why a schedule's run was refused; it stays listed and does not run again. */
+  failSchedule(id: string, error: string): Promise<void>;
   /** The versions of `path`, oldest first; empty when it has none (whether or not the node still exists). */
   listVersions(workspace: string, path: string): Promise<VersionInfo[]>;
   /**

@@ -82,7 +82,9 @@ export type NodeWriteReason =
   /** The caller's workspace permissions do not allow it (decided by the rules, never by hidden nodes). */
   | 'denied'
   /** A request that cannot be done (a move into its own subtree, an identifier that is not the node's…). */
-  | 'invalid';
+  | 'invalid'
+  /** A publish of a node whose parent has no published state (publishing.ts). */
+  | 'parentNotPublished';
 
 export class NodeWriteError extends Error {
   constructor(readonly reason: NodeWriteReason, message: string) {

@@ -19,6 +19,8 @@ export interface VersionInfo {
   readonly createdBy: string;
   /** Nodes in the frozen copy (the node and all its descendants). */
   readonly nodes: number;
+  /** The publisher's comment (commands API `comment`, `petal publish --comment`), when one was given. */
+  readonly comment?: string;
 }
 
 /** The name of the version with 0-based sequence number `seq`: 0 → `1.0`, 1 → `1.1`, 10 → `1.10`. */

@@ -17,7 +17,7 @@ import { nodeEtag, nodeState, nodeTargetOrError, type NodesRouteOptions } from '
 
 const ERROR_OF: Record<NodeWriteReason, ErrorCode> = {
   missing: 'pathNotFound', exists: 'nodeExists', identifierInUse: 'identifierInUse', stale: 'preconditionFailed',
-  denied: 'accessDenied', invalid: 'invalidField',
+  denied: 'accessDenied', invalid: 'invalidField', parentNotPublished: 'parentNotPublished',
 };
 
 /** The error of the table a refused write answers. */

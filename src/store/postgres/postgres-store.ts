@@ -4,6 +4,7 @@
 // import announces its generation (NOTIFY); each store LISTENs on a dedicated connection, so
 // instances learn of each other's writes at once. Optional read replicas serve the reads once they
 // have caught up with the newest generation this instance knows of (read-router.ts).
+import type { NewSchedule, Schedule, StateRequest, StateResult } from '../publishing.js';
 import type pg from 'pg';
 import { BEFORE_FIRST_CHILD, childPageLimit, distinctRequests, type ChildPageRequest } from '../child-pages.js';
 import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities, StoreMemoryStats } from '../content-store.js';
@@ -326,6 +327,15 @@ export class PostgresStore implements ContentStore {
       return { result: info, generation };
     });
   }
+
+  // Publishing (issue 17): implemented by the store's publish-state work; refused until then.
+  async publishState(_request: StateRequest): Promise<StateResult> { throw new Error('publishState: not implemented yet'); }
+  async unpublishState(_request: StateRequest): Promise<StateResult> { throw new Error('unpublishState: not implemented yet'); }
+  async addSchedule(_schedule: NewSchedule): Promise<Schedule> { throw new Error('addSchedule: not implemented yet'); }
+  async listSchedules(): Promise<Schedule[]> { return []; }
+  async cancelSchedule(_id: string): Promise<Schedule | undefined> { return undefined; }
+  async dueSchedules(_now: string, _limit: number): Promise<Schedule[]> { return []; }
+  async failSchedule(_id: string, _error: string): Promise<void> { /* none stored yet */ }
 
   async refreshQueryIndex(workspaces: readonly string[]): Promise<number> {
     return this.#indexed(() => this.#index.refreshPersisted(workspaces));

@@ -1,5 +1,6 @@
 // SQLite backend of the ContentStore (embedded default): one file, WAL, better-sqlite3 (synchronous,
 // so every call is one in-process round trip; the async interface is for the networked backends).
+import type { NewSchedule, Schedule, StateRequest, StateResult } from '../publishing.js';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -343,6 +344,15 @@ export class SqliteStore implements ContentStore {
     this.#writeQueue = run.catch(() => undefined);
     return run;
   }
+
+  // Publishing (issue 17): implemented by the store's publish-state work; refused until then.
+  async publishState(_request: StateRequest): Promise<StateResult> { throw new Error('publishState: not implemented yet'); }
+  async unpublishState(_request: StateRequest): Promise<StateResult> { throw new Error('unpublishState: not implemented yet'); }
+  async addSchedule(_schedule: NewSchedule): Promise<Schedule> { throw new Error('addSchedule: not implemented yet'); }
+  async listSchedules(): Promise<Schedule[]> { return []; }
+  async cancelSchedule(_id: string): Promise<Schedule | undefined> { return undefined; }
+  async dueSchedules(_now: string, _limit: number): Promise<Schedule[]> { return []; }
+  async failSchedule(_id: string, _error: string): Promise<void> { /* none stored yet */ }
 
   async listVersions(workspace: string, path: string): Promise<VersionInfo[]> {
     return this.#v.list(workspace, path);
