@@ -236,7 +236,10 @@ async function runImport(args: string[]): Promise<number> {
     bar.update(Math.round(p.bytesDone / 1024), { phase: p.phase === 'parse' ? 'parsing' : 'writing', file: p.file ? p.file.split('/').pop() : '' });
   };
   try {
-    const r = await importPaths(store, positionals, { onUuidCollision: (policy ?? config.onUuidCollision) as 'new' | 'replace' | 'fail', onProgress });
+    const r = await importPaths(store, positionals, {
+      onUuidCollision: (policy ?? config.onUuidCollision) as 'new' | 'replace' | 'fail', onProgress,
+      ...(config.publishing !== undefined ? { publishing: true } : {}),
+    });
     bar?.stop();
     const shown = values.verbose ? r.warnings : r.warnings.slice(0, MAX_WARNINGS_SHOWN);
     for (const w of shown) process.stderr.write(`warning: ${w}\n`);

@@ -132,7 +132,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   // Decoded binaries of imports killed earlier (`petal import` or a start): tens of MB each.
   for (const f of await sweepAbandonedSpoolFolders()) log.info(`removed ${f}, left by an import that was killed`);
   if (config.content.length > 0) {
-    const r = await importPaths(store, config.content, { onUuidCollision: config.onUuidCollision });
+    const r = await importPaths(store, config.content, { onUuidCollision: config.onUuidCollision, ...(config.publishing !== undefined ? { publishing: true } : {}) });
     log.info(`imported ${r.nodes} nodes from ${r.files} files of ${config.content.join(', ')}`);
     for (const w of r.warnings) log.warn(w);
   }
@@ -191,6 +191,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     timeouts: timeoutsOf(config.limits ?? {}),
     importMaxBytes: config.limits?.importMaxBytes ?? DEFAULT_LIMITS.importMaxBytes,
     onUuidCollision: config.onUuidCollision,
+    ...(config.publishing !== undefined ? { publishing: config.publishing } : {}),
   });
   responseCache = app.responseCache;
   const address = await app.listen({ port: config.port, host: config.host });

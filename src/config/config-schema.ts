@@ -91,6 +91,19 @@ export const configSchema = z.strictObject({
     persistQueryIndex: z.boolean().optional(),
   }).optional(),
   pages: z.strictObject({ allEndpoints: z.boolean().optional() }).optional(),
+  /**
+   * Two states per workspace (working and published): `contextPath` serves the published content,
+   * `preview.contextPath` the working content to callers holding one of `preview.roles`.
+   */
+  publishing: z.strictObject({
+    enabled: z.boolean().optional(),
+    preview: z.strictObject({
+      contextPath: z.string().regex(/^(\/[^/]+)+$/, 'must start with / and not end with / (such as /magnoliaAuthor)').optional(),
+      roles: z.array(z.string().min(1)).optional(),
+    }).optional(),
+    /** How often due schedules are looked for (milliseconds). */
+    scheduleIntervalMs: z.number().int().min(100, 'at least 100').max(3_600_000, 'at most 3600000').optional(),
+  }).optional(),
   /** Limits of the /shop/v1 API against cheap writes anyone can repeat (README: Shop limits). */
   shop: z.strictObject({
     maxUnitsPerOrderLine: z.number().int('an integer').min(1, 'at least 1').max(999, 'at most 999 (the largest cart line)').optional(),

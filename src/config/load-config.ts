@@ -78,12 +78,26 @@ export interface PetalConfig {
   readonly persistQueryIndex?: boolean;
   /** Inheritance and autogeneration also on plain `jcrDeliveryEndpoint_v2` endpoints (`pages.allEndpoints`). */
   readonly pagesOnAllEndpoints?: boolean;
+  /** Working and published content (`publishing:`); absent = off (the working content is served). */
+  readonly publishing?: PublishingConfig;
   /** Shop limits (absent = DEFAULT_SHOP_CONFIG). */
   readonly shop?: ShopConfig;
   /** Client timeouts and the shutdown grace (`limits:`): only the keys petal.yaml sets. */
   readonly limits?: LimitsConfig;
   readonly isDemo: boolean;
 }
+
+export interface PublishingConfig {
+  /** Where the working content is served (preview); the published content is served under `contextPath`. */
+  readonly previewContextPath: string;
+  /** Roles that may read the preview (`anonymous` lets everyone). */
+  readonly previewRoles: readonly string[];
+  readonly scheduleIntervalMs: number;
+}
+
+/** The preview's defaults: the original's author instance path, and its editor role. */
+export const DEFAULT_PREVIEW_CONTEXT_PATH = '/preview';
+export const DEFAULT_PREVIEW_ROLES: readonly string[] = ['superuser', 'editor'];
 
 export type ImageFit = 'cover' | 'contain' | 'inside' | 'outside';
 export type ImagePresetFormat = 'jpeg' | 'png' | 'webp' | 'avif' | 'auto';
@@ -233,6 +247,7 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     ...(raw.cache?.queryIndexThreshold !== undefined ? { queryIndexThreshold: raw.cache.queryIndexThreshold } : {}),
     ...(raw.cache?.persistQueryIndex !== undefined ? { persistQueryIndex: raw.cache.persistQueryIndex } : {}),
     pagesOnAllEndpoints: raw.pages?.allEndpoints ?? false,
+    ...(raw.publishing?.enabled === true ? { publishing: publishingOf(raw, file) } : {}),
     shop: {
       maxUnitsPerOrderLine: raw.shop?.maxUnitsPerOrderLine ?? DEFAULT_SHOP_CONFIG.maxUnitsPerOrderLine,
       rateLimit: { ...DEFAULT_SHOP_CONFIG.rateLimit, ...raw.shop?.rateLimit },
@@ -245,6 +260,24 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     },
     limits: checkLimits(raw.limits ?? {}, file),
     isDemo,
+  };
+}
+
+/** The preview must be reachable: a context path of its own, not inside the public one nor around it. */
+function publishingOf(raw: RawConfig, file: string | undefined): PublishingConfig {
+  const preview = raw.publishing?.preview?.contextPath ?? DEFAULT_PREVIEW_CONTEXT_PATH;
+  const ctx = raw.contextPath ?? '';
+  const inside = (a: string, b: string) => a === b || a.startsWith(`${b}/`);
+  if (ctx !== '' && (inside(preview, ctx) || inside(ctx, preview))) {
+    throw new ConfigError(file, `publishing.preview.contextPath (${preview}) must not be contextPath (${ctx}) nor contain it or lie inside it`);
+  }
+  if (ctx === '' && /^\/(\.|dam$|dam\/)/.test(preview)) {
+    throw new ConfigError(file, `publishing.preview.contextPath (${preview}) would hide Petal's own routes (/.rest, /.imaging, /dam); choose another, such as /preview`);
+  }
+  return {
+    previewContextPath: preview,
+    previewRoles: raw.publishing?.preview?.roles ?? DEFAULT_PREVIEW_ROLES,
+    scheduleIntervalMs: raw.publishing?.scheduleIntervalMs ?? 2_000,
   };
 }
 

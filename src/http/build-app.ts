@@ -28,6 +28,7 @@ import { registerGracefulClose } from './graceful-close.js';
 import { DEFAULT_CACHE_MAX_BYTES, ResponseCache } from './response-cache.js';
 import fastifyCookie from '@fastify/cookie';
 import { registerCors } from './cors.js';
+import { previewRewrite, registerContentState, type PublishingOptions } from './content-state.js';
 import type { PagesRegistry } from '../delivery/pages/pages-registry.js';
 import type { SecurityService } from '../security/security-service.js';
 import type { LinkConfig } from '../delivery/links.js';
@@ -72,6 +73,8 @@ export interface AppOptions {
   readonly importMaxBytes?: number;
   /** UUID collision policy of HTTP imports when the request names none (petal.yaml `onUuidCollision`). */
   readonly onUuidCollision?: UuidCollisionPolicy;
+  /** Working and published content (petal.yaml `publishing`); absent = off, everything reads the working content. */
+  readonly publishing?: PublishingOptions;
 }
 
 declare module 'fastify' {
@@ -124,6 +127,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
       handleError(error, request, reply);
     },
     routerOptions: { ignoreDuplicateSlashes: true, maxParamLength: MAX_URL_LENGTH },
+    ...(o.publishing !== undefined ? { rewriteUrl: previewRewrite(o.publishing.previewContextPath, o.contextPath ?? '') } : {}),
   });
 
   // A client may half-close its side once its request is sent (`shutdown(SHUT_WR)`, curl's and
@@ -151,7 +155,10 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   // Before the security hook: preflights carry no credentials and must not meet a 401.
   await registerCors(app, o.corsOrigins ?? [], { rules: () => o.site().cors ?? [], contextPath: o.contextPath ?? '' });
   const gate = { contextPath: o.contextPath ?? '', corsOrigins: o.corsOrigins ?? [], maxUrlLength: MAX_URL_LENGTH };
-  registerSecurityHook(app, o.security, gate);
+  registerContentState(app, o.publishing);
+  registerSecurityHook(app, o.security, {
+    ...gate, ...(o.publishing !== undefined ? { previewRoles: o.publishing.previewRoles } : {}),
+  });
 
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => sendError(reply, 'notFound', `No route for ${request.method} ${request.url.split('?')[0]}`));
@@ -177,6 +184,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     contextPath: o.contextPath ?? '',
     ...(o.links !== undefined ? { links: o.links } : {}),
     ...(o.theme !== undefined ? { theme: o.theme } : {}),
+    ...(o.publishing !== undefined ? { previewContextPath: o.publishing.previewContextPath } : {}),
     cache,
     varyByOrigin: (o.corsOrigins ?? []).length > 0 || (o.site().cors ?? []).some((r) => r.origins !== '*'),
   });
@@ -187,13 +195,17 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   registerDamRoutes(app, assets);
   registerImagingRoutes(app, { ...assets, themes: o.themes ?? new ThemeRegistry() });
   registerExportRoutes(app, { repository: o.repository, security: o.security, contextPath: o.contextPath ?? '' });
-  const nodesApi = { repository: o.repository, security: o.security, contextPath: o.contextPath ?? '', outName: o.outName };
+  const nodesApi = {
+    repository: o.repository, security: o.security, contextPath: o.contextPath ?? '', outName: o.outName,
+    ...(o.publishing !== undefined ? { publishing: true } : {}),
+  };
   registerNodesRoutes(app, nodesApi);
   registerPropertiesRoutes(app, nodesApi);
   await registerImportRoutes(app, {
     repository: o.repository, security: o.security, contextPath: o.contextPath ?? '',
     ...(o.importMaxBytes !== undefined ? { maxBytes: o.importMaxBytes } : {}),
     ...(o.onUuidCollision !== undefined ? { onUuidCollision: o.onUuidCollision } : {}),
+    ...(o.publishing !== undefined ? { publishing: true } : {}),
   });
   if (o.shop) registerShopRoutes(app, o.shop, gate);
   await app.ready();

@@ -6,6 +6,7 @@ import { canonicalPath, type CanonicalPath } from '../security/canonical-path.js
 import { isSameOrAllowedOrigin } from '../security/csrf.js';
 import { SESSION_COOKIE, type Caller, type Refusal, type SecurityService } from '../security/security-service.js';
 import { sendError, sendUnavailable } from './error-handler.js';
+import { isPreviewRequest, mayPreview } from './content-state.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,7 +37,11 @@ export function sendRefusal(reply: FastifyReply, refusal: Refusal, wrongCredenti
 export function registerSecurityHook(
   app: FastifyInstance,
   security: SecurityService,
-  o: { contextPath: string; corsOrigins: readonly string[]; maxUrlLength: number },
+  o: {
+    contextPath: string; corsOrigins: readonly string[]; maxUrlLength: number;
+    /** Publishing on: the roles that may read under the preview context path. */
+    previewRoles?: readonly string[];
+  },
 ): void {
   // Results for the raw targets seen lately: a pure function of the string, and popular URLs repeat.
   let recent = new Map<string, CanonicalPath>();
@@ -88,6 +93,11 @@ export function registerSecurityHook(
       reply.clearCookie(SESSION_COOKIE, { path: '/' }); // a stale session cookie: forget it
     }
     if (cp.path.startsWith(AUTH_PREFIX)) return undefined;
+    // The working content: only for preview roles, before any URI rule or route can answer from it.
+    if (o.previewRoles !== undefined && isPreviewRequest(request.raw) && !mayPreview(id.caller.roles, o.previewRoles)) {
+      if (id.caller.via === 'anonymous') return sendError(challenge(reply), 'notAuthorized', 'The preview needs a signed-in caller with a preview role');
+      return sendError(reply, 'accessDenied', 'Your roles do not allow the preview');
+    }
 
     if (security.uriAccess(id.caller).decide(cp.path, request.method) === 'deny') {
       if (id.caller.via === 'anonymous') return sendError(challenge(reply), 'notAuthorized', 'Authentication is required for this URL');

@@ -1,6 +1,7 @@
 // Ingest layer: where an export file's content goes, read from its name (`website.travel.about.yaml`).
 import { basename } from 'node:path';
 import { ImportError } from './import-error.js';
+import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../repository/names.js';
 
 const EXPORT_EXTENSION = /\.(yaml|xml)$/i;
 
@@ -15,6 +16,7 @@ export function exportFileSegments(fileName: string): string[] {
     throw new ImportError(fileName, undefined,
       `file name "${basename(fileName)}" has an empty segment; expected <workspace>.<path>.<name>.yaml|xml`);
   }
+  if (!isWorkspaceName(segments[0]!)) throw new ImportError(fileName, undefined, `file name "${basename(fileName)}": ${WORKSPACE_NAME_RULE}`);
   return segments;
 }
 

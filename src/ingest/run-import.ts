@@ -9,6 +9,7 @@ import { ImportConflictError } from '../store/write-import.js';
 import type { ImportGuard } from '../store/rows.js';
 import { joinPath } from '../repository/paths.js';
 import { createSpoolFolder } from './spool-folder.js';
+import { markActivation } from './activation-on-import.js';
 
 export interface ImportProgress {
   readonly phase: 'parse' | 'write';
@@ -22,6 +23,8 @@ export interface ImportRunOptions {
   readonly onProgress?: (p: ImportProgress) => void;
   /** Where the temporary folder of decoded binaries goes (default: the OS temporary folder). */
   readonly spoolParent?: string;
+  /** Publishing is on: imported nodes get their activation status from the published state (activation-on-import.ts). */
+  readonly publishing?: boolean;
 }
 
 export interface ImportRunResult {
@@ -57,6 +60,7 @@ export async function importPaths(store: ContentStore, paths: readonly string[],
       options.onProgress?.({ phase: 'parse', file, bytesDone, bytesTotal });
     }
     options.onProgress?.({ phase: 'write', bytesDone, bytesTotal });
+    if (options.publishing === true) await markActivation(store, documents);
     const result = await store.importDocuments(documents, { onUuidCollision: options.onUuidCollision });
     const ms = performance.now() - started;
     const { warnings, ...indexSegments } = await refreshIndex(store, documents, result.warnings);
@@ -111,6 +115,8 @@ export interface UploadImportOptions {
   readonly guard?: ImportGuard;
   /** Asked once per parsed file before anything is written; throws to refuse the whole import. */
   readonly authorize?: (document: ImportDocument) => void;
+  /** As ImportRunOptions.publishing. */
+  readonly publishing?: boolean;
 }
 
 /**
@@ -133,6 +139,7 @@ export async function importUploads(store: ContentStore, uploads: readonly Uploa
     }
   }
   for (const doc of documents) options.authorize?.(doc);
+  if (options.publishing === true) await markActivation(store, documents);
   const result = await store.importDocuments(documents, {
     onUuidCollision: options.onUuidCollision,
     ...(options.by !== undefined ? { by: options.by } : {}),

@@ -26,3 +26,13 @@ function identity(name: string): string {
 export function isSystemName(name: string): boolean {
   return name.startsWith('jcr:') || name.startsWith(CANONICAL_PREFIX) || name.startsWith(LEGACY_PREFIX);
 }
+
+/**
+ * Workspace names a caller may give (URLs, export file names, the CLI): any but those holding `@`,
+ * which Petal keeps for the published state's internal workspaces (store/publishing.ts).
+ */
+export function isWorkspaceName(name: string): boolean {
+  return name !== '' && !name.includes('@');
+}
+
+export const WORKSPACE_NAME_RULE = 'a workspace name cannot contain @';

@@ -14,6 +14,13 @@ import { readChildPages, type ChildPage, type ChildPageRequest } from '../store/
 import { ChangeFeed } from '../store/change-feed.js';
 import type { Dependencies } from '../cache/dependencies.js';
 import { recordingSession } from './recording-session.js';
+import { logicalWorkspace, publishedWorkspace } from '../store/publishing.js';
+
+/**
+ * Which content a session reads (petal.yaml `publishing`): the working content (what imports and the
+ * Nodes API change; everything when publishing is off), or the published content.
+ */
+export type ContentState = 'working' | 'published';
 
 export interface Session {
   readonly types: NodeTypeRegistry;
@@ -71,7 +78,12 @@ export class Repository {
    * A session that may read everything (endpoints with `bypassWorkspaceAcls`, internal use); with
    * `deps`, every read is recorded there (what a cached answer depends on).
    */
-  systemSession(deps?: Dependencies): Session {
+  systemSession(deps?: Dependencies, state: ContentState = 'working'): Session {
+    if (state === 'published') return inPublishedState(this.#systemSession(deps));
+    return this.#systemSession(deps);
+  }
+
+  #systemSession(deps: Dependencies | undefined): Session {
     const { store, types } = this;
     const subtrees = this.#subtrees;
     return recordingSession({
@@ -88,7 +100,12 @@ export class Repository {
   }
 
   /** A session limited to what `access` lets the caller read; `deps` as for `systemSession`. */
-  session(access: ReadAccess, deps?: Dependencies): Session {
+  session(access: ReadAccess, deps?: Dependencies, state: ContentState = 'working'): Session {
+    if (state === 'published') return inPublishedState(this.#session(storedNamesAccess(access), deps));
+    return this.#session(access, deps);
+  }
+
+  #session(access: ReadAccess, deps: Dependencies | undefined): Session {
     const { store, types } = this;
     const subtrees = this.#subtrees;
     const visible = (ws: string, rows: NodeRecord[]): NodeRecord[] =>
@@ -122,6 +139,34 @@ export class Repository {
       listVersions: (ws, path) => listVersions(store, access, ws, path),
     }, deps);
   }
+}
+
+/**
+ * A session of the published state: every workspace a caller names is read as its published twin
+ * (store/publishing.ts). Below this, names are the stored ones, so the recorded dependencies match the
+ * change events of the published workspaces, and references resolve within the published state.
+ */
+function inPublishedState(session: Session): Session {
+  const ws = publishedWorkspace;
+  return {
+    types: session.types,
+    getNode: (w, path) => session.getNode(ws(w), path),
+    getNodesByIds: (w, ids) => session.getNodesByIds(ws(w), ids),
+    getSubtree: (w, path, depth) => session.getSubtree(ws(w), path, depth),
+    getSubtrees: (w, paths, depth) => session.getSubtrees(ws(w), paths, depth),
+    getChildrenPages: (w, parents, limit) => session.getChildrenPages(ws(w), parents, limit),
+    query: (spec, extra) => session.query({ ...spec, workspace: ws(spec.workspace) }, extra),
+    readVersion: (w, path, name, depth) => session.readVersion(ws(w), path, name, depth),
+    listVersions: (w, path) => session.listVersions(ws(w), path),
+  };
+}
+
+/** The caller's permissions asked with stored names: a published workspace has its working one's rules. */
+function storedNamesAccess(access: ReadAccess): ReadAccess {
+  return {
+    rulesFor: (ws) => access.rulesFor(logicalWorkspace(ws)),
+    canRead: (ws, path) => access.canRead(logicalWorkspace(ws), path),
+  };
 }
 
 async function runQuery(

@@ -5,6 +5,7 @@ import type { ContentStore } from '../store/content-store.js';
 import type { NodeRecord } from '../store/rows.js';
 import type { VersionInfo } from '../store/versions.js';
 import type { ReadAccess } from './session.js';
+import { logicalWorkspace } from '../store/publishing.js';
 
 /** What reading one version of a node found. `node` is the live node the version belongs to. */
 export type VersionRead =
@@ -28,7 +29,8 @@ export async function readVersion(
 ): Promise<VersionRead> {
   const node = await liveNode(store, access, ws, path);
   if (node === undefined) return NO_NODE;
-  const rows = await store.getVersionSubtree(ws, path, name, depth);
+  // Versions belong to the workspace, whichever state the live node was found in.
+  const rows = await store.getVersionSubtree(logicalWorkspace(ws), path, name, depth);
   if (rows === undefined) return { kind: 'noVersion', node };
   // Today's rules on the copy's paths: a subpage denied now stays hidden in every old version too.
   const visible = access === null || access.rulesFor(ws) === null ? rows : rows.filter((r) => access.canRead(ws, r.path));
@@ -38,5 +40,5 @@ export async function readVersion(
 /** The versions of a node, oldest first; undefined when the node is missing or the caller may not read it. */
 export async function listVersions(store: ContentStore, access: ReadAccess | null, ws: string, path: string): Promise<VersionInfo[] | undefined> {
   const node = await liveNode(store, access, ws, path);
-  return node === undefined ? undefined : store.listVersions(ws, path);
+  return node === undefined ? undefined : store.listVersions(logicalWorkspace(ws), path);
 }

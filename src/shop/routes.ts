@@ -37,7 +37,7 @@ export function registerShopRoutes(app: FastifyInstance, shop: ShopService, o: {
 
   const ctx = (request: FastifyRequest): ShopContext => shop.context(request.caller, {
     cartId: request.cookies[CART_COOKIE], wishlistId: request.cookies[WISHLIST_COOKIE], client: request.ip,
-  });
+  }, request.contentState);
   /** Keeps the cookie pointing at the cart actually used (a login merge may change it). */
   const follow = (request: FastifyRequest, reply: FastifyReply, cookie: string, id: string): void => {
     if (request.cookies[cookie] !== id) cookies.set(request, reply, cookie, id);

@@ -3,7 +3,7 @@
 // Petal. Both call the same operations, so a template sees exactly what /shop/v1 answers.
 import { DEFAULT_SHOP_CONFIG, type ShopConfig } from '../config/load-config.js';
 import { PetalError } from '../errors.js';
-import type { Repository } from '../repository/session.js';
+import type { ContentState, Repository } from '../repository/session.js';
 import type { Caller, SecurityService } from '../security/security-service.js';
 import { CatalogService } from './catalog.js';
 import { CatalogReads } from './catalog-reads.js';
@@ -27,11 +27,17 @@ export class ShopService {
   }
 
   /** The context of one request: the caller's ACL-filtered view of the catalogs and their cookie ids. */
-  context(caller: Caller, ids: { cartId?: string | undefined; wishlistId?: string | undefined; client?: string | undefined } = {}): ShopContext {
+  context(
+    caller: Caller,
+    ids: { cartId?: string | undefined; wishlistId?: string | undefined; client?: string | undefined } = {},
+    state: ContentState = 'working',
+  ): ShopContext {
     const security = this.security.config;
+    // The catalogs' caches are per role set and per state (publishing: public and preview views differ).
+    const roleKey = state === 'working' ? caller.roleKey : `${caller.roleKey}\u0000${state}`;
     return {
       caller,
-      reader: { session: this.repository.session(this.security.readAccess(caller)), roleKey: caller.roleKey, security },
+      reader: { session: this.repository.session(this.security.readAccess(caller), undefined, state), roleKey, security },
       cartId: ids.cartId, wishlistId: ids.wishlistId, client: ids.client,
     };
   }

@@ -61,6 +61,11 @@ export interface NodeWriteOptions {
   readonly ifMatch?: { readonly path: string; readonly matches: (node: NodeRecord) => boolean };
   /** The write's instant (ISO 8601 with milliseconds and offset); now when absent. */
   readonly now?: string;
+  /**
+   * Publishing is on (publishing.ts): a changed node that was published becomes `modified`, and the
+   * activation properties are maintained like the others (a body's values for them are ignored).
+   */
+  readonly publishing?: boolean;
 }
 
 export interface NodeWriteResult {

@@ -11,6 +11,7 @@ import {
 } from './node-write.js';
 import type { NodeRecord } from './rows.js';
 import { DEFAULT_NODE_TYPE, storable } from './write-import.js';
+import { ACTIVATION_PROPERTIES, ACTIVATION_STATUS, STATUS } from './publishing.js';
 
 /** Maintained by every write; a body's values for them are ignored (they cannot be forged). */
 export const MAINTAINED_PROPERTIES: ReadonlySet<string> = new Set([
@@ -107,7 +108,7 @@ async function insertTree(c: Context, parentPath: string, input: NodeInput, posi
   const record: NodeRecord = {
     id: input.id ?? randomUUID(), workspace: c.ws, path, parentPath, name: input.name, depth: depthOf(path), position,
     type: input.type ?? DEFAULT_NODE_TYPE, mixins: input.mixins ?? [],
-    properties: storable(stamp(content(input.properties), c, true)),
+    properties: storable(stamp(content(c, input.properties), c, true)),
   };
   await c.tx.insertNode(record);
   c.changes.created(record);
@@ -128,12 +129,12 @@ async function update(c: Context, path: string, input: NodeInput, remove: readon
   }
   for (const name of remove) {
     // The Properties API's DELETE: a missing property is a 404, a maintained one is not the caller's to remove.
-    if (MAINTAINED_PROPERTIES.has(name)) throw new NodeWriteError('invalid', `${name} is maintained by Petal and cannot be removed`);
+    if (maintained(c, name)) throw new NodeWriteError('invalid', `${name} is maintained by Petal and cannot be removed`);
     if (!node.properties.some(([n]) => n === name)) throw new NodeWriteError('missing', `No property ${name} at ${path} in workspace ${c.ws}`);
   }
   const gone = new Set(remove);
   const properties: StoredProperty[] = node.properties.filter(([name]) => !gone.has(name));
-  for (const p of content(input.properties)) {
+  for (const p of content(c, input.properties)) {
     const at = properties.findIndex(([name]) => name === p[0]);
     if (at === -1) properties.push(p);
     else properties[at] = p;
@@ -152,9 +153,13 @@ async function update(c: Context, path: string, input: NodeInput, remove: readon
   return record;
 }
 
+function maintained(c: Context, name: string): boolean {
+  return MAINTAINED_PROPERTIES.has(name) || (c.o.publishing === true && ACTIVATION_PROPERTIES.has(name));
+}
+
 /** The body's properties without the maintained ones. */
-function content(properties: readonly StoredProperty[]): StoredProperty[] {
-  return properties.filter(([name]) => !MAINTAINED_PROPERTIES.has(name));
+function content(c: Context, properties: readonly StoredProperty[]): StoredProperty[] {
+  return properties.filter(([name]) => !maintained(c, name));
 }
 
 /** Sets the maintained properties: all four on a new node, the last-modified pair on a changed one. */
@@ -170,6 +175,10 @@ function stamp(properties: StoredProperty[], c: Context, created: boolean): Stor
   }
   set('cms:lastModified', 'Date', c.now);
   set('cms:lastModifiedBy', 'String', c.o.by);
+  // As the original: a published node changed since is "modified" (until published again).
+  if (c.o.publishing === true && properties.some(([n, , v]) => n === ACTIVATION_STATUS && v === STATUS.published)) {
+    set(ACTIVATION_STATUS, 'String', STATUS.modified);
+  }
   return properties;
 }
 

@@ -11,6 +11,7 @@ import { EndpointRegistry } from '../../src/delivery/endpoint-registry.js';
 import { loadDefinitions, type LoadResult } from '../../src/delivery/load-definitions.js';
 import { buildApp } from '../../src/http/build-app.js';
 import type { HttpTimeouts } from '../../src/http/limits.js';
+import type { PublishingOptions } from '../../src/http/content-state.js';
 import { importPaths } from '../../src/ingest/run-import.js';
 import { outputNameFor, type Namespace } from '../../src/repository/names.js';
 import { NodeTypeRegistry } from '../../src/repository/node-types.js';
@@ -83,6 +84,8 @@ export interface TestAppOptions {
   readonly trustProxy?: boolean | number | readonly string[];
   /** Client timeouts (petal.yaml `limits:`). */
   readonly timeouts?: Partial<HttpTimeouts>;
+  /** petal.yaml `publishing` (on when given): the preview's context path and roles. */
+  readonly publishing?: PublishingOptions;
 }
 
 /**
@@ -138,7 +141,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   const given = o.store;
   const { store, dispose } = given ? { store: given, dispose: async () => undefined } : await createTestStore(dir);
   const paths = [...(o.content ? [contentDir] : []), ...(o.contentPaths ?? [])];
-  if (paths.length > 0) await importPaths(store, paths, { onUuidCollision: 'new' });
+  if (paths.length > 0) await importPaths(store, paths, { onUuidCollision: 'new', ...(o.publishing !== undefined ? { publishing: true } : {}) });
   for (const p of o.publish ?? []) {
     if ((await store.publish(p.workspace, p.path, p.by ?? 'test')) === undefined) throw new Error(`publish: no node ${p.workspace}:${p.path}`);
   }
@@ -170,6 +173,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     ...(o.trustProxy !== undefined ? { trustProxy: o.trustProxy } : {}),
     ...(o.timeouts !== undefined ? { timeouts: o.timeouts } : {}),
     ...(o.importMaxBytes !== undefined ? { importMaxBytes: o.importMaxBytes } : {}),
+    ...(o.publishing !== undefined ? { publishing: o.publishing } : {}),
   });
   return {
     app, store, repository, load, dir, security, themes, renditions, ...(shopStore ? { shopStore } : {}),

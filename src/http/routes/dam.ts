@@ -12,6 +12,7 @@ import { DAM_PREFIX } from '../../assets/links.js';
 import type { Repository } from '../../repository/session.js';
 import type { SecurityService } from '../../security/security-service.js';
 import { sendError } from '../error-handler.js';
+import { isPreviewRequest, PREVIEW_CACHE_CONTROL } from '../content-state.js';
 import type { TransformPolicy } from '../../assets/image-transform.js';
 import { requestedTransform, sendImage, type ImageSource } from './send-image.js';
 
@@ -48,12 +49,13 @@ export interface BinaryRepresentation {
 /**
  * Sets the validators and caching headers of a binary response and, when the request's validators
  * match (If-None-Match, else If-Modified-Since), sends 304 and returns true. Public caching only for
- * anonymous callers (what a signed-in user sees may be theirs alone).
+ * anonymous callers (what a signed-in user sees may be theirs alone), none for the preview.
  */
 export function sendIfNotModified(request: FastifyRequest, reply: FastifyReply, etag: string, lastModified: Date | undefined): boolean {
   reply
     .header('etag', etag)
-    .header('cache-control', `${request.caller.via === 'anonymous' ? 'public' : 'private'}, max-age=${ASSET_MAX_AGE}`)
+    .header('cache-control', isPreviewRequest(request.raw) ? PREVIEW_CACHE_CONTROL
+      : `${request.caller.via === 'anonymous' ? 'public' : 'private'}, max-age=${ASSET_MAX_AGE}`)
     .header('accept-ranges', 'bytes')
     .header('x-content-type-options', 'nosniff')
     // An SVG or HTML asset opened directly must not run scripts on this origin.
@@ -114,7 +116,7 @@ export function registerDamRoutes(app: FastifyInstance, o: ImageRouteOptions): v
     // `/dam/jcr:<uuid>` with any (or no) file name after it.
     if (segments === undefined || segments.length === 0) return sendError(reply, 'pathNotFound', 'No asset with this id');
     const transform = requestedTransform(request, o.imaging);
-    const session = o.repository.session(o.security.readAccess(request.caller));
+    const session = o.repository.session(o.security.readAccess(request.caller), undefined, request.contentState);
     const asset = await resolveAsset(session, o.repository.store, segments[0]!);
     if (transform === undefined) return sendBinary(request, reply, originalRepresentation(o.repository, asset));
     return sendImage(request, reply, o, asset, undefined, transform);

@@ -10,7 +10,7 @@ import { checkQueryText, firstValue, parseMethod, type QueryParams } from '../..
 import type { Repository } from '../../repository/session.js';
 import { errorBody, sendError } from '../error-handler.js';
 import type { SecurityService } from '../../security/security-service.js';
-import type { LinkConfig } from '../../delivery/links.js';
+import { DEFAULT_LINKS, type LinkConfig } from '../../delivery/links.js';
 import type { ThemeInfo } from '../../delivery/resolvers/reference-renderer.js';
 import { LIMITS } from '../limits.js';
 import { etagOf, ifNoneMatchHits } from '../etag.js';
@@ -21,6 +21,7 @@ import { traitValuesOf, traitKey } from '../trait-values.js';
 import { templateAnnotations } from '../../delivery/pages/template-annotations.js';
 import { Dependencies } from '../../cache/dependencies.js';
 import { isPetalError, type ErrorCode } from '../../errors.js';
+import { isPreviewRequest, PREVIEW_CACHE_CONTROL } from '../content-state.js';
 
 export interface DeliveryRouteOptions {
   readonly registry: EndpointRegistry;
@@ -39,7 +40,10 @@ export interface DeliveryRouteOptions {
   readonly pagesOnAllEndpoints?: boolean;
   /** CORS is on: answers differ by `Origin` (its headers), so caches must know. */
   readonly varyByOrigin?: boolean;
+  /** Publishing on: where the working content is served (its answers link there, and are never cached). */
+  readonly previewContextPath?: string;
 }
+
 
 const REST_PREFIX = '/.rest';
 
@@ -93,18 +97,23 @@ const ANNOTATIONS_PREFIX = '/template-annotations/v1/';
 const ANNOTATIONS_WORKSPACE = 'website';
 
 async function sendAnnotations(request: FastifyRequest, reply: FastifyReply, o: DeliveryRouteOptions, path: string): Promise<FastifyReply> {
-  const session = o.repository.session(o.security.readAccess(request.caller));
+  const session = o.repository.session(o.security.readAccess(request.caller), undefined, request.contentState);
   const map = await templateAnnotations(session, o.pages!, ANNOTATIONS_WORKSPACE, path);
   if (map === undefined) return sendError(reply, 'pathNotFound', `No page at ${path}`);
   const body = JSON.stringify(map);
-  reply.headers({ etag: etagOf(body), 'cache-control': 'no-cache', vary: 'Authorization, Cookie' });
+  reply.headers({ etag: etagOf(body), 'cache-control': isPreviewRequest(request.raw) ? PREVIEW_CACHE_CONTROL : 'no-cache', vary: 'Authorization, Cookie' });
   if (ifNoneMatchHits(request.headers['if-none-match'], etagOf(body))) return reply.code(304).send();
   return reply.header('content-type', 'application/json; charset=utf-8').send(body);
 }
 
 export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOptions): void {
   const responseCache = o.cache ?? null;
+  const previewLinks = o.previewContextPath !== undefined
+    ? { ...(o.links ?? DEFAULT_LINKS), contextPath: o.previewContextPath } : undefined;
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const state = request.contentState;
+    // Publishing on and the working content read: the preview (content-state.ts).
+    const preview = previewLinks !== undefined && state === 'working';
     const restPath = restPathOf(request.canonicalPath);
     // `{endpoint}@nodes` (without the slash) is not served: URI rules see the path as written, and
     // it must not reach what `{endpoint}/@nodes` reaches under other rules.
@@ -133,7 +142,8 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
     // A personalized answer depends on the visitor's traits: they are part of the cache key and of Vary.
     const pages = o.pages;
     const traits = definition.personalized && pages !== undefined ? traitValuesOf(pages.traits, request) : undefined;
-    const cache = responseCache;
+    // Preview answers never meet public ones: they are not cached at all.
+    const cache = preview ? null : responseCache;
     let key = '';
     let epoch = 0;
     /** Why the generation is unknown (the store is unreachable): then only cached answers are served. */
@@ -174,12 +184,13 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
     const deps = cache !== null ? new Dependencies() : undefined;
     // bypassWorkspaceAcls skips workspace permissions for this endpoint only; URI rules already ran.
     const session = definition.bypassWorkspaceAcls
-      ? o.repository.systemSession(deps)
-      : o.repository.session(o.security.readAccess(request.caller), deps);
+      ? o.repository.systemSession(deps, state)
+      : o.repository.session(o.security.readAccess(request.caller), deps, state);
+    const links = preview ? previewLinks : o.links;
     const theme = o.theme?.();
     const env: DeliveryEnv = {
       session, site, outName: o.outName,
-      ...(o.links !== undefined ? { links: o.links } : {}), ...(theme !== undefined ? { theme } : {}),
+      ...(links !== undefined ? { links } : {}), ...(theme !== undefined ? { theme } : {}),
       ...(pages !== undefined ? { pages: { registry: pages, traits: traits ?? NO_TRAITS, allEndpoints: o.pagesOnAllEndpoints ?? false } } : {}),
     };
     let result: DeliveryResponse;
@@ -214,8 +225,9 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       etag: etagOf(body),
       contentLanguage: result.contentLanguage.replace('_', '-'),
       // Answers for signed-in callers must never be stored by shared caches.
-      cacheControl: ttl === undefined ? undefined : anonymous ? `max-age=${ttl}` : `private, max-age=${ttl}`,
-      vary: varyOf(anonymous, traits !== undefined ? pages!.varyHeaders : '', o.varyByOrigin ?? false),
+      cacheControl: preview ? PREVIEW_CACHE_CONTROL
+        : ttl === undefined ? undefined : anonymous ? `max-age=${ttl}` : `private, max-age=${ttl}`,
+      vary: varyOf(anonymous && !preview, traits !== undefined ? pages!.varyHeaders : '', o.varyByOrigin ?? false),
       owner: definition,
     };
     if (cache !== null) cache.set(key, answer as CachedResponse, epoch, deps!.keys());

@@ -2,6 +2,7 @@
 // workspace) as the export file `petal import` takes back, streamed as it is read. It reads through the
 // caller's session: what the caller may not read is left out, and a path they cannot read is a 404. The
 // URI permissions of the security hook apply first (built-in roles give this URL to `superuser` only).
+import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../../repository/names.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Repository } from '../../repository/session.js';
 import type { SecurityService } from '../../security/security-service.js';
@@ -33,6 +34,7 @@ export function registerExportRoutes(app: FastifyInstance, o: ExportRouteOptions
       return sendError(reply, 'pathNotFound', `Name a workspace and a path: ${EXPORT_PREFIX}/{workspace}{path}`);
     }
     const [workspace, ...rest] = segments as [string, ...string[]];
+    if (!isWorkspaceName(workspace)) return sendError(reply, 'badRequest', `Malformed workspace: ${WORKSPACE_NAME_RULE}`);
     const path = normalizePath(`/${rest.join('/')}`);
     if (path === undefined) return sendError(reply, 'badRequest', 'Malformed node path');
     const raw = (request.query as Record<string, unknown>).format;

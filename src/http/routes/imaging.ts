@@ -46,7 +46,7 @@ export function registerImagingRoutes(app: FastifyInstance, o: ImagingRouteOptio
       return sendError(reply, 'notFound', 'Expected /.imaging/mte/<theme>/<variation>/dam/<asset path>/jcr:content/<fileName> or /.imaging/default/dam/<asset path>/jcr:content.<extension>');
     }
     const transform = requestedTransform(request, o.imaging);
-    const session = o.repository.session(o.security.readAccess(request.caller));
+    const session = o.repository.session(o.security.readAccess(request.caller), undefined, request.contentState);
     if (target.kind === 'default') {
       const asset = await resolveAssetAt(session, o.repository.store, target.assetPath);
       return sendImage(request, reply, o, asset, undefined, transform);

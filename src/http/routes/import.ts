@@ -38,6 +38,8 @@ export interface ImportRouteOptions {
   readonly onUuidCollision?: UuidCollisionPolicy;
   /** Parent of the spool folder (default: the OS temporary folder, swept at start). */
   readonly spoolParent?: string;
+  /** Publishing is on: imported nodes get their activation status from the published state. */
+  readonly publishing?: boolean;
 }
 
 function parsePolicy(raw: unknown, fallback: UuidCollisionPolicy): UuidCollisionPolicy {
@@ -163,6 +165,7 @@ export async function registerImportRoutes(app: FastifyInstance, o: ImportRouteO
       if (uploads.length === 0) return sendError(reply, 'invalidImport', 'No export file in the request (one part per file)');
       const access = o.security.writeAccess(request.caller);
       const result = await importUploads(o.repository.store, uploads, join(spoolDir, 'blobs'), {
+        ...(o.publishing === true ? { publishing: true } : {}),
         onUuidCollision: policy,
         ...(request.caller.user !== undefined ? { by: request.caller.user } : {}),
         guard: guardOf(access),

@@ -93,6 +93,7 @@ export function nodesWriteHandler(o: NodesRouteOptions) {
       const result = await o.repository.store.writeNodes(workspace, ops, {
         by: request.caller.user ?? 'anonymous',
         guard: o.security.writeAccess(request.caller),
+        ...(o.publishing === true ? { publishing: true } : {}),
         ...(states !== undefined ? { ifMatch: { path, matches: (node: NodeRecord) => states.includes('*') || states.includes(nodeState(node)) } } : {}),
       });
       if (result.node === undefined) return reply.header('cache-control', 'no-store').code(200).send();

@@ -7,7 +7,7 @@ import type { Repository } from '../../repository/session.js';
 import type { SecurityService } from '../../security/security-service.js';
 import type { NodeRecord } from '../../store/rows.js';
 import { normalizePath } from '../../repository/paths.js';
-import { toCanonicalName } from '../../repository/names.js';
+import { isWorkspaceName, toCanonicalName, WORKSPACE_NAME_RULE } from '../../repository/names.js';
 import { readNodeTree } from '../../nodes-api/read-node-tree.js';
 import { repositoryNode, type RenderOptions, type RepositoryNode } from '../../nodes-api/repository-node.js';
 import { sendError } from '../error-handler.js';
@@ -26,6 +26,8 @@ export interface NodesRouteOptions {
   readonly security: SecurityService;
   readonly contextPath: string;
   readonly outName: (name: string) => string;
+  /** Publishing is on: writes maintain the activation status (NodeWriteOptions.publishing). */
+  readonly publishing?: boolean;
 }
 
 interface NodesQuery {
@@ -78,7 +80,7 @@ export function nodeTargetOrError(request: FastifyRequest, reply: FastifyReply):
   const target = nodeTarget(request);
   if (typeof target !== 'string') return target;
   if (target === 'missing') sendError(reply, 'pathNotFound', `Name a workspace and a path: ${NODES_PREFIX}/{workspace}{path}`);
-  else sendError(reply, 'badRequest', 'Malformed node path');
+  else sendError(reply, 'badRequest', `Malformed node path (${WORKSPACE_NAME_RULE})`)
   return undefined;
 }
 
@@ -87,6 +89,7 @@ function nodeTarget(request: FastifyRequest): { workspace: string; path: string 
   const segments = segmentsAfter(request.canonicalPath, NODES_PREFIX);
   if (segments === undefined || segments.length === 0) return 'missing';
   const [workspace, ...rest] = segments as [string, ...string[]];
+  if (!isWorkspaceName(workspace)) return 'malformed';
   const path = normalizePath(`/${rest.join('/')}`);
   return path === undefined ? 'malformed' : { workspace, path };
 }

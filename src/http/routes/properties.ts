@@ -3,6 +3,7 @@
 // repository form; PUT / POST `{node path}?name=&value=&type=&multiple=` set one property; DELETE a
 // property. Reads go through the caller's session, writes through the store's nodes write (one
 // transaction, maintained system properties, change event, workspace permissions, If-Match).
+import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../../repository/names.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PetalError } from '../../errors.js';
 import { checkName, parseProperty } from '../../nodes-api/parse-node-body.js';
@@ -25,6 +26,7 @@ function target(request: FastifyRequest): { workspace: string; path: string } {
     throw new PetalError('pathNotFound', `Name a workspace and a path: ${PROPERTIES_PREFIX}/{workspace}{path}`);
   }
   const [workspace, ...rest] = segments as [string, ...string[]];
+  if (!isWorkspaceName(workspace)) throw new PetalError('badRequest', `Malformed workspace: ${WORKSPACE_NAME_RULE}`);
   const path = normalizePath(`/${rest.join('/')}`);
   if (path === undefined) throw new PetalError('badRequest', 'Malformed path');
   return { workspace, path };
@@ -82,6 +84,7 @@ export function registerPropertiesRoutes(app: FastifyInstance, o: NodesRouteOpti
       }], {
         by: request.caller.user ?? 'anonymous',
         guard: o.security.writeAccess(request.caller),
+        ...(o.publishing === true ? { publishing: true } : {}),
         ...(states !== undefined ? { ifMatch: { path: nodePath, matches: (n: NodeRecord) => states.includes('*') || states.includes(nodeState(n)) } } : {}),
       });
       const written = property === undefined || result.node === undefined ? undefined : propertyOf(result.node, property[0], o);

@@ -1,0 +1,51 @@
+// Ingest layer: the activation status of imported nodes when publishing is on. An export file carries
+// the status its source had (an export of the original's author instance says "activated" for what
+// was activated there), which says nothing of what this Petal has published. So before the import is
+// written, every imported node's status is set from the published state: a node published here and
+// imported with the same content stays published, one imported with other content is "modified",
+// and one never published here has no status at all.
+import type { ContentStore } from '../store/content-store.js';
+import type { StoredProperty } from '../repository/property-type.js';
+import type { ImportDocument, NodeDraft, NodeRecord } from '../store/rows.js';
+import { joinPath } from '../repository/paths.js';
+import { ACTIVATION_PROPERTIES, ACTIVATION_STATUS, LAST_ACTIVATED, LAST_ACTIVATED_BY, STATUS, publishedWorkspace } from '../store/publishing.js';
+import { DEFAULT_NODE_TYPE, storable } from '../store/write-import.js';
+
+/** Deeper than any tree an import holds: the whole published subtree of a root. */
+const WHOLE_SUBTREE = 1_000_000;
+
+/** Sets the activation properties of every node of `documents` from the published state (in place). */
+export async function markActivation(store: ContentStore, documents: readonly ImportDocument[]): Promise<void> {
+  for (const doc of documents) {
+    const published = publishedWorkspace(doc.workspace);
+    for (const root of doc.roots) {
+      const rootPath = joinPath(doc.parentPath, root.name);
+      const rows = await store.getSubtree(published, rootPath, WHOLE_SUBTREE);
+      const byPath = new Map(rows.map((r) => [r.path, r]));
+      mark(root, rootPath, byPath);
+    }
+  }
+}
+
+function mark(draft: NodeDraft, path: string, published: ReadonlyMap<string, NodeRecord>): void {
+  const own = draft.properties.filter(([name]) => !ACTIVATION_PROPERTIES.has(name));
+  const copy = published.get(path);
+  if (copy !== undefined) {
+    const status = sameContent(draft, own, copy) ? STATUS.published : STATUS.modified;
+    own.push([ACTIVATION_STATUS, 'String', status]);
+    for (const name of [LAST_ACTIVATED, LAST_ACTIVATED_BY]) {
+      const p = copy.properties.find(([n]) => n === name);
+      if (p !== undefined) own.push(p);
+    }
+  }
+  draft.properties = own;
+  for (const child of draft.children) mark(child, joinPath(path, child.name), published);
+}
+
+/** The same type, mixins and properties (the activation ones aside) as the published copy. */
+function sameContent(draft: NodeDraft, own: readonly StoredProperty[], copy: NodeRecord): boolean {
+  if ((draft.type ?? DEFAULT_NODE_TYPE) !== copy.type) return false;
+  if (JSON.stringify(draft.mixins) !== JSON.stringify(copy.mixins)) return false;
+  const published = copy.properties.filter(([name]) => !ACTIVATION_PROPERTIES.has(name));
+  return JSON.stringify(storable([...own])) === JSON.stringify(published);
+}
