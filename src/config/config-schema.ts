@@ -91,6 +91,8 @@ export const configSchema = z.strictObject({
     persistQueryIndex: z.boolean().optional(),
   }).optional(),
   pages: z.strictObject({ allEndpoints: z.boolean().optional() }).optional(),
+  /** Working and published content (issue 17); absent or `enabled: false` = today's single state. */
+  publishing: z.strictObject({ enabled: z.boolean().optional() }).optional(),
   /** Limits of the /shop/v1 API against cheap writes anyone can repeat (README: Shop limits). */
   shop: z.strictObject({
     maxUnitsPerOrderLine: z.number().int('an integer').min(1, 'at least 1').max(999, 'at most 999 (the largest cart line)').optional(),

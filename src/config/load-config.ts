@@ -80,6 +80,8 @@ export interface PetalConfig {
   readonly pagesOnAllEndpoints?: boolean;
   /** Shop limits (absent = DEFAULT_SHOP_CONFIG). */
   readonly shop?: ShopConfig;
+  /** Working and published content, publish commands and schedules (`publishing:`; absent = off). */
+  readonly publishing?: { readonly enabled: boolean };
   /** Client timeouts and the shutdown grace (`limits:`): only the keys petal.yaml sets. */
   readonly limits?: LimitsConfig;
   readonly isDemo: boolean;
@@ -233,6 +235,7 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     ...(raw.cache?.queryIndexThreshold !== undefined ? { queryIndexThreshold: raw.cache.queryIndexThreshold } : {}),
     ...(raw.cache?.persistQueryIndex !== undefined ? { persistQueryIndex: raw.cache.persistQueryIndex } : {}),
     pagesOnAllEndpoints: raw.pages?.allEndpoints ?? false,
+    publishing: { enabled: raw.publishing?.enabled ?? false },
     shop: {
       maxUnitsPerOrderLine: raw.shop?.maxUnitsPerOrderLine ?? DEFAULT_SHOP_CONFIG.maxUnitsPerOrderLine,
       rateLimit: { ...DEFAULT_SHOP_CONFIG.rateLimit, ...raw.shop?.rateLimit },
