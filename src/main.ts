@@ -33,6 +33,8 @@ import { SqliteShopStore } from './shop/sqlite-shop-store.js';
 import { ShopService } from './shop/shop-api.js';
 import { PostgresShopStore } from './shop/postgres-shop-store.js';
 import { RenditionService } from './assets/render-rendition.js';
+import { PublishScheduler } from './publishing/scheduler.js';
+import { takenAlongBy } from './repository/publish-rules.js';
 import { defaultRenditionCacheDir, RenditionFolderError } from './assets/rendition-cache.js';
 
 /** JSON lines for machines; readable lines on a terminal (unless PETAL_LOG_FORMAT=json). */
@@ -183,6 +185,9 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   });
   await shopStore.open();
   const shop = new ShopService(repository, security, shopStore, config.shop);
+  // Every instance polls; the store lets exactly one run each due schedule (publishing/scheduler.ts).
+  const scheduler = config.publishing !== undefined
+    ? new PublishScheduler(store, { takenAlong: takenAlongBy(types), log, intervalMs: config.publishing.scheduleIntervalMs }) : undefined;
 
   const app = await buildApp({
     registry, repository, security, shop, site: () => site, outName: outputNameFor(config.namespace),
@@ -195,6 +200,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   });
   responseCache = app.responseCache;
   const address = await app.listen({ port: config.port, host: config.host });
+  scheduler?.start(); // once serving: a start that failed has run no schedule
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const port = new URL(address).port;
   const url = `http://${shownHost}:${port}${config.contextPath}`;
@@ -209,6 +215,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
       await watcher?.close();
       await securityWatcher?.close();
       await closeGracefully(app, config.limits?.shutdownGraceMs ?? DEFAULT_LIMITS.shutdownGraceMs);
+      await scheduler?.stop();
       await shopStore.close();
       await store.close();
     },

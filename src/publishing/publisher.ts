@@ -1,0 +1,78 @@
+// Publishing layer: one publish or unpublish as an editor asks for it (`petal publish`, the Commands
+// API): carried out now, or stored as a schedule when its instant is still ahead (scheduler.ts runs it
+// when due). Free of HTTP: a refusal is a NodeWriteError, which each caller turns into its own answer.
+import type { ContentStore } from '../store/content-store.js';
+import { NodeWriteError, type NodeWriteGuard } from '../store/node-write.js';
+import { publishedWorkspace, type Schedule, type ScheduleAction, type StateRequest, type StateResult } from '../store/publishing.js';
+
+/** What of the store a publication needs. */
+export type PublishingStore = Pick<ContentStore, 'getNode' | 'publishState' | 'unpublishState' | 'addSchedule'>;
+
+export interface PublishRequest {
+  readonly action: ScheduleAction;
+  /** The logical workspace (`website`, never `website@published`). */
+  readonly workspace: string;
+  readonly path: string;
+  readonly recursive: boolean;
+  readonly comment?: string;
+  readonly by: string;
+  /** When it should happen; absent, now or past: at once. */
+  readonly at?: Date;
+  /** The caller's permissions; absent for the operator's CLI. */
+  readonly guard?: NodeWriteGuard;
+  /** Node types a non-recursive publish takes along (repository/publish-rules.ts takenAlongBy). */
+  readonly takenAlong: (type: string) => boolean;
+}
+
+export type PublishOutcome =
+  | { readonly kind: 'done'; readonly action: ScheduleAction; readonly result: StateResult }
+  | { readonly kind: 'scheduled'; readonly schedule: Schedule };
+
+/**
+ * Publishes or unpublishes now, or stores a schedule for a future `at`. A schedule runs later without
+ * the caller's guard (no caller is there), so the caller's rights and the node's existence are checked
+ * when it is stored: `missing` (also for a node the caller may not read), `denied`, `invalid`.
+ */
+export async function requestPublication(store: PublishingStore, request: PublishRequest, now: Date = new Date()): Promise<PublishOutcome> {
+  if (request.at !== undefined && Number.isNaN(request.at.getTime())) {
+    throw new NodeWriteError('invalid', 'The publication date is not a valid instant');
+  }
+  if (request.at === undefined || request.at.getTime() <= now.getTime()) {
+    const state: StateRequest = {
+      workspace: request.workspace, path: request.path, recursive: request.recursive, takenAlong: request.takenAlong,
+      by: request.by, ...(request.comment !== undefined ? { comment: request.comment } : {}),
+      ...(request.guard !== undefined ? { guard: request.guard } : {}),
+    };
+    const result = request.action === 'publish' ? await store.publishState(state) : await store.unpublishState(state);
+    return { kind: 'done', action: request.action, result };
+  }
+  await checkSchedulable(store, request);
+  const schedule = await store.addSchedule({
+    action: request.action, workspace: request.workspace, path: request.path, recursive: request.recursive,
+    ...(request.comment !== undefined ? { comment: request.comment } : {}), by: request.by, due: request.at.toISOString(),
+  });
+  return { kind: 'scheduled', schedule };
+}
+
+/** The StateRequest that carries out a stored schedule, claiming it in the same transaction. */
+export function scheduledRequest(schedule: Schedule, takenAlong: (type: string) => boolean): StateRequest {
+  return {
+    workspace: schedule.workspace, path: schedule.path, recursive: schedule.recursive, takenAlong, by: schedule.by,
+    ...(schedule.comment !== undefined ? { comment: schedule.comment } : {}), schedule: schedule.id,
+  };
+}
+
+async function checkSchedulable(store: PublishingStore, request: PublishRequest): Promise<void> {
+  const { workspace, path, guard } = request;
+  const where = `${workspace}:${path}`;
+  if (guard !== undefined && !guard.canRead(workspace, path)) throw new NodeWriteError('missing', `No node at ${where}`);
+  // An unpublish also applies to a node that is only left in the published state (deleted since).
+  const exists = await store.getNode(workspace, path) !== undefined
+    || (request.action === 'unpublish' && await store.getNode(publishedWorkspace(workspace), path) !== undefined);
+  if (!exists) throw new NodeWriteError('missing', `No node at ${where}`);
+  if (guard === undefined) return;
+  // An unpublish removes the whole published subtree, as a recursive publish replaces it.
+  const whole = request.recursive || request.action === 'unpublish';
+  const allowed = whole ? guard.mayReplaceSubtree(workspace, path) : guard.mayWrite(workspace, path);
+  if (!allowed) throw new NodeWriteError('denied', `No permission to ${request.action} ${where}`);
+}

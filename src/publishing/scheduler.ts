@@ -1,0 +1,118 @@
+// Publishing layer: runs stored schedules when they are due. Every instance on a database polls; the
+// store claims a schedule inside the transaction that carries it out (StateRequest.schedule), so
+// exactly one instance runs each, and one that finds it claimed already writes nothing.
+import type { ContentStore } from '../store/content-store.js';
+import { NodeWriteError } from '../store/node-write.js';
+import type { Schedule } from '../store/publishing.js';
+import { scheduledRequest } from './publisher.js';
+
+/** A few seconds' precision is all the issue asks for; a poll is one indexed read. */
+export const SCHEDULER_INTERVAL_MS = 2000;
+/** Schedules read per poll; a full batch is followed at once by the next. */
+export const SCHEDULER_BATCH = 20;
+
+/** The store calls the scheduler makes. */
+export type SchedulingStore = Pick<ContentStore, 'dueSchedules' | 'failSchedule' | 'publishState' | 'unpublishState'>;
+
+/** pino's Logger fits; so does a test's recorder. */
+export interface SchedulerLog {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface SchedulerOptions {
+  readonly takenAlong: (type: string) => boolean;
+  readonly log: SchedulerLog;
+  readonly intervalMs?: number;
+  /** The clock deciding what is due (tests). */
+  readonly now?: () => Date;
+}
+
+/** What one poll did. */
+export interface PollResult {
+  /** Schedules this instance carried out. */
+  readonly ran: number;
+  /** Schedules refused (a parent not published, the node gone…): marked failed, never run again. */
+  readonly failed: number;
+  /** Schedules left for the next poll after an error that was not a refusal (the store down…). */
+  readonly retried: number;
+}
+
+export class PublishScheduler {
+  readonly #store: SchedulingStore;
+  readonly #options: SchedulerOptions;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<unknown> | undefined;
+  #stopped = false;
+
+  constructor(store: SchedulingStore, options: SchedulerOptions) {
+    this.#store = store;
+    this.#options = options;
+  }
+
+  /** Polls now, then every interval; the timer never keeps the process alive. */
+  start(): void {
+    this.#tick();
+    this.#timer = setInterval(() => this.#tick(), this.#options.intervalMs ?? SCHEDULER_INTERVAL_MS);
+    this.#timer.unref();
+  }
+
+  /** No further polls; resolves once the one running (if any) has finished its current schedule. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearInterval(this.#timer);
+    await this.#running;
+  }
+
+  /** Runs what is due now; the timer's work, callable directly (tests, a CLI). */
+  async poll(): Promise<PollResult> {
+    let ran = 0;
+    let failed = 0;
+    let retried = 0;
+    for (;;) {
+      const now = (this.#options.now?.() ?? new Date()).toISOString();
+      const due = await this.#store.dueSchedules(now, SCHEDULER_BATCH);
+      let batchRetried = 0;
+      for (const schedule of due) {
+        if (this.#stopped) break;
+        const outcome = await this.#run(schedule);
+        if (outcome === 'ran') ran++;
+        else if (outcome === 'failed') failed++;
+        else if (outcome === 'retry') batchRetried++;
+      }
+      retried += batchRetried;
+      // A full batch may hide more due ones; one left for retry would come back, so the next poll takes it.
+      if (due.length < SCHEDULER_BATCH || batchRetried > 0 || this.#stopped) return { ran, failed, retried };
+    }
+  }
+
+  #tick(): void {
+    if (this.#running !== undefined || this.#stopped) return;
+    this.#running = this.poll()
+      .catch((err: unknown) => this.#options.log.error({ err }, 'publishing: polling the schedules failed (retried at the next poll)'))
+      .finally(() => { this.#running = undefined; });
+  }
+
+  async #run(schedule: Schedule): Promise<'ran' | 'claimed' | 'failed' | 'retry'> {
+    const { log, takenAlong } = this.#options;
+    const request = scheduledRequest(schedule, takenAlong);
+    const what = `${schedule.action} of ${schedule.workspace}:${schedule.path} (schedule ${schedule.id}, due ${schedule.due})`;
+    try {
+      const r = schedule.action === 'publish' ? await this.#store.publishState(request) : await this.#store.unpublishState(request);
+      // Another instance ran it, or it was cancelled, since it was read: nothing was written.
+      if (!r.claimed) return 'claimed';
+      const version = r.version !== undefined ? ` as version ${r.version.name}` : '';
+      log.info({ schedule: schedule.id }, `publishing: scheduled ${what} done: ${r.nodes} nodes${version} by ${schedule.by}`);
+      return 'ran';
+    } catch (err) {
+      if (err instanceof NodeWriteError) {
+        await this.#store.failSchedule(schedule.id, err.message);
+        log.warn({ schedule: schedule.id, reason: err.reason }, `publishing: scheduled ${what} refused: ${err.message}`);
+        return 'failed';
+      }
+      log.error({ err, schedule: schedule.id }, `publishing: scheduled ${what} failed (retried at the next poll)`);
+      return 'retry';
+    }
+  }
+}
