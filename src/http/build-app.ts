@@ -18,6 +18,7 @@ import { registerExportRoutes } from './routes/export.js';
 import { registerImportRoutes } from './routes/import.js';
 import { registerNodesRoutes } from './routes/nodes.js';
 import { registerPropertiesRoutes } from './routes/properties.js';
+import { registerCommandsRoutes } from './routes/commands.js';
 import type { UuidCollisionPolicy } from '../store/rows.js';
 import { ThemeRegistry } from '../assets/themes.js';
 import { RenditionService } from '../assets/render-rendition.js';
@@ -206,6 +207,9 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     ...(o.importMaxBytes !== undefined ? { maxBytes: o.importMaxBytes } : {}),
     ...(o.onUuidCollision !== undefined ? { onUuidCollision: o.onUuidCollision } : {}),
     ...(o.publishing !== undefined ? { publishing: true } : {}),
+  });
+  registerCommandsRoutes(app, {
+    repository: o.repository, security: o.security, contextPath: o.contextPath ?? '', publishing: o.publishing !== undefined,
   });
   if (o.shop) registerShopRoutes(app, o.shop, gate);
   await app.ready();
