@@ -1,11 +1,10 @@
 // PostgreSQL backend: the change log (see store/changes.ts). Events are written inside the write's
 // transaction, which holds the import lock (IMPORT_LOCK): writers of every instance take their
 // sequence numbers one after the other, so a reader never sees a number before a smaller one commits.
-// Writers added later (nodes API, unpublish) must take the same lock before recording.
+// Every writer (imports, node-write-transaction.ts) takes that lock before recording.
 import type pg from 'pg';
 import { descendantRange } from '../../repository/paths.js';
 import { changesPage, toChangeEvent, type ChangeEntry, type ChangeEvent, type ChangeOp, type ChangedNode, type NewChange } from '../changes.js';
-import { publishChange, type VersionInfo } from '../versions.js';
 import { exec, run, type Statement } from './statements.js';
 
 /** Migration 4 (see migrations.ts). */
@@ -45,7 +44,6 @@ const SQL = {
   since: s('since', `SELECT ${EVENT} FROM changes WHERE seq > $1 ORDER BY seq LIMIT $2`),
   nodes: s('nodes', 'SELECT seq::int8 AS seq, op, id, path, type, from_path FROM change_nodes WHERE seq >= $1 AND seq <= $2 ORDER BY seq, ord'),
   latest: s('latest', 'SELECT coalesce(max(seq), 0)::int8 AS seq FROM changes'),
-  typeOf: s('type_of', 'SELECT type FROM nodes WHERE workspace = $1 AND path = $2'),
   /** $1 workspace, $2 path, $3 / $4 its descendant range, $5 most rows. */
   subtree: s('subtree', 'SELECT id, path, type FROM nodes WHERE workspace = $1 AND (path = $2 OR (path >= $3 AND path < $4)) LIMIT $5'),
 } as const;
@@ -65,11 +63,6 @@ export async function recordChange(client: pg.PoolClient, change: NewChange): Pr
   const n = change.nodes;
   await exec(client, SQL.insertNodes, [row!.seq, n.map((_, i) => i), n.map((x) => x.op), n.map((x) => x.id),
     n.map((x) => x.path), n.map((x) => x.type), n.map((x) => x.from ?? null)]);
-}
-
-export async function recordPublish(client: pg.PoolClient, v: VersionInfo): Promise<void> {
-  const [row] = await run<{ type: string }>(client, SQL.typeOf, [v.workspace, v.path]);
-  await recordChange(client, publishChange(v, row!.type));
 }
 
 export async function subtreeNodes(client: pg.PoolClient, workspace: string, path: string, limit: number): Promise<ChangedNode[]> {

@@ -5,6 +5,7 @@
 import { VERSIONS_SQL } from './versions.js';
 import { CHANGES_SQL } from './changes.js';
 import { INDEX_SEGMENTS_SQL } from './index-segments.js';
+import { SCHEDULES_SQL } from './schedules.js';
 
 export interface Migration {
   readonly version: number;
@@ -156,6 +157,11 @@ ALTER INDEX nodes_by_path_covering RENAME TO nodes_by_path;
 -- (queries run in memory). prop_kinds stays: the names and kinds present per workspace.
 DROP TABLE IF EXISTS props;
 `,
+  },
+  {
+    version: 8,
+    name: 'publishing: schedules, version comments',
+    sql: SCHEDULES_SQL,
   },
 ];
 

@@ -1,17 +1,20 @@
-// PostgreSQL backend: one Nodes API write in one transaction on one connection, under the import lock
-// (positions of new siblings and change sequence numbers follow the last commit of every instance):
-// the shared rules (write-nodes.ts), new nodes batched as imports write them, the generation bumped
-// and announced (NOTIFY, delivered on commit), and the connection dropped if it broke.
+// PostgreSQL backend: one Nodes API write, publish or unpublish in one transaction on one connection,
+// under the import lock (positions of new siblings, version numbers and change sequence numbers follow
+// the last commit of every instance): the shared rules (write-nodes.ts, publish-state.ts) over a
+// StateTx, new nodes batched as imports write them, the generation bumped and announced (NOTIFY,
+// delivered on commit), and the connection dropped if it broke.
 import type pg from 'pg';
 import { depthOf, descendantRange, nameOf, parentOf } from '../../repository/paths.js';
-import type { NodeOperation, NodeWriteOptions, NodeWriteResult, NodeWriteTx, SiblingRow } from '../node-write.js';
+import type { SiblingRow } from '../node-write.js';
 import { toRecord, type NodeRow } from '../node-rows.js';
-import { writeNodes } from '../write-nodes.js';
+import type { StateTx } from '../publish-state.js';
 import { BatchedImportTx } from './batched-import-tx.js';
 import { recordChange, subtreeNodes } from './changes.js';
 import { deleteNode, deleteSubtree } from './delete-nodes.js';
 import { IMPORT_LOCK } from './migrations.js';
-import { SQL, exec, run, type Statement } from './statements.js';
+import { removeSchedule } from './schedules.js';
+import { NODE_COLUMNS, SQL, exec, run, type Statement } from './statements.js';
+import { publishVersion } from './versions.js';
 
 const s = (name: string, text: string): Statement => ({ name: `petal_w_${name}`, text });
 const COLUMNS = 'id, workspace, path, parent_path, name, depth, position, type, mixins, props';
@@ -25,12 +28,20 @@ const WRITE_SQL = {
     WHERE workspace = $4 AND path >= $5 AND path < $6`),
   moveNode: s('move_node', 'UPDATE nodes SET path = $1, parent_path = $2, name = $3, depth = $4, position = $5 WHERE workspace = $6 AND path = $7'),
   setPosition: s('set_position', 'UPDATE nodes SET position = $1 WHERE workspace = $2 AND path = $3'),
+  /** Publishing: the node at $2 and all its descendants ($3 / $4 their range). */
+  subtree: s('subtree', `
+    SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.workspace = $1 AND (n.path = $2 OR (n.path >= $3 AND n.path < $4))
+    ORDER BY n.depth, n.parent_path, n.position`),
+  childrenOf: s('children_of', `SELECT ${NODE_COLUMNS} FROM nodes n WHERE n.workspace = $1 AND n.parent_path = ANY ($2::text[])`),
 };
 
-/** The write; the generation it committed as. All of it is committed, or it throws. */
-export async function writeNodesTransaction(
-  pool: pg.Pool, channel: string, workspace: string, operations: readonly NodeOperation[], options: NodeWriteOptions,
-): Promise<{ result: NodeWriteResult; generation: number }> {
+/**
+ * Runs `body` in the transaction; its result and the generation it committed as (undefined when the
+ * body bumped none). All of it is committed, or it throws.
+ */
+export async function nodeWriteTransaction<T>(
+  pool: pg.Pool, channel: string, body: (tx: StateTx) => Promise<T>,
+): Promise<{ result: T; generation: number | undefined }> {
   const client = await pool.connect();
   let generation: number | undefined;
   const batched = new BatchedImportTx(client);
@@ -39,7 +50,7 @@ export async function writeNodesTransaction(
     await batched.flush();
     return statement();
   };
-  const tx: NodeWriteTx = {
+  const tx: StateTx = {
     getNode: (ws, path) => flushed(async () => {
       const [row] = await run<NodeRow>(client, WRITE_SQL.byPath, [ws, path]);
       return row === undefined ? undefined : toRecord(row);
@@ -67,13 +78,22 @@ export async function writeNodesTransaction(
       // Sent when the transaction commits, to every instance listening (this one included).
       await run(client, SQL.notify, [channel, String(generation)]);
     }),
+    subtree: (ws, path) => flushed(async () => {
+      const [lo, hi] = descendantRange(path);
+      return (await run<NodeRow>(client, WRITE_SQL.subtree, [ws, path, lo, hi])).map(toRecord);
+    }),
+    childrenOf: (ws, parents) => flushed(async () => (await run<NodeRow>(client, WRITE_SQL.childrenOf, [ws, [...parents]])).map(toRecord)),
+    pathsOfIds: (ws, ids) => flushed(async () => new Map(
+      (await run<{ id: string; path: string }>(client, SQL.pathsOfIds, [ws, [...ids]])).map((r) => [r.id, r.path]),
+    )),
+    recordVersion: (ws, path, by, comment) => flushed(() => publishVersion(client, ws, path, by, comment)),
+    claimSchedule: (id) => flushed(async () => (await removeSchedule(client, id)) !== undefined),
   };
   let failed = false;
   try {
     await client.query('BEGIN');
     await run(client, SQL.importLock, [IMPORT_LOCK]);
-    const result = await writeNodes(tx, workspace, operations, options);
-    if (generation === undefined) throw new Error('nodes write: the generation was not bumped');
+    const result = await body(tx);
     await batched.flush();
     await client.query('COMMIT');
     return { result, generation };

@@ -6,7 +6,8 @@
 // have caught up with the newest generation this instance knows of (read-router.ts).
 import type { NewSchedule, Schedule, StateRequest, StateResult } from '../publishing.js';
 import type pg from 'pg';
-import { BEFORE_FIRST_CHILD, childPageLimit, distinctRequests, type ChildPageRequest } from '../child-pages.js';
+import type { ChildPageRequest } from '../child-pages.js';
+import { childPageRows, subtreesRows } from './subtree-reads.js';
 import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities, StoreMemoryStats } from '../content-store.js';
 import type { StoreQuery, ValueKind } from '../../query/ast.js';
 import { QueryIndex } from '../query-index/query-index.js';
@@ -18,7 +19,9 @@ import { postgresColumnSource } from './column-source.js';
 import { tsQueryText } from './full-text.js';
 import { withoutHiddenWordMatches } from '../hidden-full-text.js';
 import { importDocuments } from './import-documents.js';
-import { writeNodesTransaction } from './node-write-transaction.js';
+import { nodeWriteTransaction } from './node-write-transaction.js';
+import { writeNodes } from '../write-nodes.js';
+import { publishState, publishVersion, unpublishState, type StateTx } from '../publish-state.js';
 import type { NodeOperation, NodeWriteOptions, NodeWriteResult } from '../node-write.js';
 import { ReadRouter } from './read-router.js';
 import { SQL, run } from './statements.js';
@@ -30,8 +33,8 @@ import { GenerationMemo } from '../generation-memo.js';
 import { StoreClosedError, storeFaultOf } from '../store-faults.js';
 import { openPools } from './open-pools.js';
 import { blobInfo, readBlobRange } from './blob-reads.js';
-import { publishTransaction } from './publish-transaction.js';
-import { hasNul, storableText, withoutNul } from './nul-text.js';
+import { addSchedule, dueSchedules, failSchedule, listSchedules, removeSchedule } from './schedules.js';
+import { hasNul, stateRequest, storableText, withoutNul } from './nul-text.js';
 import { toRecord, type NodeRow } from '../node-rows.js';
 import { postgresIndexSegments } from './index-segments.js';
 import type { PostgresStoreOptions } from './postgres-store-options.js';
@@ -240,27 +243,11 @@ export class PostgresStore implements ContentStore {
   }
 
   async getChildrenPages(workspace: string, parents: readonly ChildPageRequest[], limit: number): Promise<NodeRecord[]> {
-    // Text with U+0000 cannot be sent to PostgreSQL, and no stored path or name holds it.
-    const wanted = distinctRequests(parents).filter((p) => !hasNul(p.parentPath) && !hasNul(p.after?.name ?? ''));
-    if (wanted.length === 0) return [];
-    const paths = wanted.map((p) => p.parentPath);
-    const positions = wanted.map((p) => (p.after ?? BEFORE_FIRST_CHILD).position);
-    const names = wanted.map((p) => (p.after ?? BEFORE_FIRST_CHILD).name);
-    const size = childPageLimit(limit);
-    return (await this.#read((db) => run<NodeRow>(db, SQL.childPages, [workspace, paths, positions, names, size]))).map(toRecord);
+    return (await this.#read((db) => childPageRows(db, workspace, parents, limit))).map(toRecord);
   }
 
   async getSubtrees(workspace: string, paths: readonly string[], depth: number): Promise<NodeRecord[]> {
-    paths = withoutNul(paths);
-    if (depth <= 0 || paths.length === 0) return [];
-    const los: string[] = [];
-    const his: string[] = [];
-    for (const p of paths) {
-      const [lo, hi] = descendantRange(p);
-      los.push(lo);
-      his.push(hi);
-    }
-    return (await this.#read((db) => run<NodeRow>(db, SQL.subtrees, [workspace, paths, los, his, depth]))).map(toRecord);
+    return (await this.#read((db) => subtreesRows(db, workspace, paths, depth))).map(toRecord);
   }
 
   async query(q: StoreQuery): Promise<QueryResult> {
@@ -317,25 +304,32 @@ export class PostgresStore implements ContentStore {
   }
 
   async writeNodes(workspace: string, operations: readonly NodeOperation[], options: NodeWriteOptions): Promise<NodeWriteResult> {
-    return this.#write(() => writeNodesTransaction(this.#db, this.#channel, workspace, operations, { ...options, by: storableText(options.by) }));
+    return this.#nodeWrite((tx) => writeNodes(tx, workspace, operations, { ...options, by: storableText(options.by) }));
   }
 
   async publish(workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {
     if (hasNul(path) || hasNul(workspace)) return undefined;
-    return this.#write(async () => {
-      const { info, generation } = await publishTransaction(this.#db, this.#channel, workspace, path, storableText(by));
-      return { result: info, generation };
-    });
+    return this.#nodeWrite((tx) => publishVersion(tx, workspace, path, storableText(by)));
   }
 
-  // Publishing (issue 17): implemented by the store's publish-state work; refused until then.
-  async publishState(_request: StateRequest): Promise<StateResult> { throw new Error('publishState: not implemented yet'); }
-  async unpublishState(_request: StateRequest): Promise<StateResult> { throw new Error('unpublishState: not implemented yet'); }
-  async addSchedule(_schedule: NewSchedule): Promise<Schedule> { throw new Error('addSchedule: not implemented yet'); }
-  async listSchedules(): Promise<Schedule[]> { return []; }
-  async cancelSchedule(_id: string): Promise<Schedule | undefined> { return undefined; }
-  async dueSchedules(_now: string, _limit: number): Promise<Schedule[]> { return []; }
-  async failSchedule(_id: string, _error: string): Promise<void> { /* none stored yet */ }
+  async publishState(request: StateRequest): Promise<StateResult> {
+    return this.#nodeWrite((tx) => publishState(tx, stateRequest(request)));
+  }
+
+  async unpublishState(request: StateRequest): Promise<StateResult> {
+    return this.#nodeWrite((tx) => unpublishState(tx, stateRequest(request)));
+  }
+
+  /** The shared rules of a Nodes API write, a publish or an unpublish, in one transaction. */
+  #nodeWrite<T>(body: (tx: StateTx) => Promise<T>): Promise<T> {
+    return this.#write(() => nodeWriteTransaction(this.#db, this.#channel, body));
+  }
+
+  async addSchedule(schedule: NewSchedule): Promise<Schedule> { return addSchedule(this.#db, schedule, storableText); }
+  async listSchedules(): Promise<Schedule[]> { return listSchedules(this.#db); }
+  async cancelSchedule(id: string): Promise<Schedule | undefined> { return hasNul(id) ? undefined : removeSchedule(this.#db, id); }
+  async dueSchedules(now: string, limit: number): Promise<Schedule[]> { return dueSchedules(this.#db, now, limit); }
+  async failSchedule(id: string, error: string): Promise<void> { if (!hasNul(id)) await failSchedule(this.#db, id, storableText(error)); }
 
   async refreshQueryIndex(workspaces: readonly string[]): Promise<number> {
     return this.#indexed(() => this.#index.refreshPersisted(workspaces));
@@ -391,3 +385,4 @@ export class PostgresStore implements ContentStore {
     return generation;
   }
 }
+

@@ -41,14 +41,14 @@ CREATE INDEX version_nodes_by_depth ON version_nodes (vid, depth, parent_path, p
 `;
 
 const s = (name: string, text: string): Statement => ({ name: `petal_v_${name}`, text });
-const INFO = 'workspace, path, name, node_id, created_at, created_by, nodes';
+const INFO = 'workspace, path, name, node_id, created_at, created_by, nodes, comment';
 
 const SQL = {
   nodeId: s('node_id', 'SELECT id FROM nodes WHERE workspace = $1 AND path = $2'),
   /** The next number is read under the import lock; the unique constraint backs it up. */
   insertVersion: s('insert', `
-    INSERT INTO versions (workspace, path, seq, name, node_id, created_by, nodes)
-    SELECT $1, $2, x.seq, '1.' || x.seq, $3, $4, 0
+    INSERT INTO versions (workspace, path, seq, name, node_id, created_by, nodes, comment)
+    SELECT $1, $2, x.seq, '1.' || x.seq, $3, $4, 0, $5
     FROM (SELECT coalesce(max(seq) + 1, 0) AS seq FROM versions WHERE workspace = $1 AND path = $2) x
     RETURNING vid, seq`),
   /** $1 vid, $2 workspace, $3 path, $4 / $5 its descendant range. */
@@ -68,22 +68,25 @@ const SQL = {
 
 interface VersionRow {
   workspace: string; path: string; name: string; node_id: string; created_at: Date; created_by: string; nodes: number;
+  comment: string | null;
 }
 
 function toInfo(r: VersionRow): VersionInfo {
   return {
     workspace: r.workspace, path: r.path, name: r.name, nodeId: r.node_id,
-    created: r.created_at.toISOString(), createdBy: r.created_by, nodes: r.nodes,
+    created: r.created_at.toISOString(), createdBy: r.created_by, nodes: r.nodes, ...(r.comment !== null ? { comment: r.comment } : {}),
   };
 }
 
 type Queryable = pg.Pool | pg.PoolClient;
 
 /** Runs inside the caller's transaction, which holds the import lock and bumps the generation. */
-export async function publishVersion(client: pg.PoolClient, workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {
+export async function publishVersion(
+  client: pg.PoolClient, workspace: string, path: string, by: string, comment?: string,
+): Promise<VersionInfo | undefined> {
   const [node] = await run<{ id: string }>(client, SQL.nodeId, [workspace, path]);
   if (node === undefined) return undefined;
-  const [v] = await run<{ vid: string; seq: number }>(client, SQL.insertVersion, [workspace, path, node.id, by]);
+  const [v] = await run<{ vid: string; seq: number }>(client, SQL.insertVersion, [workspace, path, node.id, by, comment ?? null]);
   const [lo, hi] = descendantRange(path);
   const copied = await exec(client, SQL.copyNodes, [v!.vid, workspace, path, lo, hi]);
   const [row] = await run<VersionRow>(client, SQL.setCount, [copied, v!.vid]);

@@ -6,6 +6,7 @@ import type { StoredProperty } from '../../repository/property-type.js';
 import { VERSIONS_SQL } from './versions.js';
 import { CHANGES_SQL } from './changes.js';
 import { INDEX_SEGMENTS_SQL } from './index-segments.js';
+import { SCHEDULES_SQL } from './schedules.js';
 
 export interface Migration {
   readonly version: number;
@@ -179,6 +180,11 @@ CREATE TRIGGER nodes_delete_indexes AFTER DELETE ON nodes BEGIN
   DELETE FROM fts WHERE rowid = old.nid;
 END;
 `,
+  },
+  {
+    version: 8,
+    name: 'publishing: schedules, version comments',
+    sql: SCHEDULES_SQL,
   },
 ];
 

@@ -1,18 +1,29 @@
-// SQLite backend: the NodeWriteTx of one Nodes API write, over the writer connection's prepared
-// statements (inserts, removals and change events as imports do them); the caller holds the
-// transaction (BEGIN IMMEDIATE … COMMIT) around writeNodes.
+// SQLite backend: the transaction of one Nodes API write or one publish / unpublish (a StateTx is a
+// NodeWriteTx with a few more primitives), over the writer connection's prepared statements (inserts,
+// removals and change events as imports do them); the caller holds the transaction (BEGIN IMMEDIATE
+// … COMMIT) around writeNodes, publishState or unpublishState.
 import { depthOf, descendantRange, nameOf, parentOf } from '../../repository/paths.js';
-import type { NodeWriteTx, SiblingRow } from '../node-write.js';
+import type { SiblingRow } from '../node-write.js';
 import { toRecord, type NodeRow } from '../node-rows.js';
+import type { StateTx } from '../publish-state.js';
 import type { SqliteChanges } from './changes.js';
+import type { SqliteSchedules } from './schedules.js';
 import { deleteSubtreeRows, insertNodeRow } from './single-node-writes.js';
 import type { Statements } from './statements.js';
 import { updateInPlace } from './update-in-place.js';
+import type { SqliteVersions } from './versions.js';
 
 /** Length in code points, as SQLite's substr() counts characters of text. */
 const codePoints = (text: string): number => [...text].length;
 
-export function sqliteNodeWriteTx(s: Statements, changes: SqliteChanges): NodeWriteTx {
+/** What the transaction writes through besides the nodes' statements (all on the writer connection). */
+export interface SqliteWriters {
+  readonly changes: SqliteChanges;
+  readonly versions: SqliteVersions;
+  readonly schedules: SqliteSchedules;
+}
+
+export function sqliteNodeWriteTx(s: Statements, { changes, versions, schedules }: SqliteWriters): StateTx {
   return {
     getNode: async (ws, path) => {
       const row = s.byPath.get(ws, path) as NodeRow | undefined;
@@ -37,5 +48,15 @@ export function sqliteNodeWriteTx(s: Statements, changes: SqliteChanges): NodeWr
     subtreeNodes: async (ws, path, limit) => changes.subtreeNodes(ws, path, limit),
     recordChange: async (change) => changes.record(change),
     bumpGeneration: async () => { s.bump.run(); },
+    subtree: async (ws, path) => {
+      const root = s.byPath.get(ws, path) as NodeRow | undefined;
+      if (root === undefined) return [];
+      const [lo, hi] = descendantRange(path);
+      return [root, ...(s.subtree.all(ws, lo, hi, Number.MAX_SAFE_INTEGER) as NodeRow[])].map(toRecord);
+    },
+    childrenOf: async (ws, parents) => (s.childrenOf.all(ws, JSON.stringify(parents)) as NodeRow[]).map(toRecord),
+    pathsOfIds: async (ws, ids) => new Map((s.pathsOfIds.all(ws, JSON.stringify(ids)) as { id: string; path: string }[]).map((r) => [r.id, r.path])),
+    recordVersion: async (ws, path, by, comment) => versions.publish(ws, path, by, comment),
+    claimSchedule: async (id) => schedules.remove(id) !== undefined,
   };
 }

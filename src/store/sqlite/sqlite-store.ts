@@ -31,6 +31,9 @@ import { importInWorker, importOnWriter } from './sqlite-imports.js';
 import { DEFER_MIN_NODES } from './deferred-indexes.js';
 import { sqliteNodeWriteTx } from './sqlite-node-write-tx.js';
 import { writeNodes } from '../write-nodes.js';
+import { publishState, unpublishState, type StateTx } from '../publish-state.js';
+import { SqliteSchedules } from './schedules.js';
+import { WriteQueue } from './write-queue.js';
 import type { NodeOperation, NodeWriteOptions, NodeWriteResult } from '../node-write.js';
 import { readBlobRange } from './blob-reads.js';
 import { StatementCache } from './statement-cache.js';
@@ -56,8 +59,9 @@ export class SqliteStore implements ContentStore {
   #db: Database.Database | undefined;
   #writer: Database.Database | undefined;
   #writeStmts: Statements | undefined;
-  /** Content writes run one at a time (see #write). */
-  #writeQueue: Promise<unknown> = Promise.resolve();
+  // The next reader sees a write's commit, not a hint from before it; the query index then applies the
+  // write's change events in place (or reloads only a workspace an import rewrote wholesale).
+  readonly #queue = new WriteQueue(() => this.#writer, () => { this.#known = undefined; });
   #path = '';
   #known: { value: number; at: number } | undefined;
   readonly #memo = new GenerationMemo();
@@ -65,6 +69,7 @@ export class SqliteStore implements ContentStore {
   #stmts: Statements | undefined;
   #versions: SqliteVersions | undefined;
   #changes: SqliteChanges | undefined;
+  #schedules: SqliteSchedules | undefined;
   readonly #cache = new StatementCache();
 
   readonly #indexThreshold: number;
@@ -87,7 +92,7 @@ export class SqliteStore implements ContentStore {
     ), {
       ...(options.queryIndexMaxBytes !== undefined ? { maxBytes: options.queryIndexMaxBytes } : {}),
       ...(options.onIndexEvent !== undefined ? { onEvent: options.onIndexEvent } : {}),
-      ...persistOptions(options, sqliteIndexSegments(() => this.#reader(), (fn) => this.#segmentWrite(fn))),
+      ...persistOptions(options, sqliteIndexSegments(() => this.#reader(), (fn) => this.#queue.segment(fn))),
     });
   }
 
@@ -134,6 +139,7 @@ export class SqliteStore implements ContentStore {
     this.#stmts = prepare(db);
     this.#versions = new SqliteVersions(db, writer, toRecord as (row: never) => NodeRecord);
     this.#changes = new SqliteChanges(db, writer);
+    this.#schedules = new SqliteSchedules(db, writer);
     this.#sizes = new WorkspaceSizes(db, this.#changes, (ws) => (this.#s.countWs.get(ws) as { n: number }).n);
     // `:memory:` (a private temporary file) keeps SQLite's checkpoints on commit.
     if (this.#file !== ':memory:' && this.#checkpointEvery !== undefined) this.#checkpointer = checkpointInBackground(this.#path, writer, db, this.#onNotice, this.#checkpointEvery);
@@ -147,7 +153,7 @@ export class SqliteStore implements ContentStore {
 
   async close(): Promise<void> {
     await this.#index.persistedSettled();
-    await this.#writeQueue.catch(() => undefined);
+    await this.#queue.idle();
     await Promise.all([...this.#ending]);
     this.#cache.clear();
     this.#index.invalidate(); // reopening may open another database (`:memory:` does)
@@ -163,6 +169,7 @@ export class SqliteStore implements ContentStore {
     this.#writeStmts = undefined;
     this.#versions = undefined;
     this.#changes = undefined;
+    this.#schedules = undefined;
     if (this.#tempDir) rmSync(this.#tempDir, { recursive: true, force: true });
     this.#tempDir = undefined;
   }
@@ -267,8 +274,8 @@ export class SqliteStore implements ContentStore {
 
   async importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
     const count = draftCount(documents);
-    if (count < this.#importWorkerMinNodes) return this.#write((_s, _changes, db) => importOnWriter(db, documents, options, count));
-    return this.#exclusive(async () => {
+    if (count < this.#importWorkerMinNodes) return this.#write((db) => importOnWriter(db, documents, options, count));
+    return this.#queue.exclusive(async () => {
       const { result, ended } = await importInWorker(this.#path, this.#reader(), documents, options, count);
       const tracked: Promise<void> = ended.finally(() => this.#ending.delete(tracked));
       this.#ending.add(tracked);
@@ -277,50 +284,20 @@ export class SqliteStore implements ContentStore {
   }
 
   async writeNodes(workspace: string, operations: readonly NodeOperation[], options: NodeWriteOptions): Promise<NodeWriteResult> {
-    return this.#write((s, changes) => writeNodes(sqliteNodeWriteTx(s, changes), workspace, operations, options));
+    return this.#nodeWrite((tx) => writeNodes(tx, workspace, operations, options));
   }
 
-  /** A content write: queued (one at a time), in one IMMEDIATE transaction (other processes' writers wait too). */
-  #write<T>(body: (s: Statements, changes: SqliteChanges, db: Database.Database) => Promise<T>): Promise<T> {
-    return this.#exclusive(async () => {
-      const db = this.#writer;
-      const s = this.#writeStmts;
-      const changes = this.#changes;
-      if (!db || !s || !changes) throw new StoreClosedError('SqliteStore is not open');
-      db.exec('BEGIN IMMEDIATE');
-      try {
-        const result = await body(s, changes, db);
-        db.exec('COMMIT');
-        return result;
-      } catch (err) {
-        if (db.inTransaction) db.exec('ROLLBACK');
-        throw err;
-      }
-    });
+  /** The shared rules of a Nodes API write or a publish / unpublish, over the writer's statements. */
+  #nodeWrite<T>(body: (tx: StateTx) => Promise<T>): Promise<T> {
+    return this.#write((_db, s) => body(sqliteNodeWriteTx(s, { changes: this.#c, versions: this.#v, schedules: this.#sch })));
   }
 
-  /** A content write's turn: queued (one at a time) behind the others, whichever connection it writes through. */
-  #exclusive<T>(body: () => Promise<T>): Promise<T> {
-    const run = this.#writeQueue.then(async () => {
-      if (!this.#writer) throw new StoreClosedError('SqliteStore is not open');
-      return body();
-    }).finally(() => {
-      // The next reader sees the commit, not a hint from before it; the query index then applies the
-      // write's change events in place (or reloads only a workspace an import rewrote wholesale).
-      this.#known = undefined;
+  /** A write: queued (one at a time), in one IMMEDIATE transaction on the writer. */
+  #write<T>(body: (db: Database.Database, s: Statements) => Promise<T>): Promise<T> {
+    return this.#queue.transaction((db) => {
+      if (!this.#writeStmts) throw new StoreClosedError('SqliteStore is not open');
+      return body(db, this.#writeStmts);
     });
-    this.#writeQueue = run.catch(() => undefined);
-    return run;
-  }
-
-  /** A write of the query index's segments: queued with the content writes, but no content (no generation). */
-  #segmentWrite(fn: (db: Database.Database) => void): Promise<void> {
-    const run = this.#writeQueue.then(() => {
-      if (!this.#writer) throw new StoreClosedError('SqliteStore is not open');
-      fn(this.#writer);
-    });
-    this.#writeQueue = run.catch(() => undefined);
-    return run;
   }
 
   async refreshQueryIndex(workspaces: readonly string[]): Promise<number> {
@@ -328,31 +305,42 @@ export class SqliteStore implements ContentStore {
   }
 
   async publish(workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {
-    // In the import queue and one IMMEDIATE transaction: the copy is one commit, and the next number is
-    // read under the write lock (other processes' publishes wait for it too).
-    const run = this.#writeQueue.then(() => {
+    // One IMMEDIATE transaction that never awaits: the next number is read under the write lock, and no
+    // other store of this process on the file begins midway, blocking the thread on a lock only this holds.
+    return this.#queue.exclusive(async () => {
       const db = this.#writer;
-      const versions = this.#versions;
-      const changes = this.#changes;
-      if (!db || !versions || !changes) throw new StoreClosedError('SqliteStore is not open');
+      const s = this.#writeStmts;
+      if (!db || !s) throw new StoreClosedError('SqliteStore is not open');
       return db.transaction(() => {
-        const info = versions.publish(workspace, path, by);
-        if (info !== undefined) changes.recordPublish(info);
+        const info = this.#v.publish(workspace, path, by);
+        if (info !== undefined) {
+          this.#c.recordPublish(info);
+          s.bump.run();
+        }
         return info;
       }).immediate();
-    }).finally(() => { this.#known = undefined; });
-    this.#writeQueue = run.catch(() => undefined);
-    return run;
+    });
   }
 
-  // Publishing (issue 17): implemented by the store's publish-state work; refused until then.
-  async publishState(_request: StateRequest): Promise<StateResult> { throw new Error('publishState: not implemented yet'); }
-  async unpublishState(_request: StateRequest): Promise<StateResult> { throw new Error('unpublishState: not implemented yet'); }
-  async addSchedule(_schedule: NewSchedule): Promise<Schedule> { throw new Error('addSchedule: not implemented yet'); }
-  async listSchedules(): Promise<Schedule[]> { return []; }
-  async cancelSchedule(_id: string): Promise<Schedule | undefined> { return undefined; }
-  async dueSchedules(_now: string, _limit: number): Promise<Schedule[]> { return []; }
-  async failSchedule(_id: string, _error: string): Promise<void> { /* none stored yet */ }
+  async publishState(request: StateRequest): Promise<StateResult> {
+    return this.#nodeWrite((tx) => publishState(tx, request));
+  }
+
+  async unpublishState(request: StateRequest): Promise<StateResult> {
+    return this.#nodeWrite((tx) => unpublishState(tx, request));
+  }
+
+  // Schedules are written in the write queue: the writer connection holds one transaction at a time.
+  async addSchedule(schedule: NewSchedule): Promise<Schedule> { return this.#write(async () => this.#sch.add(schedule)); }
+  async listSchedules(): Promise<Schedule[]> { return this.#sch.list(); }
+  async cancelSchedule(id: string): Promise<Schedule | undefined> { return this.#write(async () => this.#sch.remove(id)); }
+  async dueSchedules(now: string, limit: number): Promise<Schedule[]> { return this.#sch.due(now, limit); }
+  async failSchedule(id: string, error: string): Promise<void> { await this.#write(async () => this.#sch.fail(id, error)); }
+
+  get #sch(): SqliteSchedules {
+    if (!this.#schedules) throw new StoreClosedError('SqliteStore is not open');
+    return this.#schedules;
+  }
 
   async listVersions(workspace: string, path: string): Promise<VersionInfo[]> {
     return this.#v.list(workspace, path);

@@ -96,6 +96,8 @@ export function prepare(db: Database.Database) {
     ),
     // Nodes API writes (write-nodes.ts).
     children: db.prepare('SELECT id, path, name, type, position FROM nodes WHERE workspace = ? AND parent_path = ? ORDER BY position, name'),
+    /** Publishing (publish-state.ts): the children of several parents (a JSON array of paths). */
+    childrenOf: db.prepare(`SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND parent_path IN (SELECT value FROM json_each(?))`),
     /** The descendants of a moved node: new path and parent path prefixes (code points, as substr counts), depth shifted. */
     moveBelow: db.prepare(
       `UPDATE nodes SET path = ? || substr(path, ?), parent_path = ? || substr(parent_path, ?), depth = depth + ?

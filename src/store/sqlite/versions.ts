@@ -42,30 +42,30 @@ CREATE INDEX version_nodes_by_depth ON version_nodes (vid, depth, parent_path, p
 
 interface VersionRow {
   workspace: string; path: string; name: string; node_id: string; created_at: string; created_by: string; nodes: number;
+  comment: string | null;
 }
 
 function toInfo(r: VersionRow): VersionInfo {
   return {
     workspace: r.workspace, path: r.path, name: r.name, nodeId: r.node_id,
-    created: r.created_at, createdBy: r.created_by, nodes: r.nodes,
+    created: r.created_at, createdBy: r.created_by, nodes: r.nodes, ...(r.comment !== null ? { comment: r.comment } : {}),
   };
 }
 
-const INFO = 'workspace, path, name, node_id, created_at, created_by, nodes';
+const INFO = 'workspace, path, name, node_id, created_at, created_by, nodes, comment';
 
 function statements(db: Database.Database) {
   return {
     nodeId: db.prepare('SELECT id FROM nodes WHERE workspace = ? AND path = ?'),
     nextSeq: db.prepare('SELECT coalesce(max(seq) + 1, 0) AS seq FROM versions WHERE workspace = ? AND path = ?'),
     insertVersion: db.prepare(
-      `INSERT INTO versions (workspace, path, seq, name, node_id, created_at, created_by, nodes) VALUES (?, ?, ?, ?, ?, ?, ?, 0)`,
+      `INSERT INTO versions (workspace, path, seq, name, node_id, created_at, created_by, nodes, comment) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)`,
     ),
     copyNodes: db.prepare(`
       INSERT INTO version_nodes (vid, id, path, parent_path, name, depth, position, type, mixins, props)
       SELECT ?, id, path, parent_path, name, depth, position, type, mixins, props FROM nodes
       WHERE workspace = ? AND (path = ? OR (path >= ? AND path < ?))`),
     setCount: db.prepare('UPDATE versions SET nodes = ? WHERE vid = ?'),
-    bump: db.prepare("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'"),
     byVid: db.prepare(`SELECT ${INFO} FROM versions WHERE vid = ?`),
     list: db.prepare(`SELECT ${INFO} FROM versions WHERE workspace = ? AND path = ? ORDER BY seq`),
     vidOf: db.prepare('SELECT vid FROM versions WHERE workspace = ? AND path = ? AND name = ?'),
@@ -85,17 +85,19 @@ export class SqliteVersions {
     this.#write = statements(writer);
   }
 
-  /** Runs inside the caller's write transaction (BEGIN IMMEDIATE: the numbering sees every commit). */
-  publish(workspace: string, path: string, by: string): VersionInfo | undefined {
+  /**
+   * Runs inside the caller's write transaction (BEGIN IMMEDIATE: the numbering sees every commit),
+   * which bumps the generation.
+   */
+  publish(workspace: string, path: string, by: string, comment?: string): VersionInfo | undefined {
     const s = this.#write;
     const node = s.nodeId.get(workspace, path) as { id: string } | undefined;
     if (node === undefined) return undefined;
     const seq = (s.nextSeq.get(workspace, path) as { seq: number }).seq;
-    const vid = s.insertVersion.run(workspace, path, seq, versionName(seq), node.id, new Date().toISOString(), by).lastInsertRowid;
+    const vid = s.insertVersion.run(workspace, path, seq, versionName(seq), node.id, new Date().toISOString(), by, comment ?? null).lastInsertRowid;
     const [lo, hi] = descendantRange(path);
     const copied = s.copyNodes.run(vid, workspace, path, lo, hi).changes;
     s.setCount.run(copied, vid);
-    s.bump.run();
     return toInfo(s.byVid.get(vid) as VersionRow);
   }
 

@@ -1,0 +1,229 @@
+// Store layer: publish and unpublish (publishing.ts) over a StateTx, shared by every backend, inside the
+// caller's transaction: the published state of workspace W is the workspace W@published, written
+// with the same primitives as the Nodes API's writes. Refusals are decided before anything is written
+// and throw a NodeWriteError; any failure rolls the whole change back. One generation bump.
+import { parentOf } from '../repository/paths.js';
+import type { StoredProperty } from '../repository/property-type.js';
+import { CHANGE_NODE_LIMIT, type ChangedNode, type NewChange } from './changes.js';
+import { NodeChangeList } from './node-change-list.js';
+import { NodeWriteError, type NodeWriteTx } from './node-write.js';
+import {
+  ACTIVATION_STATUS, LAST_ACTIVATED, LAST_ACTIVATED_BY, LAST_ACTIVATED_VERSION, STATUS, publishedWorkspace,
+  type StateRequest, type StateResult,
+} from './publishing.js';
+import type { NodeRecord } from './rows.js';
+import { publishChange, type VersionInfo } from './versions.js';
+import { storedNow } from './write-nodes.js';
+
+/** What a publish or unpublish needs besides the Nodes API's primitives (each backend implements them). */
+export interface StateTx extends NodeWriteTx {
+  /** The node at `path` and all its descendants, ordered by depth then natural order. */
+  subtree(workspace: string, path: string): Promise<NodeRecord[]>;
+  /** The children of every one of `parents`, in one round trip (in no particular order). */
+  childrenOf(workspace: string, parents: readonly string[]): Promise<NodeRecord[]>;
+  /** Id → path of the nodes of the workspace holding these ids. */
+  pathsOfIds(workspace: string, ids: readonly string[]): Promise<Map<string, string>>;
+  /** Records the next version of `path` (as ContentStore.publish) without its event or a generation bump. */
+  recordVersion(workspace: string, path: string, by: string, comment: string | undefined): Promise<VersionInfo | undefined>;
+  /** Deletes the schedule; false when it was not there (already run or cancelled). */
+  claimSchedule(id: string): Promise<boolean>;
+}
+
+interface Context {
+  readonly tx: StateTx;
+  readonly r: StateRequest;
+  readonly ws: string;
+  readonly published: string;
+  readonly now: string;
+}
+
+const UNCLAIMED: StateResult = { claimed: false, nodes: 0 };
+
+function context(tx: StateTx, r: StateRequest): Context {
+  return { tx, r, ws: r.workspace, published: publishedWorkspace(r.workspace), now: r.now ?? storedNow() };
+}
+
+/** The working node at the request's path, if the caller may read it (a hidden node is missing, exactly). */
+async function readable(c: Context): Promise<NodeRecord | undefined> {
+  if (c.r.guard !== undefined && !c.r.guard.canRead(c.ws, c.r.path)) return undefined;
+  return c.tx.getNode(c.ws, c.r.path);
+}
+
+function deny(c: Context, path: string, allowed: boolean | undefined): void {
+  if (allowed === false) throw new NodeWriteError('denied', `You may not publish or unpublish ${c.ws}:${path}`);
+}
+
+export async function publishState(tx: StateTx, request: StateRequest): Promise<StateResult> {
+  const c = context(tx, request);
+  if (request.schedule !== undefined && !(await tx.claimSchedule(request.schedule))) return UNCLAIMED;
+  const path = request.path;
+  if (path === '/') throw new NodeWriteError('invalid', 'The root / cannot be published; publish the nodes below it');
+  const root = await readable(c);
+  if (root === undefined) throw new NodeWriteError('missing', `No node at ${path} in workspace ${c.ws}`);
+  await parentPublished(c);
+  const nodes = request.recursive ? await tx.subtree(c.ws, path) : await takenAlong(c, root);
+  const guard = request.guard;
+  for (const n of nodes) deny(c, n.path, guard?.mayWrite(c.ws, n.path));
+  if (request.recursive) deny(c, path, guard?.mayReplaceSubtree(c.ws, path));
+
+  const removed = new Removals();
+  const current = await tx.getNode(c.published, path);
+  // What is kept of the published subtree: a non-recursive publish of the same node keeps its subpages.
+  const kept = !request.recursive && current !== undefined && current.id === root.id;
+  if (current !== undefined && !kept) await removed.subtree(c, path);
+  if (kept) {
+    const children = await tx.children(c.published, path);
+    const replaced = new Set(nodes.filter((n) => n.parentPath === path).map((n) => n.path));
+    for (const child of children) {
+      if (replaced.has(child.path) || request.takenAlong(child.type)) await removed.subtree(c, child.path);
+    }
+  }
+  // Ids are unique per workspace: a node moved in the working state leaves its old published copy behind.
+  const holders = await tx.pathsOfIds(c.published, nodes.map((n) => n.id));
+  for (const [id, at] of holders) if (!(kept && id === root.id && at === path)) await removed.subtree(c, at);
+  if (holders.size > 0) await parentPublished(c); // a holder may have been an ancestor of the path
+
+  const stamp: StoredProperty[] = [
+    [ACTIVATION_STATUS, 'String', STATUS.published], [LAST_ACTIVATED, 'Date', c.now], [LAST_ACTIVATED_BY, 'String', request.by],
+  ];
+  const working = new NodeChangeList();
+  for (const n of nodes) {
+    const record = { ...n, properties: withProperties(n.properties, stamp) };
+    await tx.replaceNode(record);
+    working.changed(record);
+  }
+  const version = await tx.recordVersion(c.ws, path, request.by, request.comment);
+  if (version === undefined) throw new Error(`publish: the version of ${c.ws}:${path} was not recorded`);
+
+  const copies = new NodeChangeList();
+  for (const n of nodes) {
+    const set = n === root ? [...stamp, [LAST_ACTIVATED_VERSION, 'String', version.name] as const] : stamp;
+    const record: NodeRecord = { ...n, workspace: c.published, properties: withProperties(n.properties, set) };
+    if (kept && n === root) {
+      await tx.replaceNode(record);
+      if (current.position !== n.position) await tx.setPosition(c.published, path, n.position);
+      copies.changed(record);
+    } else {
+      await tx.insertNode(record);
+      removed.recreated(copies, record);
+    }
+  }
+  removed.rest(copies);
+  await record(tx, copies.change(c.published, request.by), 'publish', version.name);
+  await record(tx, working.change(c.ws, request.by), 'nodes');
+  await tx.recordChange(publishChange(version, root.type));
+  await tx.bumpGeneration();
+  return { claimed: true, nodes: nodes.length, version };
+}
+
+/**
+ * ContentStore.publish over a StateTx: the version, its event and the generation bump; undefined, and
+ * nothing written, when there is no node at `path`.
+ */
+export async function publishVersion(tx: StateTx, workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {
+  const node = await tx.getNode(workspace, path);
+  const version = node === undefined ? undefined : await tx.recordVersion(workspace, path, by, undefined);
+  if (node === undefined || version === undefined) return undefined;
+  await tx.recordChange(publishChange(version, node.type));
+  await tx.bumpGeneration();
+  return version;
+}
+
+export async function unpublishState(tx: StateTx, request: StateRequest): Promise<StateResult> {
+  const c = context(tx, request);
+  if (request.schedule !== undefined && !(await tx.claimSchedule(request.schedule))) return UNCLAIMED;
+  const path = request.path;
+  if (path === '/') throw new NodeWriteError('invalid', 'The root / cannot be unpublished; unpublish the nodes below it');
+  const hidden = request.guard !== undefined && !request.guard.canRead(c.ws, path);
+  const current = hidden ? undefined : await tx.getNode(c.published, path);
+  const root = await readable(c);
+  if (current === undefined && root === undefined) throw new NodeWriteError('missing', `No node at ${path} in workspace ${c.ws}`);
+  deny(c, path, request.guard?.mayReplaceSubtree(c.ws, path));
+
+  const removed = new Removals();
+  if (current !== undefined) await removed.subtree(c, path);
+  const working = new NodeChangeList();
+  if (root !== undefined) {
+    const stamp: StoredProperty[] = [
+      [ACTIVATION_STATUS, 'String', STATUS.unpublished], [LAST_ACTIVATED, 'Date', c.now], [LAST_ACTIVATED_BY, 'String', request.by],
+    ];
+    for (const n of await tx.subtree(c.ws, path)) {
+      const record = { ...n, properties: withProperties(n.properties, stamp) };
+      await tx.replaceNode(record);
+      working.changed(record);
+    }
+  }
+  const gone = new NodeChangeList();
+  removed.rest(gone);
+  await record(tx, gone.change(c.published, request.by), 'unpublish');
+  await record(tx, working.change(c.ws, request.by), 'nodes');
+  await tx.bumpGeneration();
+  return { claimed: true, nodes: removed.total };
+}
+
+/** A node's parent must be published before it (the root `/` always is). */
+async function parentPublished(c: Context): Promise<void> {
+  const parent = parentOf(c.r.path);
+  if (parent === '/' || (await c.tx.getNode(c.published, parent)) !== undefined) return;
+  throw new NodeWriteError('parentNotPublished',
+    `Parent content ${c.ws}:${parent} is not published yet; publish the parent before publishing its children`);
+}
+
+/**
+ * The node and the descendants reached only through nodes `takenAlong` accepts (a page's areas and
+ * components, not its subpages), level by level: one round trip per level, none below a subpage.
+ */
+async function takenAlong(c: Context, root: NodeRecord): Promise<NodeRecord[]> {
+  const out = [root];
+  let level = [root.path];
+  while (level.length > 0) {
+    const next = (await c.tx.childrenOf(c.ws, level)).filter((n) => c.r.takenAlong(n.type));
+    next.sort((a, b) => compare(a.parentPath, b.parentPath) || a.position - b.position || compare(a.name, b.name));
+    out.push(...next);
+    level = next.map((n) => n.path);
+  }
+  return out;
+}
+
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The properties with `set` replacing (or added after) those of the same names. */
+function withProperties(properties: readonly StoredProperty[], set: readonly StoredProperty[]): StoredProperty[] {
+  const names = new Set(set.map(([name]) => name));
+  return [...properties.filter(([name]) => !names.has(name)), ...set];
+}
+
+async function record(tx: StateTx, change: NewChange | undefined, kind: NewChange['kind'], version?: string): Promise<void> {
+  if (change !== undefined) await tx.recordChange({ ...change, kind, ...(version !== undefined ? { version } : {}) });
+}
+
+/**
+ * The published subtrees a change deletes, listed before each deletion; a node copied again with the
+ * same id is then `changed` (same path) or `moved` (from its old path), not removed and created.
+ */
+class Removals {
+  readonly #nodes = new Map<string, ChangedNode>();
+  /** Rows deleted, whether listed or not. */
+  total = 0;
+  #truncated = false;
+
+  async subtree(c: Context, path: string): Promise<void> {
+    const listed = this.#truncated ? undefined : await c.tx.subtreeNodes(c.published, path, CHANGE_NODE_LIMIT + 1);
+    this.total += await c.tx.deleteSubtree(c.published, path);
+    if (listed === undefined || listed.length > CHANGE_NODE_LIMIT) this.#truncated = true;
+    else for (const n of listed) this.#nodes.set(n.id, n);
+  }
+
+  recreated(list: NodeChangeList, node: NodeRecord): void {
+    const old = this.#nodes.get(node.id);
+    this.#nodes.delete(node.id);
+    if (old === undefined) list.created(node);
+    else if (old.path === node.path) list.changed(node);
+    else list.moved(node, old.path);
+  }
+
+  rest(list: NodeChangeList): void {
+    if (this.#truncated) list.truncate(this.total);
+    else if (this.#nodes.size > 0) list.removed([...this.#nodes.values()], this.#nodes.size);
+  }
+}
