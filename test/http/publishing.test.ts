@@ -1,0 +1,209 @@
+// Issue 17 through HTTP (SQLite, and PostgreSQL with PETAL_TEST_PG): publish (recursive and not) and
+// unpublish with the Commands API, the parent-not-published refusal, what the public side counts and
+// resolves, the activation status as the original keeps it, versions on both states, and schedules.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, getJson, type TestApp } from '../helpers/test-app.js';
+import { basic, hashOf, tempFolder } from '../security-http/helpers.js';
+
+const PW = 'publishing-http-password';
+const PAGES = `$type: jcrDeliveryEndpoint_v2
+workspace: website
+depth: 3
+includeSystemProperties: true
+references:
+  - name: link
+    propertyName: related
+    referenceResolver:
+      $type: jcrReferenceResolver
+      targetWorkspace: website
+      depthInReferencedNode: 0
+`;
+const RELATED = 'a0000000-0000-4000-8000-00000000000b';
+const WEBSITE = `
+'home':
+  'jcr:primaryType': 'mgnl:page'
+  'title': 'Home'
+  'related': '${RELATED}'
+  'main':
+    'jcr:primaryType': 'mgnl:area'
+    '0':
+      'jcr:primaryType': 'mgnl:component'
+      'text': 'Welcome'
+  'about':
+    'jcr:primaryType': 'mgnl:page'
+    'jcr:uuid': '${RELATED}'
+    'title': 'About'
+    'team':
+      'jcr:primaryType': 'mgnl:page'
+      'title': 'Team'
+`;
+const rw = (path: string) => ({ path, permission: 'readWrite' });
+const read = (path: string) => ({ path, permission: 'read' });
+
+let t: TestApp;
+const ed = { authorization: basic('ed', PW) };
+const PUBLIC = '/.rest/delivery/pages/v1';
+const PREVIEW = '/preview/.rest/delivery/pages/v1';
+
+beforeAll(async () => {
+  const hash = await hashOf(PW);
+  t = await createTestApp({
+    definitions: { 'delivery/pages_v1.yaml': PAGES },
+    content: { 'website.home.yaml': WEBSITE },
+    publishing: { previewContextPath: '/preview', previewRoles: ['editor'] },
+    security: {
+      folder: tempFolder(),
+      roles: {
+        'rest-anonymous': { uriPermissions: [{ path: '/.rest/delivery/*', permission: 'get' }] },
+        anonymous: { workspacePermissions: { website: [read('/'), read('/*')] } },
+        editor: { uriPermissions: [{ path: '/*', permission: 'getAndPost' }], workspacePermissions: { website: [rw('/'), rw('/*')] } },
+        reader: { uriPermissions: [{ path: '/*', permission: 'getAndPost' }], workspacePermissions: { website: [read('/'), read('/*')] } },
+      },
+      users: { ed: { passwordHash: hash, roles: ['editor'] }, rita: { passwordHash: hash, roles: ['reader'] } },
+    },
+  });
+});
+afterAll(async () => t?.close());
+
+async function command(name: string, body: Record<string, unknown>, headers: Record<string, string> = ed, catalog = 'website') {
+  const res = await t.app.inject({ method: 'POST', url: `/.rest/commands/v2/${catalog}/${name}`, headers, payload: body });
+  return { status: res.statusCode, body: res.json() as Record<string, any> };
+}
+const publicStatus = async (path: string) => (await getJson(t.app, `${PUBLIC}${path}`)).status;
+
+describe('publish and unpublish', () => {
+  it('refuses a child whose parent is not published (409), writing nothing', async () => {
+    const r = await command('activate', { repository: 'website', path: '/home/about', recursive: false });
+    expect(r.status).toBe(409);
+    expect(r.body.error.code).toBe('parentNotPublished');
+    expect(await publicStatus('/home/about')).toBe(404);
+  });
+
+  it('publishes a page with its content but not its subpages (non-recursive)', async () => {
+    const r = await command('activate', { repository: 'website', path: '/home', recursive: false, comment: 'first' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ command: 'publish', repository: 'website', path: '/home', nodes: 3, version: '1.0' });
+    const home = await getJson(t.app, `${PUBLIC}/home`);
+    expect(home.status).toBe(200);
+    expect(home.body.main['0'].text).toBe('Welcome');
+    expect(home.body['@nodes']).toEqual(['main']);
+    expect(home.body['cms:activationStatus']).toBe('true');
+    expect(home.body['cms:lastActivatedBy']).toBe('ed');
+    expect(home.body['cms:lastActivatedVersion']).toBe('1.0');
+    expect(await publicStatus('/home/about')).toBe(404);
+  });
+
+  it('keeps a reference to an unpublished page unresolved publicly, resolved in preview', async () => {
+    const pub = await getJson(t.app, `${PUBLIC}/home`);
+    expect(pub.body.related).toBe(RELATED);
+    const preview = await getJson(t.app, `${PREVIEW}/home`, ed);
+    expect(preview.body.related['@path']).toBe('/home/about');
+  });
+
+  it('publishes a subtree with recursive (the string form too), and the reference then resolves', async () => {
+    const r = await command('activate', { repository: 'website', path: '/home/about', recursive: 'true' }, ed, 'default');
+    expect(r.status).toBe(200);
+    expect(r.body.nodes).toBe(2);
+    expect(await publicStatus('/home/about/team')).toBe(200);
+    expect((await getJson(t.app, `${PUBLIC}/home`)).body.related['@path']).toBe('/home/about');
+  });
+
+  it('counts only published nodes in public queries', async () => {
+    const pages = async (base: string, headers: Record<string, string> = {}) => {
+      const r = await getJson(t.app, `${base}?jcr:primaryType=mgnl:page`, headers);
+      expect(r.status).toBe(200);
+      return r.body.total as number;
+    };
+    expect(await pages(PREVIEW, ed)).toBe(3);
+    expect(await pages(PUBLIC)).toBe(3);
+    await t.app.inject({ method: 'PUT', url: '/.rest/nodes/v1/website/home', headers: ed, payload: { name: 'draft', type: 'mgnl:page' } });
+    expect(await pages(PREVIEW, ed)).toBe(4);
+    expect(await pages(PUBLIC)).toBe(3);
+    expect(await publicStatus('/home/draft')).toBe(404);
+  });
+
+  it('unpublishes a subtree: gone publicly, still in preview, marked unpublished', async () => {
+    const r = await command('deactivate', { repository: 'website', path: '/home/about' });
+    expect(r.status).toBe(200);
+    expect(await publicStatus('/home/about')).toBe(404);
+    expect(await publicStatus('/home/about/team')).toBe(404);
+    const preview = await getJson(t.app, `${PREVIEW}/home/about`, ed);
+    expect(preview.status).toBe(200);
+    expect(preview.body['cms:activationStatus']).toBe('false');
+    expect(preview.body.team['cms:activationStatus']).toBe('false');
+  });
+
+  it('refuses without readWrite on the nodes (403) and for unknown nodes (404), commands and catalogs (404), bad fields (400)', async () => {
+    const rita = { authorization: basic('rita', PW) };
+    expect((await command('activate', { repository: 'website', path: '/home' }, rita)).status).toBe(403);
+    expect((await command('activate', { repository: 'website', path: '/nowhere' })).status).toBe(404);
+    expect((await command('explode', { repository: 'website', path: '/home' })).status).toBe(404);
+    expect((await command('activate', { repository: 'website', path: '/home' }, ed, 'other')).status).toBe(404);
+    const bad = await command('activate', { repository: 'website', path: '/home', publicationDate: 'tomorrow' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('publicationDate');
+    expect((await command('activate', { path: '/home' })).body.error.message).toContain('repository');
+    const anonymous = await t.app.inject({ method: 'POST', url: '/.rest/commands/v2/activate', payload: { repository: 'website', path: '/home' } });
+    expect(anonymous.statusCode).toBe(401);
+  });
+});
+
+describe('activation status', () => {
+  it('goes from published to modified on a change, and back on a publish; a filter finds modified pages in preview', async () => {
+    const before = await getJson(t.app, `${PREVIEW}/home`, ed);
+    expect(before.body['cms:activationStatus']).toBe('true');
+    const write = await t.app.inject({
+      method: 'POST', url: '/.rest/nodes/v1/website/home', headers: ed,
+      payload: { name: 'home', properties: [{ name: 'title', type: 'String', multiple: false, values: ['Home, changed'] }] },
+    });
+    expect(write.statusCode).toBe(200);
+    const after = await getJson(t.app, `${PREVIEW}/home`, ed);
+    expect(after.body['cms:activationStatus']).toBe('modified');
+    expect(after.body['cms:lastModified'] > after.body['cms:lastActivated']).toBe(true);
+    // The public side still has the published title.
+    expect((await getJson(t.app, `${PUBLIC}/home`)).body.title).toBe('Home');
+    const modified = await getJson(t.app, `${PREVIEW}?cms:activationStatus=modified`, ed);
+    expect(modified.body.results.map((n: any) => n['@path'])).toEqual(['/home']);
+    expect((await command('activate', { repository: 'website', path: '/home' })).status).toBe(200);
+    expect((await getJson(t.app, `${PREVIEW}/home`, ed)).body['cms:activationStatus']).toBe('true');
+    expect((await getJson(t.app, `${PUBLIC}/home`)).body.title).toBe('Home, changed');
+  });
+
+  it('is maintained: a body cannot set it', async () => {
+    await t.app.inject({
+      method: 'POST', url: '/.rest/nodes/v1/website/home/draft', headers: ed,
+      payload: { name: 'draft', properties: [{ name: 'mgnl:activationStatus', type: 'String', multiple: false, values: ['true'] }] },
+    });
+    expect((await getJson(t.app, `${PREVIEW}/home/draft`, ed)).body['cms:activationStatus']).toBeUndefined();
+  });
+});
+
+describe('versions on both states', () => {
+  it('reads a version through the published node and through the working node', async () => {
+    const pub = await getJson(t.app, `${PUBLIC}/home?version=1.0`);
+    expect(pub.status).toBe(200);
+    expect(pub.body.title).toBe('Home');
+    const preview = await getJson(t.app, `${PREVIEW}/home?version=1.0`, ed);
+    expect(preview.status).toBe(200);
+    expect(preview.body.title).toBe('Home');
+    // The node must be there in that state: an unpublished node's versions are not public.
+    expect((await getJson(t.app, `${PUBLIC}/home/about?version=1.0`)).status).toBe(404);
+  });
+});
+
+describe('schedules', () => {
+  it('stores a future publication (202), lists it and cancels it', async () => {
+    const at = '2099-01-01T10:00:00.000+01:00';
+    const r = await command('activate', { repository: 'website', path: '/home/draft', publicationDate: at, comment: 'later' });
+    expect(r.status).toBe(202);
+    expect(r.body.schedule).toMatchObject({ command: 'publish', repository: 'website', path: '/home/draft', by: 'ed', comment: 'later' });
+    expect(Date.parse(r.body.schedule.publicationDate)).toBe(Date.parse(at));
+    const list = await getJson(t.app, '/.rest/commands/v2/schedules', ed);
+    expect(list.body.schedules.map((s: any) => s.id)).toEqual([r.body.schedule.id]);
+    const gone = await t.app.inject({ method: 'DELETE', url: `/.rest/commands/v2/schedules/${r.body.schedule.id}`, headers: ed });
+    expect(gone.statusCode).toBe(200);
+    expect((await getJson(t.app, '/.rest/commands/v2/schedules', ed)).body.schedules).toEqual([]);
+    const again = await t.app.inject({ method: 'DELETE', url: `/.rest/commands/v2/schedules/${r.body.schedule.id}`, headers: ed });
+    expect(again.statusCode).toBe(404);
+  });
+});
