@@ -4,6 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, getJson, type TestApp } from '../helpers/test-app.js';
 import { basic, hashOf, tempFolder } from '../security-http/helpers.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { importPaths } from '../../src/ingest/run-import.js';
 
 const PW = 'publishing-http-password';
 const PAGES = `$type: jcrDeliveryEndpoint_v2
@@ -205,5 +209,45 @@ describe('schedules', () => {
     expect((await getJson(t.app, '/.rest/commands/v2/schedules', ed)).body.schedules).toEqual([]);
     const again = await t.app.inject({ method: 'DELETE', url: `/.rest/commands/v2/schedules/${r.body.schedule.id}`, headers: ed });
     expect(again.statusCode).toBe(404);
+  });
+});
+
+describe('activation status of imported nodes', () => {
+  const reimport = async (yaml: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'petal-publishing-import-'));
+    try {
+      writeFileSync(join(dir, 'website.yaml'), yaml);
+      await importPaths(t.store, [dir], { onUuidCollision: 'replace', publishing: true });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  const status = async (path: string) => (await getJson(t.app, `${PREVIEW}${path}`, ed)).body['cms:activationStatus'];
+  const NEWS = (title: string, extra = '') => `
+'news':
+  'jcr:primaryType': 'mgnl:page'
+  'mgnl:activationStatus': true
+  'mgnl:lastActivated': 2020-01-01T00:00:00.000Z
+  'title': '${title}'
+  'item':
+    'jcr:primaryType': 'mgnl:page'
+    'title': 'Item'
+${extra}`;
+
+  it('comes from the published state, not from the file', async () => {
+    await reimport(NEWS('News'));
+    expect(await status('/news')).toBeUndefined(); // "activated" in the file, never published here
+    expect((await command('activate', { repository: 'website', path: '/news', recursive: true })).status).toBe(200);
+    expect(await status('/news')).toBe('true');
+    // The same content imported again stays published; other content is modified; a new node has none.
+    await reimport(NEWS('News', `  'fresh':
+    'jcr:primaryType': 'mgnl:page'
+`));
+    expect(await status('/news')).toBe('true');
+    expect(await status('/news/item')).toBe('true');
+    expect(await status('/news/fresh')).toBeUndefined();
+    await reimport(NEWS('News, revised'));
+    expect(await status('/news')).toBe('modified');
+    expect(await status('/news/item')).toBe('true');
   });
 });
