@@ -1,0 +1,159 @@
+// Issue 17: what publishing costs, in one run on one store: publishing a 1,000-node subtree (the
+// first time, and again over its published copy), and reading the published state against reading the
+// working content (the same pages and queries, public and preview URLs, the response cache off so that
+// both read the store; then the public side with its cache on), with autocannon (8 connections) on a
+// listening server, public and preview alternating. Usage:
+//   node --import tsx bench/publishing.ts [sqlite | postgres://…] [rounds=10] [seconds=5]
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import autocannon from 'autocannon';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/http/build-app.js';
+import { EndpointRegistry } from '../src/delivery/endpoint-registry.js';
+import { loadDefinitions } from '../src/delivery/load-definitions.js';
+import { outputNameFor } from '../src/repository/names.js';
+import { NodeTypeRegistry } from '../src/repository/node-types.js';
+import { takenAlongBy } from '../src/repository/publish-rules.js';
+import { Repository } from '../src/repository/session.js';
+import { loadSecurity } from '../src/security/security-config.js';
+import { SecurityService } from '../src/security/security-service.js';
+import type { ContentStore } from '../src/store/content-store.js';
+import { PostgresStore } from '../src/store/postgres/postgres-store.js';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import type { ImportDocument, NodeDraft } from '../src/store/rows.js';
+
+const [target = 'sqlite', roundsText = '10', secondsText = '5'] = process.argv.slice(2);
+const rounds = Number(roundsText);
+const seconds = Number(secondsText);
+const OPEN = {
+  roles: {
+    anonymous: {
+      uriPermissions: [{ path: '/*', permission: 'get' }],
+      workspacePermissions: { website: [{ path: '/', permission: 'read' }, { path: '/*', permission: 'read' }] },
+    },
+  },
+};
+/** Pages of the published subtree: with its root and each page's area and component, 1,000 nodes. */
+const PAGES = 333;
+
+function page(i: number, prefix: string): NodeDraft {
+  return {
+    name: `p${i}`, type: 'cms:page', mixins: [], properties: [['title', 'String', `${prefix} page ${i}`], ['rank', 'Long', i]],
+    children: [{
+      name: 'main', type: 'cms:area', mixins: [], properties: [],
+      children: [{ name: 'c0', type: 'cms:component', mixins: [], properties: [['text', 'String', `Text of ${prefix} page ${i}, `.repeat(8)]], children: [] }],
+    }],
+  };
+}
+const site = (name: string, pages: number): NodeDraft => ({
+  name, type: 'cms:page', mixins: [], properties: [['title', 'String', name]], children: Array.from({ length: pages }, (_, i) => page(i, name)),
+});
+const doc = (roots: NodeDraft[]): ImportDocument => ({ source: 'bench', workspace: 'website', parentPath: '/', roots, blobs: [] });
+
+async function openStore(dir: string): Promise<{ store: ContentStore; dispose: () => Promise<void> }> {
+  if (!target.startsWith('postgres')) {
+    const store = new SqliteStore({ file: join(dir, 'bench.db') });
+    await store.open();
+    return { store, dispose: async () => undefined };
+  }
+  const schema = `petal_bench_pub_${randomBytes(4).toString('hex')}`;
+  const store = new PostgresStore({ url: target, schema });
+  await store.open();
+  return {
+    store,
+    dispose: async () => {
+      const c = new pg.Client({ connectionString: target });
+      await c.connect();
+      await c.query(`DROP SCHEMA ${schema} CASCADE`);
+      await c.end();
+    },
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Requests per second of `paths` in turn over `duration` seconds. */
+async function rate(app: FastifyInstance, paths: readonly string[], duration: number): Promise<number> {
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('not listening');
+  const r = await autocannon({
+    url: `http://127.0.0.1:${address.port}`, connections: 8, duration, requests: paths.map((path) => ({ method: 'GET', path })),
+  });
+  if (r.non2xx + r.errors > 0) throw new Error(`${r.non2xx} non-2xx answers, ${r.errors} errors (${paths[0]})`);
+  return r.requests.average;
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'petal-bench-publishing-'));
+  const endpoints = join(dir, 'modules', 'bench', 'restEndpoints', 'delivery');
+  mkdirSync(endpoints, { recursive: true });
+  writeFileSync(join(endpoints, 'pages_v1.yaml'), '$type: jcrDeliveryEndpoint_v2\nworkspace: website\ndepth: 2\n');
+  const { store, dispose } = await openStore(dir);
+  try {
+    // The subtree to publish, and 10,000 other working nodes around it.
+    await store.importDocuments([doc([site('site', PAGES), ...Array.from({ length: 10 }, (_, i) => site(`other${i}`, PAGES))])], { onUuidCollision: 'new' });
+    const types = new NodeTypeRegistry();
+    const request = { workspace: 'website', path: '/site', recursive: true, takenAlong: takenAlongBy(types), by: 'bench' };
+    const first = performance.now();
+    const result = await store.publishState(request);
+    const firstMs = performance.now() - first;
+    const again: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      const t0 = performance.now();
+      await store.publishState(request);
+      again.push(performance.now() - t0);
+    }
+    const onePage: number[] = [];
+    for (let i = 0; i < rounds; i++) {
+      const t0 = performance.now();
+      await store.publishState({ ...request, path: `/site/p${i}`, recursive: false });
+      onePage.push(performance.now() - t0);
+    }
+    console.log(`store ${store.capabilities.name}: publish of ${result.nodes} nodes (recursive): first ${firstMs.toFixed(0)} ms, again median ${median(again).toFixed(0)} ms (${rounds} rounds); one page (non-recursive) median ${median(onePage).toFixed(1)} ms`);
+
+    const registry = new EndpointRegistry();
+    registry.applyLoad(await loadDefinitions([join(dir, 'modules')]));
+    const security = new SecurityService(loadSecurity(OPEN, dir));
+    const siteConfig = { name: 'fallback', locales: ['en'], defaultLocale: 'en' };
+    const build = async (cache: boolean) => buildApp({
+      registry, repository: new Repository(store, types), security, site: () => siteConfig, outName: outputNameFor('cms'), logger: false,
+      cache: cache ? { maxBytes: 64 * 1024 * 1024 } : false,
+      // Anonymous may preview: the comparison is of reading, not of checking a password.
+      publishing: { previewContextPath: '/preview', previewRoles: ['anonymous'] },
+    });
+    const uncached = await build(false);
+    await uncached.listen({ port: 0, host: '127.0.0.1' });
+    const pagesOf = (base: string) => Array.from({ length: 50 }, (_, i) => `${base}/.rest/delivery/pages/v1/site/p${(i * 7) % PAGES}`);
+    const queriesOf = (base: string) => Array.from({ length: 50 }, (_, i) => `${base}/.rest/delivery/pages/v1?title=site%20page%20${(i * 7) % PAGES}&limit=5`);
+    const rows: string[] = [];
+    for (const [what, urls] of [['read node', pagesOf], ['query', queriesOf]] as const) {
+      await rate(uncached, urls(''), 1); // warm both: the query index of each workspace, the statements
+      await rate(uncached, urls('/preview'), 1);
+      const pub: number[] = [];
+      const work: number[] = [];
+      for (let round = 0; round < 2; round++) {
+        pub.push(await rate(uncached, urls(''), seconds));
+        work.push(await rate(uncached, urls('/preview'), seconds));
+      }
+      const p = pub.reduce((a, b) => a + b) / pub.length;
+      const w = work.reduce((a, b) => a + b) / work.length;
+      rows.push(`${what}, no response cache: published ${p.toFixed(0)} req/s, working ${w.toFixed(0)} req/s, ratio ${(p / w).toFixed(2)}`);
+    }
+    await uncached.close();
+    const cached = await build(true);
+    await cached.listen({ port: 0, host: '127.0.0.1' });
+    await rate(cached, pagesOf(''), 1);
+    rows.push(`read node, public with the response cache: ${(await rate(cached, pagesOf(''), seconds)).toFixed(0)} req/s`);
+    await cached.close();
+    for (const r of rows) console.log(r);
+  } finally {
+    await store.close();
+    await dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
