@@ -78,6 +78,8 @@ for (const backend of BACKENDS) {
       const err = await refused(store.publishState(request(ws, '/home/about')), 'parentNotPublished');
       expect(err.message).toBe(`Parent content ${ws}:/home is not published yet; publish the parent before publishing its children`);
       await refused(store.publishState(request(ws, '/')), 'invalid');
+      await refused(store.publishState(request(pub, '/home')), 'invalid');
+      await refused(store.unpublishState(request(pub, '/home')), 'invalid');
       await refused(store.publishState(request(ws, '/nowhere')), 'missing');
       const hidden = { canRead: (_: string, p: string) => p !== '/home', mayWrite: () => true, mayReplaceSubtree: () => true };
       await refused(store.publishState(request(ws, '/home', { guard: hidden })), 'missing');
