@@ -8,7 +8,7 @@ import { CHANGE_NODE_LIMIT, type ChangedNode, type NewChange } from './changes.j
 import { NodeChangeList } from './node-change-list.js';
 import { NodeWriteError, type NodeWriteTx } from './node-write.js';
 import {
-  ACTIVATION_STATUS, LAST_ACTIVATED, LAST_ACTIVATED_BY, LAST_ACTIVATED_VERSION, STATUS, publishedWorkspace,
+  ACTIVATION_STATUS, LAST_ACTIVATED, LAST_ACTIVATED_BY, LAST_ACTIVATED_VERSION, STATUS, isPublishedWorkspace, publishedWorkspace,
   type StateRequest, type StateResult,
 } from './publishing.js';
 import type { NodeRecord } from './rows.js';
@@ -40,6 +40,8 @@ interface Context {
 const UNCLAIMED: StateResult = { claimed: false, nodes: 0 };
 
 function context(tx: StateTx, r: StateRequest): Context {
+  // Its own published state would be itself: the copy would delete what it copies.
+  if (isPublishedWorkspace(r.workspace)) throw new NodeWriteError('invalid', `${r.workspace} is a published state, not a workspace`);
   return { tx, r, ws: r.workspace, published: publishedWorkspace(r.workspace), now: r.now ?? storedNow() };
 }
 

@@ -1,0 +1,60 @@
+// Publishing (issue 17), store side: scheduled publishes and unpublishes are stored, listed soonest
+// first, handed out when due unless they failed, marked failed, and cancelled. Each backend.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ContentStore } from '../../src/store/content-store.js';
+import type { NewSchedule } from '../../src/store/publishing.js';
+import { BACKENDS, type OpenBackend } from './publish-backends.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+const at = (due: string, more: Partial<NewSchedule> = {}): NewSchedule => ({
+  action: 'publish', workspace: 'website', path: '/home', recursive: false, by: 'alice', due, ...more,
+});
+
+for (const backend of BACKENDS) {
+  describe.skipIf(backend.skip !== false)(`schedules (${backend.name})`, () => {
+    let open: OpenBackend | undefined;
+    let store: ContentStore;
+    beforeAll(async () => {
+      open = await backend.open();
+      store = open.store;
+    });
+    afterAll(async () => { await open?.close(); });
+
+    it('stores, lists soonest first, hands out the due ones that have not failed, and cancels', async () => {
+      expect(await store.listSchedules()).toEqual([]);
+      const started = Date.now();
+      // Offsets and precisions differ: the instants are what orders them.
+      const late = await store.addSchedule(at('2030-06-01T12:00:00+02:00', { action: 'unpublish', recursive: true, comment: 'summer' }));
+      const early = await store.addSchedule(at('2030-06-01T09:30Z', { path: '/news', by: 'bob' }));
+      const middle = await store.addSchedule(at('2030-06-01T09:59:59.500Z'));
+      expect(early).toEqual({
+        id: expect.stringMatching(UUID), action: 'publish', workspace: 'website', path: '/news', recursive: false, by: 'bob',
+        due: '2030-06-01T09:30:00.000Z', created: expect.any(String),
+      });
+      expect(Date.parse(early.created)).toBeGreaterThanOrEqual(started - 1000);
+      expect(late).toMatchObject({ action: 'unpublish', recursive: true, comment: 'summer', due: '2030-06-01T10:00:00.000Z' });
+      expect(new Set([late.id, early.id, middle.id]).size).toBe(3);
+      expect(await store.listSchedules()).toEqual([early, middle, late]);
+
+      expect(await store.dueSchedules('2030-06-01T09:00:00Z', 10)).toEqual([]);
+      expect(await store.dueSchedules('2030-06-01T10:00:00Z', 10)).toEqual([early, middle, late]);
+      expect(await store.dueSchedules('2030-06-01T10:00:00Z', 2)).toEqual([early, middle]);
+
+      await store.failSchedule(middle.id, 'Parent content website:/ is not published yet');
+      const failed = { ...middle, error: 'Parent content website:/ is not published yet' };
+      expect(await store.listSchedules()).toEqual([early, failed, late]);
+      expect(await store.dueSchedules('2031-01-01T00:00:00Z', 10)).toEqual([early, late]);
+
+      expect(await store.cancelSchedule(early.id)).toEqual(early);
+      expect(await store.cancelSchedule(early.id)).toBeUndefined();
+      expect(await store.cancelSchedule('no-such-schedule')).toBeUndefined();
+      expect(await store.listSchedules()).toEqual([failed, late]);
+    });
+
+    it('refuses a due time that is no instant', async () => {
+      await expect(store.addSchedule(at('tomorrow'))).rejects.toThrow(RangeError);
+      await expect(store.dueSchedules('soon', 10)).rejects.toThrow(RangeError);
+    });
+  });
+}
