@@ -235,7 +235,7 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     ...(raw.cache?.queryIndexThreshold !== undefined ? { queryIndexThreshold: raw.cache.queryIndexThreshold } : {}),
     ...(raw.cache?.persistQueryIndex !== undefined ? { persistQueryIndex: raw.cache.persistQueryIndex } : {}),
     pagesOnAllEndpoints: raw.pages?.allEndpoints ?? false,
-    publishing: { enabled: raw.publishing?.enabled ?? false },
+    ...(raw.publishing !== undefined ? { publishing: { enabled: raw.publishing.enabled ?? false } } : {}),
     shop: {
       maxUnitsPerOrderLine: raw.shop?.maxUnitsPerOrderLine ?? DEFAULT_SHOP_CONFIG.maxUnitsPerOrderLine,
       rateLimit: { ...DEFAULT_SHOP_CONFIG.rateLimit, ...raw.shop?.rateLimit },

