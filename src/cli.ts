@@ -1,4 +1,4 @@
-// The `petal` command: serve | import | export | publish | versions | changes | user | token | init | help. Parses flags, loads the config, and calls main.ts or ingest/.
+// The `petal` command: serve | import | export | publish | unpublish | schedules | versions | changes | user | token | init | help. Parses flags, loads the config, and calls main.ts or ingest/.
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -11,7 +11,8 @@ import { createLogger, createStore, startServer } from './main.js';
 import { tokenCommand, userCommand } from './security/cli-commands.js';
 import { initCommand } from './init-magnolia.js';
 import { changesCommand } from './ingest/change-commands.js';
-import { defaultPublisher, publishCommand, publishNodes, versionsCommand, type StoreOpener } from './ingest/version-commands.js';
+import { defaultPublisher, publishNodes, versionsCommand, type StoreOpener } from './ingest/version-commands.js';
+import { publishCommand, schedulesCommand, unpublishCommand } from './ingest/publish-commands.js';
 import { ImportConflictError } from './store/write-import.js';
 import { exportCommand } from './export/export-command.js';
 import { ExportError } from './export/export-error.js';
@@ -25,8 +26,16 @@ Usage:
                                         write a node's subtree (PATH / = the workspace) as a file petal
                                         import takes back; to standard output, or FILE (a folder gets the
                                         file name import expects)
-  petal publish WORKSPACE PATH [--by NAME]
-                                        store the node's subtree as its next version (1.0, 1.1, …)
+  petal publish WORKSPACE PATH [--recursive] [--comment C] [--by NAME] [--at ISO]
+                                        publishing enabled: copy the node (and its content; the whole
+                                        subtree with --recursive) into the published state as its next
+                                        version; --at a future instant schedules it. Publishing off: store
+                                        the node's subtree as its next version (1.0, 1.1, …)
+  petal unpublish WORKSPACE PATH [--by NAME] [--at ISO]
+                                        remove the node and its subtree from the published state
+  petal schedules [--json] [--cancel ID]
+                                        list the scheduled publications (and why a failed one was
+                                        refused), or cancel one
   petal versions WORKSPACE PATH [--json]
                                         list the node's versions: name, date, who
   petal changes --since N [--limit M] [--json]
@@ -44,7 +53,7 @@ Usage:
                                         read on dam); --out FILE (default ./petal.yaml), --force
   petal help                            show this text
 
-Options (serve, import, export, publish, versions, changes; --config also for user and token):
+Options (serve, import, export, publish, unpublish, schedules, versions, changes; --config also for user and token):
   --config FILE       petal.yaml to use (default: ./petal.yaml, else the bundled demo for serve)
   --store URL         sqlite:FILE (default sqlite:./data/petal.db) or postgres://user@host:5432/db
 Options of serve:
@@ -59,7 +68,11 @@ Options of import:
                       move it here (replace), or abort the import (fail)
   --verbose           list every warning (default: the first 10)
   --publish           then publish each imported top-level node as its next version
-  --by NAME           who publishes (publish and import --publish; default: the operating-system user)
+  --by NAME           who publishes (publish, unpublish and import --publish; default: the
+                      operating-system user)
+Options of publish and unpublish:
+  --at ISO            an ISO 8601 instant with an offset or Z (2026-05-01T08:00:00+02:00); a future one
+                      stores a schedule that petal serve runs when due (publishing.enabled)
 Options of user add and token create:
   The security folder is security.folder of petal.yaml (default ./security beside it, or in the
   current folder without a petal.yaml); it is created with mode 0700, its files with mode 0600.
@@ -73,6 +86,8 @@ Examples:
   petal import ./content
   petal export website /travel --out ./exports
   petal publish website /travel --by alice
+  petal publish website /travel --recursive --at 2026-05-01T08:00:00+02:00
+  petal schedules --cancel 3f1c…
   petal versions website /travel --json
   petal changes --since 0 --limit 20
   petal serve --modules ./light-modules --port 8080
@@ -128,6 +143,10 @@ export async function main(argv: string[]): Promise<number> {
         return await exportCommand(rest, openStore);
       case 'publish':
         return await publishCommand(rest, openStore);
+      case 'unpublish':
+        return await unpublishCommand(rest, openStore);
+      case 'schedules':
+        return await schedulesCommand(rest, openStore);
       case 'versions':
         return await versionsCommand(rest, openStore);
       case 'changes':
@@ -193,7 +212,7 @@ const openStore: StoreOpener = async (flags) => {
   const url = config.isDemo ? `sqlite:${resolve(DEFAULT_STORE_FILE)}` : config.store;
   const store = createStore(url, { onNotice: notice });
   await store.open();
-  return { store, url };
+  return { store, url, config };
 };
 
 async function runImport(args: string[]): Promise<number> {

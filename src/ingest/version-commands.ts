@@ -1,22 +1,24 @@
-// Ingest layer (CLI): `petal publish` and `petal versions`, and the publishing step of
-// `petal import --publish`. The store comes from the caller (cli.ts resolves --config / --store).
+// Ingest layer (CLI): `petal versions`, the publishing step of `petal import --publish`, and what the
+// store commands share (the store opener, WORKSPACE PATH). `petal publish` is in publish-commands.ts.
+// The store comes from the caller (cli.ts resolves --config / --store).
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { normalizePath } from '../repository/paths.js';
+import type { PetalConfig } from '../config/load-config.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { VersionInfo } from '../store/versions.js';
-
-export const PUBLISH_USAGE = `Usage: petal publish WORKSPACE PATH [--by NAME] [--store URL] [--config FILE]
-  Stores a frozen copy of the node at PATH and its subtree as its next version (1.0, 1.1, …).
-  --by NAME   who publishes (default: the operating-system user)
-`;
 
 export const VERSIONS_USAGE = `Usage: petal versions WORKSPACE PATH [--json] [--store URL] [--config FILE]
   Lists the stored versions of PATH (name, date, who, nodes), oldest first.
 `;
 
-/** Opens the store the flags name (as `petal import` does); returns it with its URL for messages. */
-export type StoreOpener = (flags: { config?: string; store?: string }) => Promise<{ store: ContentStore; url: string }>;
+/**
+ * Opens the store the flags name (as `petal import` does); returns it with its URL for messages and the
+ * settings of the config the commands read (absent: publishing off, no extra node types).
+ */
+export type StoreOpener = (flags: { config?: string; store?: string }) => Promise<{
+  store: ContentStore; url: string; config?: Pick<PetalConfig, 'publishing' | 'nodeTypes'>;
+}>;
 
 /** Who publishes when no --by is given: the operating-system user, else `cli`. */
 export function defaultPublisher(): string {
@@ -42,38 +44,13 @@ export async function publishNodes(
 }
 
 /** WORKSPACE and PATH from the positionals; a message (exit 2) when they are missing or not a node path. */
-function target(command: string, positionals: string[], usage: string): { workspace: string; path: string } | string {
+export function target(command: string, positionals: string[], usage: string): { workspace: string; path: string } | string {
   if (positionals.length !== 2) return `petal ${command}: name a WORKSPACE and a PATH\n\n${usage}`;
   const [workspace, raw] = positionals as [string, string];
   const path = normalizePath(raw);
   if (workspace === '' || /[\s/\u0000-\u001f]/.test(workspace)) return `petal ${command}: invalid workspace ${JSON.stringify(workspace)}\n`;
   if (path === undefined || path === '/') return `petal ${command}: PATH must name a node (such as /site), not ${JSON.stringify(raw)}\n`;
   return { workspace, path };
-}
-
-export async function publishCommand(args: string[], open: StoreOpener): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: { config: { type: 'string' }, store: { type: 'string' }, by: { type: 'string' }, help: { type: 'boolean' } },
-    allowPositionals: true,
-  });
-  if (values.help) { process.stdout.write(PUBLISH_USAGE); return 0; }
-  const t = target('publish', positionals, PUBLISH_USAGE);
-  if (typeof t === 'string') { process.stderr.write(t); return 2; }
-  const by = values.by ?? defaultPublisher();
-  if (by.trim() === '') { process.stderr.write('petal publish: --by must name someone\n'); return 2; }
-  const { store, url } = await open(values);
-  try {
-    const v = await store.publish(t.workspace, t.path, by);
-    if (v === undefined) {
-      process.stderr.write(`petal publish: no node at ${t.workspace}:${t.path} in ${url}\n`);
-      return 1;
-    }
-    process.stdout.write(`published ${t.workspace}:${t.path} as version ${v.name} (${v.nodes} nodes) by ${v.createdBy} into ${url}\n`);
-    return 0;
-  } finally {
-    await store.close();
-  }
 }
 
 export async function versionsCommand(args: string[], open: StoreOpener): Promise<number> {

@@ -1,7 +1,9 @@
 // Test helper: the publishing calls of a ContentStore in memory, claiming a schedule as the real stores
 // do (a request naming a schedule that is gone writes nothing and says `claimed: false`).
 import { randomUUID } from 'node:crypto';
+import type { ContentStore } from '../../src/store/content-store.js';
 import type { NodeRecord } from '../../src/store/rows.js';
+import type { VersionInfo } from '../../src/store/versions.js';
 import { publishedWorkspace, type NewSchedule, type Schedule, type StateRequest, type StateResult } from '../../src/store/publishing.js';
 import type { PublishingStore } from '../../src/publishing/publisher.js';
 import type { SchedulingStore } from '../../src/publishing/scheduler.js';
@@ -37,6 +39,42 @@ export class FakePublishingStore implements PublishingStore, SchedulingStore {
   async dueSchedules(now: string, limit: number): Promise<Schedule[]> {
     return [...this.schedules.values()].filter((s) => s.error === undefined && s.due <= now)
       .sort((a, b) => a.due.localeCompare(b.due)).slice(0, limit);
+  }
+
+  async listSchedules(): Promise<Schedule[]> {
+    return [...this.schedules.values()].sort((a, b) => a.due.localeCompare(b.due));
+  }
+
+  async cancelSchedule(id: string): Promise<Schedule | undefined> {
+    const s = this.schedules.get(id);
+    this.schedules.delete(id);
+    return s;
+  }
+
+  /** Publishing off: a version only (petal publish's first meaning). */
+  async publish(workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {
+    if (!this.nodes.has(`${workspace}:${path}`)) return undefined;
+    this.versions.push(`${workspace}:${path}`);
+    return { workspace, path, name: '1.0', nodeId: randomUUID(), created: '2026-06-01T12:00:00.000Z', createdBy: by, nodes: 2 };
+  }
+
+  readonly versions: string[] = [];
+  closed = 0;
+
+  async close(): Promise<void> {
+    this.closed++;
+  }
+
+  /** As the ContentStore a command opens: only the calls above exist; any other throws (a test that needs it is wrong). */
+  asContentStore(): ContentStore {
+    return new Proxy(this, {
+      get: (target, key, receiver) => {
+        const value: unknown = Reflect.get(target, key, receiver);
+        // `then` is asked by every await of the store (it is not a promise); symbols by inspection.
+        if (value === undefined && key !== 'then' && typeof key === 'string') throw new Error(`FakePublishingStore has no ${String(key)}`);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }) as unknown as ContentStore;
   }
 
   async failSchedule(id: string, error: string): Promise<void> {
