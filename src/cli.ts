@@ -14,6 +14,10 @@ import { changesCommand } from './ingest/change-commands.js';
 import { defaultPublisher, publishNodes, versionsCommand, type StoreOpener } from './ingest/version-commands.js';
 import { publishCommand, schedulesCommand, unpublishCommand } from './ingest/publish-commands.js';
 import { ImportConflictError } from './store/write-import.js';
+import { NodeWriteError } from './store/node-write.js';
+import type { ContentStore } from './store/content-store.js';
+import { NodeTypeRegistry } from './repository/node-types.js';
+import { takenAlongBy } from './repository/publish-rules.js';
 import { exportCommand } from './export/export-command.js';
 import { ExportError } from './export/export-error.js';
 
@@ -67,7 +71,8 @@ Options of import:
                       a UUID already used at another path: give the node a new UUID (default),
                       move it here (replace), or abort the import (fail)
   --verbose           list every warning (default: the first 10)
-  --publish           then publish each imported top-level node as its next version
+  --publish           then publish each imported top-level node as its next version (publishing on:
+                      into the published state with its subtree, parents first)
   --by NAME           who publishes (publish, unpublish and import --publish; default: the
                       operating-system user)
 Options of publish and unpublish:
@@ -274,7 +279,10 @@ async function runImport(args: string[]): Promise<number> {
     if (r.indexSegments.written > 0) {
       process.stdout.write(`refreshed ${r.indexSegments.written} persisted query index segments in ${(r.indexSegments.ms / 1000).toFixed(2)} s\n`);
     }
-    if (values.publish) {
+    if (values.publish && config.publishing !== undefined) {
+      // Publishing on: each imported top-level node with its subtree into the published state, parents first.
+      await publishImported(store, r.roots, values.by ?? defaultPublisher(), takenAlongBy(new NodeTypeRegistry(config.nodeTypes)));
+    } else if (values.publish) {
       // After the import's commit, one transaction per node: a failure here leaves the import in place.
       const { published, missing } = await publishNodes(store, r.roots, values.by ?? defaultPublisher());
       for (const v of published) process.stdout.write(`published ${v.workspace}:${v.path} as version ${v.name} (${v.nodes} nodes)\n`);
@@ -286,5 +294,20 @@ async function runImport(args: string[]): Promise<number> {
     throw err;
   } finally {
     await store.close();
+  }
+}
+
+/** `import --publish` with publishing on: one publish per root; a refused one is a warning (the import stands). */
+async function publishImported(
+  store: ContentStore, roots: readonly { workspace: string; path: string }[], by: string, takenAlong: (type: string) => boolean,
+): Promise<void> {
+  for (const { workspace, path } of roots) {
+    try {
+      const r = await store.publishState({ workspace, path, recursive: true, takenAlong, by });
+      process.stdout.write(`published ${workspace}:${path} (${r.nodes} nodes) as version ${r.version?.name ?? '?'} by ${by}\n`);
+    } catch (err) {
+      if (!(err instanceof NodeWriteError)) throw err;
+      process.stderr.write(`warning: ${workspace}:${path} was not published: ${err.message}\n`);
+    }
   }
 }
