@@ -1,8 +1,8 @@
 // Issue 17: what publishing costs, in one run on one store: publishing a 1,000-node subtree (the
 // first time, and again over its published copy), and reading the published state against reading the
 // working content (the same pages and queries, public and preview URLs, the response cache off so that
-// both read the store; then the public side with its cache on), with autocannon (8 connections) on a
-// listening server, public and preview alternating. Usage:
+// both read the store), with autocannon (8 connections, in this process) on a listening server, public
+// and preview alternating. Usage:
 //   node --import tsx bench/publishing.ts [sqlite | postgres://…] [rounds=10] [seconds=5]
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -118,13 +118,13 @@ async function main(): Promise<void> {
     registry.applyLoad(await loadDefinitions([join(dir, 'modules')]));
     const security = new SecurityService(loadSecurity(OPEN, dir));
     const siteConfig = { name: 'fallback', locales: ['en'], defaultLocale: 'en' };
-    const build = async (cache: boolean) => buildApp({
+    const build = async () => buildApp({
       registry, repository: new Repository(store, types), security, site: () => siteConfig, outName: outputNameFor('cms'), logger: false,
-      cache: cache ? { maxBytes: 64 * 1024 * 1024 } : false,
+      cache: false,
       // Anonymous may preview: the comparison is of reading, not of checking a password.
       publishing: { previewContextPath: '/preview', previewRoles: ['anonymous'] },
     });
-    const uncached = await build(false);
+    const uncached = await build();
     await uncached.listen({ port: 0, host: '127.0.0.1' });
     const pagesOf = (base: string) => Array.from({ length: 50 }, (_, i) => `${base}/.rest/delivery/pages/v1/site/p${(i * 7) % PAGES}`);
     const queriesOf = (base: string) => Array.from({ length: 50 }, (_, i) => `${base}/.rest/delivery/pages/v1?title=site%20page%20${(i * 7) % PAGES}&limit=5`);
@@ -143,11 +143,6 @@ async function main(): Promise<void> {
       rows.push(`${what}, no response cache: published ${p.toFixed(0)} req/s, working ${w.toFixed(0)} req/s, ratio ${(p / w).toFixed(2)}`);
     }
     await uncached.close();
-    const cached = await build(true);
-    await cached.listen({ port: 0, host: '127.0.0.1' });
-    await rate(cached, pagesOf(''), 1);
-    rows.push(`read node, public with the response cache: ${(await rate(cached, pagesOf(''), seconds)).toFixed(0)} req/s`);
-    await cached.close();
     for (const r of rows) console.log(r);
   } finally {
     await store.close();

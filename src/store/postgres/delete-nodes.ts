@@ -17,6 +17,8 @@ const SQL = {
   subtree: s('subtree', `
     WITH gone AS (DELETE FROM nodes WHERE workspace = $1 AND (path = $2 OR (path >= $3 AND path < $4)) RETURNING nid),
     ${DELETED}`),
+  /** The nodes at the paths of $2. */
+  nodes: s('nodes', `WITH gone AS (DELETE FROM nodes WHERE workspace = $1 AND path = ANY ($2::text[]) RETURNING nid), ${DELETED}`),
   /** The node at $2 alone. */
   node: s('node', `WITH gone AS (DELETE FROM nodes WHERE workspace = $1 AND path = $2 RETURNING nid), ${DELETED}`),
 } as const;
@@ -30,4 +32,9 @@ export async function deleteSubtree(client: pg.PoolClient, workspace: string, pa
 /** Deletes the node at `path` alone (its children are the caller's), with its full-text row; the number of nodes removed. */
 export async function deleteNode(client: pg.PoolClient, workspace: string, path: string): Promise<number> {
   return (await run<{ n: number }>(client, SQL.node, [workspace, path]))[0]!.n;
+}
+
+/** Deletes the nodes at `paths` alone (their children are the caller's), in one statement; the number removed. */
+export async function deleteNodes(client: pg.PoolClient, workspace: string, paths: readonly string[]): Promise<number> {
+  return (await run<{ n: number }>(client, SQL.nodes, [workspace, [...paths]]))[0]!.n;
 }

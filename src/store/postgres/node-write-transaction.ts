@@ -10,7 +10,7 @@ import { toRecord, type NodeRow } from '../node-rows.js';
 import type { StateTx } from '../publish-state.js';
 import { BatchedImportTx } from './batched-import-tx.js';
 import { recordChange, subtreeNodes } from './changes.js';
-import { deleteNode, deleteSubtree } from './delete-nodes.js';
+import { deleteNode, deleteNodes, deleteSubtree } from './delete-nodes.js';
 import { IMPORT_LOCK } from './migrations.js';
 import { removeSchedule } from './schedules.js';
 import { NODE_COLUMNS, SQL, exec, run, type Statement } from './statements.js';
@@ -62,6 +62,13 @@ export async function nodeWriteTransaction<T>(
     replaceNode: (node) => flushed(async () => {
       await deleteNode(client, node.workspace, node.path);
       await batched.insertNode(node);
+    }),
+    replaceNodes: (nodes) => flushed(async () => {
+      // One delete per workspace, then the rows batched as new ones: two round trips per batch, not per node.
+      const byWorkspace = new Map<string, string[]>();
+      for (const n of nodes) byWorkspace.set(n.workspace, [...(byWorkspace.get(n.workspace) ?? []), n.path]);
+      for (const [ws, paths] of byWorkspace) await deleteNodes(client, ws, paths);
+      for (const n of nodes) await batched.insertNode(n);
     }),
     moveSubtree: (ws, from, to, position) => flushed(async () => {
       const [lo, hi] = descendantRange(from);

@@ -37,6 +37,9 @@ export function sqliteNodeWriteTx(s: Statements, { changes, versions, schedules 
     replaceNode: async (node) => {
       if (!updateInPlace(s, node)) insertNodeRow(s, node);
     },
+    replaceNodes: async (nodes) => {
+      for (const node of nodes) if (!updateInPlace(s, node)) insertNodeRow(s, node);
+    },
     moveSubtree: async (ws, from, to, position) => {
       const [lo, hi] = descendantRange(from);
       const rest = codePoints(from) + 1;
