@@ -8,21 +8,9 @@ import type { VersionInfo } from './versions.js';
 
 const PUBLISHED_SUFFIX = '@published';
 
-/**
- * Names already built: every read of the published state maps its workspace, and a string built anew
- * each time is hashed anew by every cache it keys. Workspace names are few; the bound is a safeguard.
- */
-const PUBLISHED_NAMES = new Map<string, string>();
-
 /** The internal workspace holding the published state of `workspace` (idempotent). */
 export function publishedWorkspace(workspace: string): string {
-  let name = PUBLISHED_NAMES.get(workspace);
-  if (name === undefined) {
-    name = workspace.endsWith(PUBLISHED_SUFFIX) ? workspace : workspace + PUBLISHED_SUFFIX;
-    if (PUBLISHED_NAMES.size >= 1_024) PUBLISHED_NAMES.clear();
-    PUBLISHED_NAMES.set(workspace, name);
-  }
-  return name;
+  return workspace.endsWith(PUBLISHED_SUFFIX) ? workspace : workspace + PUBLISHED_SUFFIX;
 }
 
 /** The workspace a stored one belongs to: `website` for `website@published`, itself otherwise. */
