@@ -363,23 +363,6 @@ describe('petal publish and petal versions', () => {
     expect(r.stdout).toContain('--publish');
   });
 
-  it('dispatches unpublish and schedules; help names them and --at', async () => {
-    const db = join(newDir('publish-states'), 'x.db');
-    // Publishing is off without a petal.yaml that enables it: unpublish is refused, with what to set.
-    const off = await runPetal(['unpublish', 'website', '/site', '--store', `sqlite:${db}`]);
-    expect(off.code).toBe(2);
-    expect(off.stderr).toContain('set publishing: {enabled: true} in petal.yaml');
-    const badAt = await runPetal(['publish', 'website', '/site', '--at', 'tomorrow', '--store', `sqlite:${db}`]);
-    expect(badAt.code).toBe(2);
-    expect(badAt.stderr).toContain('--at must be an ISO 8601 instant with an offset or Z');
-    const none = await runPetal(['schedules', '--store', `sqlite:${db}`]);
-    expect(none.code).toBe(0);
-    expect(none.stdout).toBe('no schedules\n');
-    const help = await runPetal(['--help']);
-    expect(help.stdout).toContain('petal unpublish WORKSPACE PATH');
-    expect(help.stdout).toContain('petal schedules [--json] [--cancel ID]');
-    expect(help.stdout).toContain('--at ISO');
-  });
 });
 
 describe('petal serve', () => {

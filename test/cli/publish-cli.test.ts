@@ -1,0 +1,70 @@
+// The publishing commands of `petal` (issue 17), in process: `petal import --publish` with publishing
+// on publishes each imported top-level node with its subtree, parents first (one whose parent is not
+// published is a warning, and the import stands); with publishing off, unpublish is refused with what to
+// set; a bad --at is refused before the store opens; help names the commands.
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+
+let dir: string;
+
+/** Runs `petal args` in this process: its exit code and what it wrote. */
+async function petal(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => { out += String(chunk); return true; });
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => { err += String(chunk); return true; });
+  try {
+    return { code: await main(args), out, err };
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'petal-import-publish-')); });
+afterEach(() => {
+  vi.restoreAllMocks();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it('publishes the imported roots into the published state, warning about a root whose parent is not published', async () => {
+  const content = join(dir, 'content');
+  mkdirSync(content);
+  writeFileSync(join(content, 'website.site.yaml'), "'site':\n  'jcr:primaryType': 'mgnl:page'\n  'about':\n    'jcr:primaryType': 'mgnl:page'\n");
+  writeFileSync(join(content, 'website.folder.page.yaml'), "'page':\n  'jcr:primaryType': 'mgnl:page'\n");
+  const db = join(dir, 'petal.db');
+  writeFileSync(join(dir, 'petal.yaml'), `store: sqlite:${db}\npublishing:\n  enabled: true\n`);
+  const { code, out, err } = await petal(['import', '--config', join(dir, 'petal.yaml'), '--publish', '--by', 'ci', content]);
+  expect(code).toBe(0);
+  expect(out).toContain('published website:/site (2 nodes) as version 1.0 by ci');
+  expect(err).toContain('website:/folder/page was not published');
+  const store = new SqliteStore({ file: db });
+  await store.open();
+  try {
+    expect((await store.getSubtree('website@published', '/site', 5)).map((n) => n.path)).toEqual(['/site', '/site/about']);
+    expect(await store.getNode('website@published', '/folder/page')).toBeUndefined();
+    expect(await store.getNode('website', '/folder/page')).toBeDefined();
+  } finally {
+    await store.close();
+  }
+});
+
+it('dispatches unpublish and schedules; help names them and --at', async () => {
+  const store = `sqlite:${join(dir, 'x.db')}`;
+  // Publishing is off without a petal.yaml that enables it: unpublish is refused, with what to set.
+  const off = await petal(['unpublish', 'website', '/site', '--store', store]);
+  expect(off.code).toBe(2);
+  expect(off.err).toContain('set publishing: {enabled: true} in petal.yaml');
+  const badAt = await petal(['publish', 'website', '/site', '--at', 'tomorrow', '--store', store]);
+  expect(badAt.code).toBe(2);
+  expect(badAt.err).toContain('--at must be an ISO 8601 instant with an offset or Z');
+  const none = await petal(['schedules', '--store', store]);
+  expect(none.code).toBe(0);
+  expect(none.out).toBe('no schedules\n');
+  const help = await petal(['--help']);
+  expect(help.out).toContain('petal unpublish WORKSPACE PATH');
+  expect(help.out).toContain('petal schedules [--json] [--cancel ID]');
+  expect(help.out).toContain('--at ISO');
+});
