@@ -1,8 +1,5 @@
 // `petal serve` with publishing enabled runs the schedules that are due (main.ts starts the scheduler
 // once listening, and stops it, waiting for a run in progress, before the store closes).
-//
-// SKIPPED UNTIL THE STORE'S PUBLISHING METHODS LAND (issue 17, branch h-store): while addSchedule is
-// the stub that throws "not implemented yet", the test skips itself; it runs once they are merged.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,19 +34,14 @@ async function until(check: () => Promise<boolean>, ms = 8000): Promise<void> {
 }
 
 describe('serve with publishing enabled', () => {
-  it('runs a schedule that fell due while no server was running', async (ctx) => {
+  it('runs a schedule that fell due while no server was running', async () => {
     dir = mkdtempSync(join(tmpdir(), 'h-sched-serve-'));
     const file = join(dir, 'petal.db');
     const setup = new SqliteStore({ file });
     await setup.open();
     try {
       await setup.importDocuments([document('website', '/', [draft('travel', { type: 'cms:page' })])], NEW);
-      try {
-        await setup.addSchedule({ action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', due: '2020-01-01T00:00:00.000Z' });
-      } catch (err) {
-        if (err instanceof Error && /not implemented yet/.test(err.message)) ctx.skip('the store\'s publishing methods are still stubs (branch h-store)');
-        throw err;
-      }
+      await setup.addSchedule({ action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', due: '2020-01-01T00:00:00.000Z' });
     } finally {
       await setup.close();
     }

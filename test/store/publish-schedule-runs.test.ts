@@ -2,22 +2,18 @@
 // exactly once (the store claims it in the transaction that carries it out), and a schedule stored
 // before a restart runs after it. SQLite: instances on one file; PostgreSQL (PETAL_TEST_PG): on one
 // schema. The scheduler's own rules, over an in-memory store: test/publishing/scheduler.test.ts.
-//
-// SKIPPED UNTIL THE STORE'S PUBLISHING METHODS LAND (issue 17, branch h-store): while addSchedule is
-// the stub that throws "not implemented yet", each test skips itself (addOrSkip); once the real
-// methods are merged they run with no change here.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, describe, expect, it, type TestContext } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { PublishScheduler, type SchedulerLog } from '../../src/publishing/scheduler.js';
 import { NodeTypeRegistry } from '../../src/repository/node-types.js';
 import { takenAlongBy } from '../../src/repository/publish-rules.js';
 import type { ContentStore } from '../../src/store/content-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { publishedWorkspace, type NewSchedule, type Schedule } from '../../src/store/publishing.js';
+import { publishedWorkspace } from '../../src/store/publishing.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { NEW, document, draft } from '../conformance/drafts.js';
 
@@ -63,16 +59,6 @@ function schedulerOf(store: ContentStore): PublishScheduler {
   return new PublishScheduler(store, { takenAlong: takenAlongBy(new NodeTypeRegistry()), log: silent, now: () => AFTER_DUE });
 }
 
-/** The schedule stored, or the test skipped while the store's method is still the stub (see the header). */
-async function addOrSkip(ctx: TestContext, store: ContentStore, schedule: NewSchedule): Promise<Schedule> {
-  try {
-    return await store.addSchedule(schedule);
-  } catch (err) {
-    if (err instanceof Error && /not implemented yet/.test(err.message)) ctx.skip('the store\'s publishing methods are still stubs (branch h-store)');
-    throw err;
-  }
-}
-
 const open: ContentStore[] = [];
 async function opened(backend: Backend): Promise<ContentStore> {
   const store = backend.instance();
@@ -97,12 +83,12 @@ describe.each(backends)('scheduled publication on %s (PETAL_TEST_PG adds postgre
     backend = undefined;
   });
 
-  it('two instances polling together run a due schedule exactly once', async (ctx) => {
+  it('two instances polling together run a due schedule exactly once', async () => {
     backend = make();
     const a = await opened(backend);
     const b = await opened(backend);
     await importTravel(a);
-    await addOrSkip(ctx, a, { action: 'publish', workspace: 'website', path: '/travel', recursive: true, by: 'alice', due: DUE });
+    await a.addSchedule({ action: 'publish', workspace: 'website', path: '/travel', recursive: true, by: 'alice', due: DUE });
     // PostgreSQL: the two polls race. SQLite: one after the other, since two instances in ONE process
     // cannot race (the second's busy wait for the write lock blocks the thread the first needs to
     // commit, until busy_timeout); two processes on one file do not have that problem.
@@ -119,11 +105,11 @@ describe.each(backends)('scheduled publication on %s (PETAL_TEST_PG adds postgre
     expect(again.map((r) => r.ran)).toEqual([0, 0]);
   });
 
-  it('a schedule stored before a restart runs after it, once; one not due yet stays', async (ctx) => {
+  it('a schedule stored before a restart runs after it, once; one not due yet stays', async () => {
     backend = make();
     const first = await opened(backend);
     await importTravel(first);
-    await addOrSkip(ctx, first, { action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', comment: 'spring', due: DUE });
+    await first.addSchedule({ action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', comment: 'spring', due: DUE });
     await first.close();
     open.splice(open.indexOf(first), 1);
 
@@ -138,11 +124,11 @@ describe.each(backends)('scheduled publication on %s (PETAL_TEST_PG adds postgre
     expect((await restarted.listSchedules()).map((s) => s.id)).toEqual([later.id]);
   });
 
-  it('a refused schedule (parent not published) is marked failed and stays listed, not run again', async (ctx) => {
+  it('a refused schedule (parent not published) is marked failed and stays listed, not run again', async () => {
     backend = make();
     const store = await opened(backend);
     await importTravel(store);
-    const s = await addOrSkip(ctx, store, { action: 'publish', workspace: 'website', path: '/travel/main', recursive: false, by: 'alice', due: DUE });
+    const s = await store.addSchedule({ action: 'publish', workspace: 'website', path: '/travel/main', recursive: false, by: 'alice', due: DUE });
     const scheduler = schedulerOf(store);
     expect(await scheduler.poll()).toEqual({ ran: 0, failed: 1, retried: 0 });
     expect(await scheduler.poll()).toEqual({ ran: 0, failed: 0, retried: 0 });
