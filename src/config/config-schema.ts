@@ -41,6 +41,38 @@ const imagePresetSchema = z.strictObject({
   quality: z.number().int('a whole number').min(1, 'at least 1').max(100, 'at most 100').optional(),
 }).refine((p) => Object.keys(p).length > 0, 'a preset needs at least one of width, height, fit, format, quality');
 
+const seconds = z.number().int('a whole number of seconds').min(0, 'at least 0').max(31_536_000, 'at most a year (31536000)');
+
+/** `cacheControl:` of an endpoint definition or of petal.yaml (seconds). */
+export const cacheControlSchema = z.strictObject({
+  maxAge: seconds.optional(),
+  sMaxAge: seconds.optional(),
+  staleWhileRevalidate: seconds.optional(),
+  staleIfError: seconds.optional(),
+});
+
+/** An environment variable's name (secrets are never written in petal.yaml). */
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable');
+const httpUrl = z.url().refine((u) => /^https?:\/\//.test(u), 'an http:// or https:// URL');
+
+const purgeTargetSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('fastly'), serviceId: z.string().min(1), tokenEnv: envName, baseUrl: httpUrl.optional() }),
+  z.strictObject({ type: z.literal('cloudflare'), zoneId: z.string().min(1), tokenEnv: envName, baseUrl: httpUrl.optional() }),
+  z.strictObject({ type: z.literal('http'), url: httpUrl, secretEnv: envName.optional() }),
+]);
+
+const webhookSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, - and _ (at most 64)'),
+  url: httpUrl,
+  events: z.array(z.enum(['published', 'unpublished', 'changed', 'imported'])).min(1).optional(),
+  workspaces: z.array(z.string().min(1)).optional(),
+  /** Node paths; `*` matches within a segment, a trailing `/*` the whole subtree (as in ACL rules). */
+  paths: z.array(z.string().regex(/^\//, 'an absolute path')).optional(),
+  nodeTypes: z.array(z.string().min(1)).optional(),
+  secretEnv: envName,
+  timeoutMs: z.number().int().min(100, 'at least 100').max(60_000, 'at most 60000').optional(),
+});
+
 export const configSchema = z.strictObject({
   store: z.string().min(1).optional(),
   /** Read replicas of a PostgreSQL store: reads go to them, writes and read-after-write to `store`. */
@@ -103,6 +135,21 @@ export const configSchema = z.strictObject({
     }).optional(),
     /** How often due schedules are looked for (milliseconds). */
     scheduleIntervalMs: z.number().int().min(100, 'at least 100').max(3_600_000, 'at most 3600000').optional(),
+  }).optional(),
+  /** Cache-Control of delivery answers when an endpoint says nothing (README: Cache tags and purge). */
+  cacheControl: cacheControlSchema.optional(),
+  /** Cache tags on delivery answers and purges of the CDN on every change (README: Cache tags and purge). */
+  cdn: z.strictObject({
+    tagHeader: z.enum(['surrogate-key', 'cache-tag', 'both', 'none']).optional(),
+    purge: z.array(purgeTargetSchema).optional(),
+  }).optional(),
+  /** Signed POSTs of change events, at least once and in order per webhook (README: Webhooks). */
+  webhooks: z.array(webhookSchema).superRefine((hooks, ctx) => {
+    const seen = new Set<string>();
+    hooks.forEach((h, i) => {
+      if (seen.has(h.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `another webhook is named ${h.name}` });
+      seen.add(h.name);
+    });
   }).optional(),
   /** Limits of the /shop/v1 API against cheap writes anyone can repeat (README: Shop limits). */
   shop: z.strictObject({

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { Namespace } from '../repository/names.js';
 import { ConfigError } from './config-error.js';
+import { DEFAULT_CDN, type CacheControlConfig, type CdnConfig, type WebhookConfig } from './notify-config.js';
 import { configSchema, type RawConfig } from './config-schema.js';
 import { readYamlFileSync, yamlToJS } from './yaml-file.js';
 import { loadSecurity, type SecurityConfig } from '../security/security-config.js';
@@ -78,6 +79,12 @@ export interface PetalConfig {
   readonly persistQueryIndex?: boolean;
   /** Inheritance and autogeneration also on plain `jcrDeliveryEndpoint_v2` endpoints (`pages.allEndpoints`). */
   readonly pagesOnAllEndpoints?: boolean;
+  /** Cache-Control of delivery answers whose endpoint gives none (`cacheControl:`). */
+  readonly cacheControl?: CacheControlConfig;
+  /** Cache tags and CDN purges (`cdn:`; DEFAULT_CDN when absent). */
+  readonly cdn?: CdnConfig;
+  /** Signed change notifications (`webhooks:`). */
+  readonly webhooks?: readonly WebhookConfig[];
   /** Working and published content (`publishing:`); absent = off (the working content is served). */
   readonly publishing?: PublishingConfig;
   /** Shop limits (absent = DEFAULT_SHOP_CONFIG). */
@@ -248,6 +255,9 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     ...(raw.cache?.persistQueryIndex !== undefined ? { persistQueryIndex: raw.cache.persistQueryIndex } : {}),
     pagesOnAllEndpoints: raw.pages?.allEndpoints ?? false,
     ...(raw.publishing?.enabled === true ? { publishing: publishingOf(raw, file) } : {}),
+    ...(raw.cacheControl !== undefined ? { cacheControl: raw.cacheControl } : {}),
+    ...(raw.cdn !== undefined ? { cdn: { tagHeader: raw.cdn.tagHeader ?? DEFAULT_CDN.tagHeader, purge: raw.cdn.purge ?? DEFAULT_CDN.purge } } : {}),
+    ...(raw.webhooks !== undefined ? { webhooks: raw.webhooks } : {}),
     shop: {
       maxUnitsPerOrderLine: raw.shop?.maxUnitsPerOrderLine ?? DEFAULT_SHOP_CONFIG.maxUnitsPerOrderLine,
       rateLimit: { ...DEFAULT_SHOP_CONFIG.rateLimit, ...raw.shop?.rateLimit },

@@ -1,0 +1,42 @@
+// Config layer: what petal.yaml says about telling the world of changes: Cache-Control defaults, cache
+// tags on delivery answers, CDN purge targets and webhooks (README: Cache tags and purge, Webhooks).
+// Secrets are named by environment variables and read where they are used, never kept here.
+
+/** Seconds, as the Cache-Control directives of the same names. */
+export interface CacheControlConfig {
+  readonly maxAge?: number;
+  readonly sMaxAge?: number;
+  readonly staleWhileRevalidate?: number;
+  readonly staleIfError?: number;
+}
+
+/** Which header lists an answer's cache tags: Fastly's (space-separated), Cloudflare's (comma-separated), both or none. */
+export type TagHeader = 'surrogate-key' | 'cache-tag' | 'both' | 'none';
+
+export type PurgeTarget =
+  | { readonly type: 'fastly'; readonly serviceId: string; readonly tokenEnv: string; readonly baseUrl?: string }
+  | { readonly type: 'cloudflare'; readonly zoneId: string; readonly tokenEnv: string; readonly baseUrl?: string }
+  | { readonly type: 'http'; readonly url: string; readonly secretEnv?: string };
+
+export type WebhookEvent = 'published' | 'unpublished' | 'changed' | 'imported';
+
+export interface WebhookConfig {
+  /** Names the webhook in `petal webhooks` and keys its delivery cursor. */
+  readonly name: string;
+  readonly url: string;
+  /** Absent: every event. */
+  readonly events?: readonly WebhookEvent[];
+  readonly workspaces?: readonly string[];
+  readonly paths?: readonly string[];
+  readonly nodeTypes?: readonly string[];
+  /** The environment variable holding the signing secret. */
+  readonly secretEnv: string;
+  readonly timeoutMs?: number;
+}
+
+export interface CdnConfig {
+  readonly tagHeader: TagHeader;
+  readonly purge: readonly PurgeTarget[];
+}
+
+export const DEFAULT_CDN: CdnConfig = { tagHeader: 'none', purge: [] };
