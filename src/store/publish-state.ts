@@ -112,7 +112,8 @@ export async function publishState(tx: StateTx, request: StateRequest): Promise<
   }
   removed.rest(copies);
   await record(tx, copies.change(c.published, request.by), 'publish', version.name);
-  await record(tx, working.change(c.ws, request.by), 'nodes');
+  // The working nodes' activation marks: a publish's event there, not a content change ('nodes').
+  await record(tx, working.change(c.ws, request.by), 'publish');
   await tx.recordChange(publishChange(version, root.type));
   await tx.bumpGeneration();
   return { claimed: true, nodes: nodes.length, version };
@@ -156,7 +157,7 @@ export async function unpublishState(tx: StateTx, request: StateRequest): Promis
   const gone = new NodeChangeList();
   removed.rest(gone);
   await record(tx, gone.change(c.published, request.by), 'unpublish');
-  await record(tx, working.change(c.ws, request.by), 'nodes');
+  await record(tx, working.change(c.ws, request.by), 'unpublish');
   await tx.bumpGeneration();
   return { claimed: true, nodes: removed.total };
 }

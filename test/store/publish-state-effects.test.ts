@@ -42,7 +42,7 @@ for (const backend of BACKENDS) {
       expect(await store.generation()).toBe(generation + 1);
       const published = await store.changesSince(sequence, 10);
       expect(published.map((e) => [e.workspace, e.kind, e.by, e.version])).toEqual([
-        [pub, 'publish', 'alice', '1.0'], [ws, 'nodes', 'alice', undefined], [ws, 'publish', 'alice', '1.0'],
+        [pub, 'publish', 'alice', '1.0'], [ws, 'publish', 'alice', undefined], [ws, 'publish', 'alice', '1.0'],
       ]);
       expect(published[0]!.created.map((n) => n.path)).toEqual(['/home', '/home/main', '/home/main/teaser']);
       expect(published[1]!.changed.map((n) => n.path)).toEqual(['/home', '/home/main', '/home/main/teaser']);
@@ -59,7 +59,7 @@ for (const backend of BACKENDS) {
       await store.unpublishState(request(ws, '/home/main', { by: 'bob' }));
       expect(await store.generation()).toBe(generation + 1);
       const unpublished = await store.changesSince(sequence, 10);
-      expect(unpublished.map((e) => [e.workspace, e.kind, e.by])).toEqual([[pub, 'unpublish', 'bob'], [ws, 'nodes', 'bob']]);
+      expect(unpublished.map((e) => [e.workspace, e.kind, e.by])).toEqual([[pub, 'unpublish', 'bob'], [ws, 'unpublish', 'bob']]);
       expect(unpublished[0]!.removed.map((n) => n.path).sort()).toEqual(['/home/main', '/home/main/teaser']);
       expect(unpublished[1]!.changed.map((n) => n.path)).toEqual(['/home/main', '/home/main/teaser']);
     });
