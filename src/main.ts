@@ -197,6 +197,8 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     importMaxBytes: config.limits?.importMaxBytes ?? DEFAULT_LIMITS.importMaxBytes,
     onUuidCollision: config.onUuidCollision,
     ...(config.publishing !== undefined ? { publishing: config.publishing } : {}),
+    ...(config.cacheControl !== undefined ? { cacheControl: config.cacheControl } : {}),
+    ...(config.cdn !== undefined ? { tagHeader: config.cdn.tagHeader } : {}),
   });
   responseCache = app.responseCache;
   const address = await app.listen({ port: config.port, host: config.host });

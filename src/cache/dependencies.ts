@@ -33,6 +33,8 @@ export const idKey = (ws: string, id: string): string => `i${hash(`${ws}\n${id}`
 export const childrenKey = (ws: string, path: string): string => `c${hash(`${ws}\n${path}`)}`;
 export const workspaceKey = (ws: string): string => `w${hash(ws)}`;
 export const touchedKey = (ws: string): string => `t${hash(ws)}`;
+/** Every answer of one endpoint (a CDN tag: purge an endpoint whose definition changed). */
+export const endpointKey = (endpointPath: string): string => `e${hash(endpointPath)}`;
 
 /**
  * The dependencies of one answer, recorded while it renders (the repository's sessions call it for
@@ -93,6 +95,13 @@ export class Dependencies {
   /** Anything in the workspace (a query: any node may enter or leave its results). */
   workspace(ws: string): void {
     this.#add(ws, workspaceKey(ws));
+  }
+
+  /** The keys of the workspaces read, alone: what an answer with too many keys to list is tagged by. */
+  workspaceKeys(): string[] {
+    const out: string[] = [];
+    for (const ws of this.#workspaces) out.push(touchedKey(ws), workspaceKey(ws));
+    return out;
   }
 
   /** The keys to store with the answer. */

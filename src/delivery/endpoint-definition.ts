@@ -1,6 +1,7 @@
 // Delivery layer: validates one endpoint definition (parsed YAML) and applies defaults, presets and canonical names.
 import { z } from 'zod';
 import { toCanonicalName } from '../repository/names.js';
+import type { CacheControlConfig } from '../config/notify-config.js';
 import { deriveEndpointPath } from './derive-endpoint-path.js';
 import { REFERENCE, RESOLVER_TYPE, RESOLVERS, TOP_LEVEL } from './endpoint-schema.js';
 import {
@@ -41,6 +42,8 @@ export interface EndpointDefinition {
   readonly bypassWorkspaceAcls: boolean;
   readonly personalized: boolean;
   readonly timeToLive?: number;
+  /** `cacheControl:` of the definition (http/cache-control.ts). */
+  readonly cacheControl?: CacheControlConfig;
 }
 
 export interface ReferenceDefinition {
@@ -162,6 +165,7 @@ function buildDefinition(raw: unknown, ctx: DefinitionContext, warnings: string[
     bypassWorkspaceAcls: top.bypassWorkspaceAcls ?? false,
     personalized: top.personalized ?? (pages ? PAGES_PRESET.personalized : false),
     timeToLive: top.timeToLive,
+    cacheControl: top.cacheControl,
   };
   return Object.freeze(dropUndefined(definition));
 }

@@ -1,6 +1,7 @@
 // Delivery layer: the zod schemas of an endpoint definition's properties (types, required ones, messages).
 import { z } from 'zod';
 import type { ResolverKind } from './type-aliases.js';
+import { cacheControlSchema } from '../config/config-schema.js';
 
 /** zod message: "required" when the value is absent, else what was expected. */
 function expected(what: string): { error: (issue: { input?: unknown }) => string } {
@@ -48,6 +49,8 @@ export const TOP_LEVEL = z.object({
   bypassWorkspaceAcls: bool.optional(),
   personalized: bool.optional(),
   timeToLive: nonNegativeInt.optional(),
+  /** Cache-Control of the endpoint's answers (seconds); petal.yaml `cacheControl` when absent. */
+  cacheControl: cacheControlSchema.optional(),
 });
 
 export const REFERENCE = z.object({

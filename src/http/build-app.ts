@@ -30,6 +30,7 @@ import { DEFAULT_CACHE_MAX_BYTES, ResponseCache } from './response-cache.js';
 import fastifyCookie from '@fastify/cookie';
 import { registerCors } from './cors.js';
 import { previewRewrite, registerContentState, type PublishingOptions } from './content-state.js';
+import type { CacheControlConfig, TagHeader } from '../config/notify-config.js';
 import type { PagesRegistry } from '../delivery/pages/pages-registry.js';
 import type { SecurityService } from '../security/security-service.js';
 import type { LinkConfig } from '../delivery/links.js';
@@ -76,6 +77,10 @@ export interface AppOptions {
   readonly onUuidCollision?: UuidCollisionPolicy;
   /** Working and published content (petal.yaml `publishing`); absent = off, everything reads the working content. */
   readonly publishing?: PublishingOptions;
+  /** petal.yaml `cacheControl`: delivery answers' Cache-Control where the endpoint gives none. */
+  readonly cacheControl?: CacheControlConfig;
+  /** petal.yaml `cdn.tagHeader`: which header lists the cache tags of delivery answers (none by default). */
+  readonly tagHeader?: TagHeader;
 }
 
 declare module 'fastify' {
@@ -186,6 +191,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     ...(o.links !== undefined ? { links: o.links } : {}),
     ...(o.theme !== undefined ? { theme: o.theme } : {}),
     ...(o.publishing !== undefined ? { previewContextPath: o.publishing.previewContextPath } : {}),
+    ...(o.cacheControl !== undefined ? { cacheControl: o.cacheControl } : {}),
+    ...(o.tagHeader !== undefined ? { tagHeader: o.tagHeader } : {}),
     cache,
     varyByOrigin: (o.corsOrigins ?? []).length > 0 || (o.site().cors ?? []).some((r) => r.origins !== '*'),
   });

@@ -34,6 +34,8 @@ export interface CachedResponse {
   readonly owner: object;
   /** Set when the answer is an error that depends on content only (a missing node): sent as errors are. */
   readonly error?: { readonly code: ErrorCode; readonly message: string };
+  /** Its cache tags, space-separated (http/cache-tags.ts), when petal.yaml `cdn.tagHeader` asks for them. */
+  readonly tags?: string;
 }
 
 interface Entry {
@@ -150,7 +152,7 @@ export class ResponseCache {
    */
   set(key: string, value: CachedResponse, epoch: number, deps: readonly string[]): boolean {
     if (value.body.length > this.maxEntryBytes || this.#drops.hitSince(epoch, this.#epoch, deps)) return false;
-    const size = value.body.length + 2 * key.length + ENTRY_OVERHEAD + deps.length * KEY_OVERHEAD;
+    const size = value.body.length + 2 * key.length + 2 * (value.tags?.length ?? 0) + ENTRY_OVERHEAD + deps.length * KEY_OVERHEAD;
     if (size > this.maxBytes) return false;
     this.#remove(key);
     this.#map.set(key, { value, size, storedAt: Date.now(), deps });

@@ -12,6 +12,7 @@ import { loadDefinitions, type LoadResult } from '../../src/delivery/load-defini
 import { buildApp } from '../../src/http/build-app.js';
 import type { HttpTimeouts } from '../../src/http/limits.js';
 import type { PublishingOptions } from '../../src/http/content-state.js';
+import type { CacheControlConfig, TagHeader } from '../../src/config/notify-config.js';
 import { importPaths } from '../../src/ingest/run-import.js';
 import { outputNameFor, type Namespace } from '../../src/repository/names.js';
 import { NodeTypeRegistry } from '../../src/repository/node-types.js';
@@ -86,6 +87,9 @@ export interface TestAppOptions {
   readonly timeouts?: Partial<HttpTimeouts>;
   /** petal.yaml `publishing` (on when given): the preview's context path and roles. */
   readonly publishing?: PublishingOptions;
+  /** petal.yaml `cacheControl` and `cdn.tagHeader`. */
+  readonly cacheControl?: CacheControlConfig;
+  readonly tagHeader?: TagHeader;
 }
 
 /**
@@ -174,6 +178,8 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     ...(o.timeouts !== undefined ? { timeouts: o.timeouts } : {}),
     ...(o.importMaxBytes !== undefined ? { importMaxBytes: o.importMaxBytes } : {}),
     ...(o.publishing !== undefined ? { publishing: o.publishing } : {}),
+    ...(o.cacheControl !== undefined ? { cacheControl: o.cacheControl } : {}),
+    ...(o.tagHeader !== undefined ? { tagHeader: o.tagHeader } : {}),
   });
   return {
     app, store, repository, load, dir, security, themes, renditions, ...(shopStore ? { shopStore } : {}),

@@ -33,6 +33,8 @@ beforeAll(async () => {
     content: { 'website.home.yaml': WEBSITE },
     contextPath: '/magnoliaPublic',
     publishing: { previewContextPath: '/magnoliaAuthor', previewRoles: ['editor'] },
+    // Shared caching configured: the preview must stay out of it all the same.
+    cacheControl: { maxAge: 60, sMaxAge: 600 }, tagHeader: 'both',
     security: {
       folder: tempFolder(),
       roles: {
@@ -59,6 +61,7 @@ describe('publishing on, nothing published yet', () => {
     expect(preview.status).toBe(200);
     expect(preview.body.title).toBe('Home');
     expect(preview.headers['cache-control']).toBe('private, no-store');
+    expect(preview.headers['surrogate-key']).toBeUndefined();
     expect(String(preview.headers.vary)).toContain('Authorization');
   });
 

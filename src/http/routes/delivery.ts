@@ -19,9 +19,12 @@ import { isStoreUnreachable } from '../../store/store-faults.js';
 import type { PagesRegistry } from '../../delivery/pages/pages-registry.js';
 import { traitValuesOf, traitKey } from '../trait-values.js';
 import { templateAnnotations } from '../../delivery/pages/template-annotations.js';
-import { Dependencies } from '../../cache/dependencies.js';
+import { Dependencies, endpointKey } from '../../cache/dependencies.js';
 import { isPetalError, type ErrorCode } from '../../errors.js';
 import { isPreviewRequest, PREVIEW_CACHE_CONTROL } from '../content-state.js';
+import { cacheControlOf } from '../cache-control.js';
+import { tagHeaders, tagsOf } from '../cache-tags.js';
+import type { CacheControlConfig, TagHeader } from '../../config/notify-config.js';
 
 export interface DeliveryRouteOptions {
   readonly registry: EndpointRegistry;
@@ -42,6 +45,10 @@ export interface DeliveryRouteOptions {
   readonly varyByOrigin?: boolean;
   /** Publishing on: where the working content is served (its answers link there, and are never cached). */
   readonly previewContextPath?: string;
+  /** petal.yaml `cacheControl`: the Cache-Control of endpoints that give none. */
+  readonly cacheControl?: CacheControlConfig;
+  /** petal.yaml `cdn.tagHeader`: which header lists an answer's cache tags ('none' by default). */
+  readonly tagHeader?: TagHeader;
 }
 
 
@@ -57,7 +64,8 @@ export function restPathOf(canonical: string): string {
 type Answer = Omit<CachedResponse, 'body'> & { readonly body: Buffer | string };
 
 /** Writes an answer (fresh or cached): ETag and caching headers, then the body or a 304. */
-function sendAnswer(request: FastifyRequest, reply: FastifyReply, a: Answer): FastifyReply {
+function sendAnswer(request: FastifyRequest, reply: FastifyReply, a: Answer, tagHeader: TagHeader): FastifyReply {
+  if (a.tags !== undefined && tagHeader !== 'none') reply.headers(tagHeaders(tagHeader, a.tags));
   if (a.error !== undefined) return sendError(reply, a.error.code, a.error.message);
   reply.headers(a.cacheControl === undefined
     ? { etag: a.etag, 'content-language': a.contentLanguage, vary: a.vary }
@@ -73,10 +81,10 @@ export const STALE_WARNING = '110 - "Response is Stale"';
  * A cached answer served while the store cannot be reached (stale-if-error): `Warning: 110` and `Age`
  * say it may be out of date, and `no-store` keeps browsers and shared caches from keeping it.
  */
-function sendStale(request: FastifyRequest, reply: FastifyReply, s: StaleResponse): FastifyReply {
-  if (s.value.error !== undefined) return sendAnswer(request, reply, s.value);
+function sendStale(request: FastifyRequest, reply: FastifyReply, s: StaleResponse, tagHeader: TagHeader): FastifyReply {
+  if (s.value.error !== undefined) return sendAnswer(request, reply, s.value, tagHeader);
   reply.headers({ warning: STALE_WARNING, age: String(s.ageSeconds), 'cache-control': 'no-store' });
-  return sendAnswer(request, reply, { ...s.value, cacheControl: undefined });
+  return sendAnswer(request, reply, { ...s.value, cacheControl: undefined }, tagHeader);
 }
 
 const NO_TRAITS: ReadonlyMap<string, string> = new Map();
@@ -108,6 +116,7 @@ async function sendAnnotations(request: FastifyRequest, reply: FastifyReply, o: 
 
 export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOptions): void {
   const responseCache = o.cache ?? null;
+  const tagHeader = o.tagHeader ?? 'none';
   const previewLinks = o.previewContextPath !== undefined
     ? { ...(o.links ?? DEFAULT_LINKS), contextPath: o.previewContextPath } : undefined;
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -172,16 +181,19 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       if (unreachable !== undefined) {
         const stale = cache.getStale(key, definition);
         if (stale === undefined) throw unreachable; // 503 (error-handler.ts)
-        return sendStale(request, reply, stale);
+        return sendStale(request, reply, stale, tagHeader);
       }
       const hit = cache.get(key, definition);
-      if (hit !== undefined) return sendAnswer(request, reply, hit);
+      if (hit !== undefined) return sendAnswer(request, reply, hit, tagHeader);
     }
 
     const endpoint = compileEndpoint(definition, o.repository.types);
     const method = parseMethod(rest);
-    // What the answer reads, recorded for the cache: the changes that drop it.
-    const deps = cache !== null ? new Dependencies() : undefined;
+    // What the answer reads, recorded for the cache and the CDN's tags: the changes that drop it.
+    const tagging = tagHeader !== 'none' && !preview;
+    const deps = cache !== null || tagging ? new Dependencies() : undefined;
+    const tags = (): string | undefined => (tagging && deps !== undefined
+      ? tagsOf(deps.keys(), () => deps.workspaceKeys(), endpointKey(definition.endpointPath)) : undefined);
     // bypassWorkspaceAcls skips workspace permissions for this endpoint only; URI rules already ran.
     const session = definition.bypassWorkspaceAcls
       ? o.repository.systemSession(deps, state)
@@ -208,30 +220,36 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       }
     } catch (err) {
       // A missing node is an answer like another: kept until the node (or version) is created.
-      if (cache === null || deps === undefined || !isPetalError(err) || !CACHED_ERRORS.has(err.code)) throw err;
+      if (deps === undefined || !isPetalError(err) || !CACHED_ERRORS.has(err.code)) throw err;
       const body = Buffer.from(errorBody(err.code, err.message), 'utf8');
+      const t = tags();
       const missing: CachedResponse = {
         body, etag: '', contentLanguage: '', cacheControl: undefined, vary: '', owner: definition,
-        error: { code: err.code, message: err.message },
+        error: { code: err.code, message: err.message }, ...(t !== undefined ? { tags: t } : {}),
       };
-      cache.set(key, missing, epoch, deps.keys());
-      return sendAnswer(request, reply, missing);
+      cache?.set(key, missing, epoch, deps.keys());
+      return sendAnswer(request, reply, missing, tagHeader);
     }
     // Encoded once for the cache (its budget counts bytes); otherwise the socket write encodes it.
     const body = cache !== null ? Buffer.from(result.body, 'utf8') : result.body;
-    const ttl = definition.timeToLive;
+    const t = tags();
     const answer: Answer = {
       body,
       etag: etagOf(body),
       contentLanguage: result.contentLanguage.replace('_', '-'),
-      // Answers for signed-in callers must never be stored by shared caches.
-      cacheControl: preview ? PREVIEW_CACHE_CONTROL
-        : ttl === undefined ? undefined : anonymous ? `max-age=${ttl}` : `private, max-age=${ttl}`,
+      // Answers for signed-in callers must never be stored by shared caches (cache-control.ts).
+      cacheControl: cacheControlOf({
+        ...(definition.cacheControl !== undefined ? { endpoint: definition.cacheControl } : {}),
+        ...(o.cacheControl !== undefined ? { defaults: o.cacheControl } : {}),
+        ...(definition.timeToLive !== undefined ? { timeToLive: definition.timeToLive } : {}),
+        anonymous, preview,
+      }),
       vary: varyOf(anonymous && !preview, traits !== undefined ? pages!.varyHeaders : '', o.varyByOrigin ?? false),
       owner: definition,
+      ...(t !== undefined ? { tags: t } : {}),
     };
     if (cache !== null) cache.set(key, answer as CachedResponse, epoch, deps!.keys());
-    return sendAnswer(request, reply, answer);
+    return sendAnswer(request, reply, answer, tagHeader);
   };
 
   const prefix = `${o.contextPath}${REST_PREFIX}`;
