@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import autocannon from 'autocannon';
-import type { FastifyInstance } from 'fastify';
+import { rate } from './autocannon-rate.js';
 import type { ContentStore } from '../src/store/content-store.js';
 import type { ImportDocument, NodeDraft } from '../src/store/rows.js';
 
@@ -79,17 +78,6 @@ async function openStore(dir: string): Promise<{ store: ContentStore; dispose: (
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
-/** Requests per second of `paths` in turn over `duration` seconds. */
-async function rate(app: FastifyInstance, paths: readonly string[], duration: number): Promise<number> {
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('not listening');
-  const r = await autocannon({
-    url: `http://127.0.0.1:${address.port}`, connections: 8, duration, requests: paths.map((path) => ({ method: 'GET', path })),
-  });
-  if (r.non2xx + r.errors > 0) throw new Error(`${r.non2xx} non-2xx answers, ${r.errors} errors (${paths[0]})`);
-  return r.requests.average;
-}
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'petal-bench-publishing-'));

@@ -34,8 +34,8 @@ export interface CachedResponse {
   readonly owner: object;
   /** Set when the answer is an error that depends on content only (a missing node): sent as errors are. */
   readonly error?: { readonly code: ErrorCode; readonly message: string };
-  /** Its cache tags, space-separated (http/cache-tags.ts), when petal.yaml `cdn.tagHeader` asks for them. */
-  readonly tags?: string;
+  /** The headers of its cache tags (http/cache-tags.ts), when petal.yaml `cdn.tagHeader` asks for them. */
+  readonly tagHeaders?: Readonly<Record<string, string>>;
 }
 
 interface Entry {
@@ -152,7 +152,7 @@ export class ResponseCache {
    */
   set(key: string, value: CachedResponse, epoch: number, deps: readonly string[]): boolean {
     if (value.body.length > this.maxEntryBytes || this.#drops.hitSince(epoch, this.#epoch, deps)) return false;
-    const size = value.body.length + 2 * key.length + 2 * (value.tags?.length ?? 0) + ENTRY_OVERHEAD + deps.length * KEY_OVERHEAD;
+    const size = value.body.length + 2 * key.length + 2 * tagBytes(value.tagHeaders) + ENTRY_OVERHEAD + deps.length * KEY_OVERHEAD;
     if (size > this.maxBytes) return false;
     this.#remove(key);
     this.#map.set(key, { value, size, storedAt: Date.now(), deps });
@@ -237,4 +237,10 @@ export function languageKey(lang: string | undefined, acceptLanguage: string | u
     memo.set(acceptLanguage, locale);
   }
   return locale;
+}
+
+function tagBytes(headers: Readonly<Record<string, string>> | undefined): number {
+  let n = 0;
+  if (headers !== undefined) for (const k in headers) n += headers[k]!.length;
+  return n;
 }

@@ -64,8 +64,8 @@ export function restPathOf(canonical: string): string {
 type Answer = Omit<CachedResponse, 'body'> & { readonly body: Buffer | string };
 
 /** Writes an answer (fresh or cached): ETag and caching headers, then the body or a 304. */
-function sendAnswer(request: FastifyRequest, reply: FastifyReply, a: Answer, tagHeader: TagHeader): FastifyReply {
-  if (a.tags !== undefined && tagHeader !== 'none') reply.headers(tagHeaders(tagHeader, a.tags));
+function sendAnswer(request: FastifyRequest, reply: FastifyReply, a: Answer): FastifyReply {
+  if (a.tagHeaders !== undefined) reply.headers(a.tagHeaders);
   if (a.error !== undefined) return sendError(reply, a.error.code, a.error.message);
   reply.headers(a.cacheControl === undefined
     ? { etag: a.etag, 'content-language': a.contentLanguage, vary: a.vary }
@@ -81,10 +81,10 @@ export const STALE_WARNING = '110 - "Response is Stale"';
  * A cached answer served while the store cannot be reached (stale-if-error): `Warning: 110` and `Age`
  * say it may be out of date, and `no-store` keeps browsers and shared caches from keeping it.
  */
-function sendStale(request: FastifyRequest, reply: FastifyReply, s: StaleResponse, tagHeader: TagHeader): FastifyReply {
-  if (s.value.error !== undefined) return sendAnswer(request, reply, s.value, tagHeader);
+function sendStale(request: FastifyRequest, reply: FastifyReply, s: StaleResponse): FastifyReply {
+  if (s.value.error !== undefined) return sendAnswer(request, reply, s.value);
   reply.headers({ warning: STALE_WARNING, age: String(s.ageSeconds), 'cache-control': 'no-store' });
-  return sendAnswer(request, reply, { ...s.value, cacheControl: undefined }, tagHeader);
+  return sendAnswer(request, reply, { ...s.value, cacheControl: undefined });
 }
 
 const NO_TRAITS: ReadonlyMap<string, string> = new Map();
@@ -181,10 +181,10 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       if (unreachable !== undefined) {
         const stale = cache.getStale(key, definition);
         if (stale === undefined) throw unreachable; // 503 (error-handler.ts)
-        return sendStale(request, reply, stale, tagHeader);
+        return sendStale(request, reply, stale);
       }
       const hit = cache.get(key, definition);
-      if (hit !== undefined) return sendAnswer(request, reply, hit, tagHeader);
+      if (hit !== undefined) return sendAnswer(request, reply, hit);
     }
 
     const endpoint = compileEndpoint(definition, o.repository.types);
@@ -192,8 +192,8 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
     // What the answer reads, recorded for the cache and the CDN's tags: the changes that drop it.
     const tagging = tagHeader !== 'none' && !preview;
     const deps = cache !== null || tagging ? new Dependencies() : undefined;
-    const tags = (): string | undefined => (tagging && deps !== undefined
-      ? tagsOf(deps.keys(), () => deps.workspaceKeys(), endpointKey(definition.endpointPath)) : undefined);
+    const tags = (): Record<string, string> | undefined => (tagging && deps !== undefined
+      ? tagHeaders(tagHeader, tagsOf(deps.keys(), () => deps.workspaceKeys(), endpointKey(definition.endpointPath))) : undefined);
     // bypassWorkspaceAcls skips workspace permissions for this endpoint only; URI rules already ran.
     const session = definition.bypassWorkspaceAcls
       ? o.repository.systemSession(deps, state)
@@ -225,10 +225,10 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       const t = tags();
       const missing: CachedResponse = {
         body, etag: '', contentLanguage: '', cacheControl: undefined, vary: '', owner: definition,
-        error: { code: err.code, message: err.message }, ...(t !== undefined ? { tags: t } : {}),
+        error: { code: err.code, message: err.message }, ...(t !== undefined ? { tagHeaders: t } : {}),
       };
       cache?.set(key, missing, epoch, deps.keys());
-      return sendAnswer(request, reply, missing, tagHeader);
+      return sendAnswer(request, reply, missing);
     }
     // Encoded once for the cache (its budget counts bytes); otherwise the socket write encodes it.
     const body = cache !== null ? Buffer.from(result.body, 'utf8') : result.body;
@@ -246,10 +246,10 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       }),
       vary: varyOf(anonymous && !preview, traits !== undefined ? pages!.varyHeaders : '', o.varyByOrigin ?? false),
       owner: definition,
-      ...(t !== undefined ? { tags: t } : {}),
+      ...(t !== undefined ? { tagHeaders: t } : {}),
     };
     if (cache !== null) cache.set(key, answer as CachedResponse, epoch, deps!.keys());
-    return sendAnswer(request, reply, answer, tagHeader);
+    return sendAnswer(request, reply, answer);
   };
 
   const prefix = `${o.contextPath}${REST_PREFIX}`;
