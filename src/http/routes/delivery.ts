@@ -192,8 +192,8 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
     // What the answer reads, recorded for the cache and the CDN's tags: the changes that drop it.
     const tagging = tagHeader !== 'none' && !preview;
     const deps = cache !== null || tagging ? new Dependencies() : undefined;
-    const tags = (): Record<string, string> | undefined => (tagging && deps !== undefined
-      ? tagHeaders(tagHeader, tagsOf(deps.keys(), () => deps.workspaceKeys(), endpointKey(definition.endpointPath))) : undefined);
+    const tags = (keys: readonly string[]): Record<string, string> | undefined => (tagging && deps !== undefined
+      ? tagHeaders(tagHeader, tagsOf(keys, () => deps.workspaceKeys(), endpointKey(definition.endpointPath))) : undefined);
     // bypassWorkspaceAcls skips workspace permissions for this endpoint only; URI rules already ran.
     const session = definition.bypassWorkspaceAcls
       ? o.repository.systemSession(deps, state)
@@ -222,17 +222,19 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       // A missing node is an answer like another: kept until the node (or version) is created.
       if (deps === undefined || !isPetalError(err) || !CACHED_ERRORS.has(err.code)) throw err;
       const body = Buffer.from(errorBody(err.code, err.message), 'utf8');
-      const t = tags();
+      const keys = deps.keys();
+      const t = tags(keys);
       const missing: CachedResponse = {
         body, etag: '', contentLanguage: '', cacheControl: undefined, vary: '', owner: definition,
         error: { code: err.code, message: err.message }, ...(t !== undefined ? { tagHeaders: t } : {}),
       };
-      cache?.set(key, missing, epoch, deps.keys());
+      cache?.set(key, missing, epoch, keys);
       return sendAnswer(request, reply, missing);
     }
     // Encoded once for the cache (its budget counts bytes); otherwise the socket write encodes it.
     const body = cache !== null ? Buffer.from(result.body, 'utf8') : result.body;
-    const t = tags();
+    const keys = deps?.keys() ?? [];
+    const t = tags(keys);
     const answer: Answer = {
       body,
       etag: etagOf(body),
@@ -248,7 +250,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       owner: definition,
       ...(t !== undefined ? { tagHeaders: t } : {}),
     };
-    if (cache !== null) cache.set(key, answer as CachedResponse, epoch, deps!.keys());
+    if (cache !== null) cache.set(key, answer as CachedResponse, epoch, keys);
     return sendAnswer(request, reply, answer);
   };
 
