@@ -36,7 +36,8 @@ const COLUMNS = `id, webhook, sequence, event, body, status, attempts, first_att
 
 function writes(db: Database.Database) {
   return {
-    create: db.prepare('INSERT INTO webhook_cursors (name, sequence) SELECT ?, coalesce(max(seq), 0) FROM changes ON CONFLICT (name) DO NOTHING'),
+    // `WHERE true`: after a bare `FROM changes`, SQLite would read ON CONFLICT as a join's ON.
+    create: db.prepare('INSERT INTO webhook_cursors (name, sequence) SELECT ?, coalesce(max(seq), 0) FROM changes WHERE true ON CONFLICT (name) DO NOTHING'),
     claim: db.prepare(`UPDATE webhook_cursors SET lease_owner = ?, lease_until = ?
       WHERE name = ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_until < ?) RETURNING sequence`),
     cursor: db.prepare('SELECT sequence FROM webhook_cursors WHERE name = ?'),
@@ -54,8 +55,8 @@ function reads(db: Database.Database) {
   return {
     cursors: db.prepare('SELECT name, sequence, lease_owner, lease_until FROM webhook_cursors ORDER BY name'),
     one: db.prepare(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = ?`),
-    list: db.prepare(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE (?1 IS NULL OR webhook = ?1) AND (?2 IS NULL OR status = ?2)
-      ORDER BY last_attempt_at DESC, id DESC LIMIT ?3`),
+    list: db.prepare(`SELECT ${COLUMNS} FROM webhook_deliveries WHERE (@webhook IS NULL OR webhook = @webhook)
+      AND (@status IS NULL OR status = @status) ORDER BY last_attempt_at DESC, id DESC LIMIT @limit`),
   };
 }
 
@@ -128,6 +129,6 @@ export class SqliteWebhookLog implements WebhookLog {
   }
 
   async deliveries(filter: DeliveryFilter): Promise<WebhookDelivery[]> {
-    return (this.#r.list.all(filter.webhook ?? null, filter.status ?? null, deliveriesPage(filter.limit)) as DeliveryRow[]).map(toDelivery);
+    return (this.#r.list.all({ webhook: filter.webhook ?? null, status: filter.status ?? null, limit: deliveriesPage(filter.limit) }) as DeliveryRow[]).map(toDelivery);
   }
 }
