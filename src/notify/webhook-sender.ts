@@ -39,6 +39,8 @@ export interface WebhookSenderOptions {
   readonly log: SenderLog;
   readonly intervalMs?: number;
   readonly backoff?: Partial<Backoff>;
+  /** How long a claim holds a webhook (tests); default its timeout + 30 s. */
+  readonly leaseMs?: number;
   /** The clock of attempts and backoff (tests); leases use the database's. */
   readonly now?: () => number;
 }
@@ -185,7 +187,7 @@ export class WebhookSender {
 
   /** Longer than any one attempt, so a lease held by a live sender never runs out mid-delivery. */
   #leaseMs(h: HookState): number {
-    return h.target.timeoutMs + 30_000;
+    return this.#options.leaseMs ?? h.target.timeoutMs + 30_000;
   }
 
   #now(): number {

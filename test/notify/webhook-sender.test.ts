@@ -95,6 +95,19 @@ for (const backend of BACKENDS) {
       expect(await store.webhooks.delivery(pending!.id)).toMatchObject({ status: 'delivered', attempts: 2 });
     });
 
+    it('takes over from a process killed while holding the lease, once the lease runs out', async () => {
+      receiver = await startReceiver();
+      const ws = freshWorkspace('killed');
+      const config = hook(ws);
+      await (await sender(config)).stop();
+      // What a process killed mid-delivery leaves: its lease, which nobody will release.
+      expect((await store.webhooks.claim(config.name, 'killed-process', 300)).acquired).toBe(true);
+      await create(store, ws, '/after');
+      await sender(config, { leaseMs: 300 });
+      await until(() => receiver.received.length >= 1, paths);
+      expect(paths()).toEqual(['/after']);
+    });
+
     it('two senders on one database send each event once, in order', async () => {
       receiver = await startReceiver();
       const ws = freshWorkspace('two');
