@@ -105,6 +105,7 @@ export class WebhookSender {
 
   async #poll(): Promise<void> {
     const latest = await this.#store.latestChange();
+    if (this.#stopped) return; // stop() came while reading: start nothing it would not wait for
     const now = this.#now();
     for (const h of this.#hooks) {
       if (h.running !== undefined || latest <= h.known || now < h.wakeAt) continue;
