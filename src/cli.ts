@@ -1,4 +1,4 @@
-// The `petal` command: serve | import | export | publish | unpublish | schedules | versions | changes | user | token | init | help. Parses flags, loads the config, and calls main.ts or ingest/.
+// The `petal` command: serve | import | export | publish | unpublish | schedules | versions | changes | webhooks | user | token | init | help. Parses flags, loads the config, and calls main.ts or ingest/.
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -11,6 +11,7 @@ import { createLogger, createStore, startServer } from './main.js';
 import { tokenCommand, userCommand } from './security/cli-commands.js';
 import { initCommand } from './init-magnolia.js';
 import { changesCommand } from './ingest/change-commands.js';
+import { webhooksCommand } from './notify/webhook-commands.js';
 import { defaultPublisher, publishNodes, versionsCommand, type StoreOpener } from './ingest/version-commands.js';
 import { publishCommand, schedulesCommand, unpublishCommand } from './ingest/publish-commands.js';
 import { ImportConflictError } from './store/write-import.js';
@@ -45,6 +46,9 @@ Usage:
   petal changes --since N [--limit M] [--json]
                                         list the change events after sequence number N (imports,
                                         publishes: the nodes created, changed, moved, removed)
+  petal webhooks list | log [--failed] [--limit N] [--json] | retry ID
+                                        the webhooks and where each is; their deliveries (newest first;
+                                        those given up); send one again now
   petal user add NAME --role R [--role R2] [--group G] [--password-stdin]
                                         add a user (or set a new password) in <security folder>/users.yaml
   petal user logout|disable|enable|remove NAME
@@ -57,7 +61,7 @@ Usage:
                                         read on dam); --out FILE (default ./petal.yaml), --force
   petal help                            show this text
 
-Options (serve, import, export, publish, unpublish, schedules, versions, changes; --config also for user and token):
+Options (serve, import, export, publish, unpublish, schedules, versions, changes, webhooks; --config also for user and token):
   --config FILE       petal.yaml to use (default: ./petal.yaml, else the bundled demo for serve)
   --store URL         sqlite:FILE (default sqlite:./data/petal.db) or postgres://user@host:5432/db
 Options of serve:
@@ -154,6 +158,8 @@ export async function main(argv: string[]): Promise<number> {
         return await schedulesCommand(rest, openStore);
       case 'versions':
         return await versionsCommand(rest, openStore);
+      case 'webhooks':
+        return await webhooksCommand(rest, openStore);
       case 'changes':
         return await changesCommand(rest, openStore);
       case 'user':

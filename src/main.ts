@@ -34,6 +34,8 @@ import { ShopService } from './shop/shop-api.js';
 import { PostgresShopStore } from './shop/postgres-shop-store.js';
 import { RenditionService } from './assets/render-rendition.js';
 import { PublishScheduler } from './publishing/scheduler.js';
+import { WebhookSender } from './notify/webhook-sender.js';
+import { webhookTargets, WebhookSecretError, type WebhookTarget } from './notify/post-webhook.js';
 import { takenAlongBy } from './repository/publish-rules.js';
 import { defaultRenditionCacheDir, RenditionFolderError } from './assets/rendition-cache.js';
 
@@ -119,6 +121,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: PetalConfig, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+  const hooks = resolveWebhooks(config); // a missing secret stops the start before anything opens
   const store = createStore(config.store, {
     ...(config.replicas !== undefined ? { replicas: config.replicas } : {}),
     ...(config.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: config.queryIndexMaxBytes } : {}),
@@ -203,6 +206,9 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   responseCache = app.responseCache;
   const address = await app.listen({ port: config.port, host: config.host });
   scheduler?.start(); // once serving: a start that failed has run no schedule
+  // Every instance runs one; a lease per webhook lets one at a time send it (webhook-sender.ts).
+  const sender = hooks.length > 0 ? new WebhookSender(store, hooks, { publishing: config.publishing !== undefined, log }) : undefined;
+  await sender?.start();
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const port = new URL(address).port;
   const url = `http://${shownHost}:${port}${config.contextPath}`;
@@ -218,10 +224,20 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
       await securityWatcher?.close();
       await closeGracefully(app, config.limits?.shutdownGraceMs ?? DEFAULT_LIMITS.shutdownGraceMs);
       await scheduler?.stop();
+      await sender?.stop(); // lets a delivery in flight end and record its outcome
       await shopStore.close();
       await store.close();
     },
   };
+}
+
+function resolveWebhooks(config: PetalConfig): WebhookTarget[] {
+  try {
+    return webhookTargets(config.webhooks ?? []);
+  } catch (err) {
+    if (err instanceof WebhookSecretError) throw new ConfigError(config.configFile, err.message);
+    throw err;
+  }
 }
 
 function timeoutsOf(l: LimitsConfig): Partial<HttpTimeouts> {

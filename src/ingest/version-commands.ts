@@ -17,7 +17,7 @@ export const VERSIONS_USAGE = `Usage: petal versions WORKSPACE PATH [--json] [--
  * settings of the config the commands read (absent: publishing off, no extra node types).
  */
 export type StoreOpener = (flags: { config?: string; store?: string }) => Promise<{
-  store: ContentStore; url: string; config?: Pick<PetalConfig, 'publishing' | 'nodeTypes'>;
+  store: ContentStore; url: string; config?: Pick<PetalConfig, 'publishing' | 'nodeTypes' | 'webhooks'>;
 }>;
 
 /** Who publishes when no --by is given: the operating-system user, else `cli`. */

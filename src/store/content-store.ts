@@ -11,6 +11,7 @@ import type { ChangeEvent } from './changes.js';
 import type { ByteLruStats } from '../cache/byte-lru.js';
 import type { QueryIndexStats } from './query-index/memory-budget.js';
 import type { NewSchedule, Schedule, StateRequest, StateResult } from './publishing.js';
+import type { WebhookLog } from './webhook-log.js';
 
 /** What a store's caches of request-chosen keys hold, each against its byte bound. */
 export interface StoreMemoryStats {
@@ -145,6 +146,8 @@ export interface ContentStore {
   changesSince(sequence: number, limit: number): Promise<ChangeEvent[]>;
   /** The sequence number of the newest change event; 0 when there is none. */
   latestChange(): Promise<number>;
+  /** Webhook cursors and deliveries over the change events (webhook-log.ts); on the primary. */
+  readonly webhooks: WebhookLog;
 
   getBlobInfo(hash: string): Promise<BlobInfo | undefined>;
   /** Reads `length` bytes of a blob from `offset`. */

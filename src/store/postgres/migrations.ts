@@ -6,6 +6,7 @@ import { VERSIONS_SQL } from './versions.js';
 import { CHANGES_SQL } from './changes.js';
 import { INDEX_SEGMENTS_SQL } from './index-segments.js';
 import { SCHEDULES_SQL } from './schedules.js';
+import { WEBHOOKS_SQL } from './webhook-log.js';
 
 export interface Migration {
   readonly version: number;
@@ -162,6 +163,11 @@ DROP TABLE IF EXISTS props;
     version: 8,
     name: 'publishing: schedules, version comments',
     sql: SCHEDULES_SQL,
+  },
+  {
+    version: 9,
+    name: 'webhooks: cursors and deliveries',
+    sql: WEBHOOKS_SQL,
   },
 ];
 

@@ -34,6 +34,8 @@ import { StoreClosedError, storeFaultOf } from '../store-faults.js';
 import { openPools } from './open-pools.js';
 import { blobInfo, readBlobRange } from './blob-reads.js';
 import { addSchedule, dueSchedules, failSchedule, listSchedules, removeSchedule } from './schedules.js';
+import { PostgresWebhookLog } from './webhook-log.js';
+import type { WebhookLog } from '../webhook-log.js';
 import { hasNul, stateRequest, storableText, withoutNul } from './nul-text.js';
 import { toRecord, type NodeRow } from '../node-rows.js';
 import { postgresIndexSegments } from './index-segments.js';
@@ -43,12 +45,12 @@ import { persistOptions } from '../query-index/persisted-segments.js';
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
-
 export { DEFAULT_CONNECTION_TIMEOUT_MS } from './open-pools.js';
 
 export class PostgresStore implements ContentStore {
   readonly #memo = new GenerationMemo();
   readonly capabilities: StoreCapabilities = { name: 'postgres', fullText: 'tsvector', notifyOnWrite: true };
+  readonly webhooks: WebhookLog = new PostgresWebhookLog(() => this.#db);
   readonly #options: PostgresStoreOptions;
   readonly #channel: string;
   #pool: pg.Pool | undefined;

@@ -33,6 +33,8 @@ import { sqliteNodeWriteTx } from './sqlite-node-write-tx.js';
 import { writeNodes } from '../write-nodes.js';
 import { publishState, unpublishState, type StateTx } from '../publish-state.js';
 import { SqliteSchedules } from './schedules.js';
+import { SqliteWebhookLog } from './webhook-log.js';
+import type { WebhookLog } from '../webhook-log.js';
 import { WriteQueue } from './write-queue.js';
 import type { NodeOperation, NodeWriteOptions, NodeWriteResult } from '../node-write.js';
 import { readBlobRange } from './blob-reads.js';
@@ -45,7 +47,6 @@ export type { SqliteStoreOptions } from './sqlite-store-options.js';
 import { persistOptions } from '../query-index/persisted-segments.js';
 
 const GENERATION_HINT_MS = 100;
-
 
 export class SqliteStore implements ContentStore {
   readonly capabilities: StoreCapabilities = { name: 'sqlite', fullText: 'fts5', notifyOnWrite: false };
@@ -71,6 +72,7 @@ export class SqliteStore implements ContentStore {
   #changes: SqliteChanges | undefined;
   #schedules: SqliteSchedules | undefined;
   readonly #cache = new StatementCache();
+  readonly webhooks: WebhookLog = new SqliteWebhookLog(() => this.#reader(), (fn) => this.#queue.segment(fn));
 
   readonly #indexThreshold: number;
   readonly #index: QueryIndex;

@@ -43,8 +43,8 @@ export class WriteQueue {
     });
   }
 
-  /** A write of the query index's segments: queued with the content writes, but no content. */
-  segment(fn: (db: Database.Database) => void): Promise<void> {
+  /** A write of no content (the query index's segments, webhook cursors): queued with the content writes. */
+  segment<T>(fn: (db: Database.Database) => T): Promise<T> {
     return this.#queue(async () => fn(this.#open()), false);
   }
 

@@ -1,0 +1,91 @@
+// Issue 18: the time from a write's commit (store.writeNodes resolving) to the webhook's arrival at a
+// local receiver, over 1,000 changes written at about 50 a second (random gaps, so writes fall at
+// every phase of the sender's poll), with the sender as `petal serve` runs it (polls every 250 ms
+// unless told). Usage:
+//   node --import tsx bench/webhooks.ts [sqlite | postgres://…] [changes=1000] [pollMs=250]
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import type { ContentStore } from '../src/store/content-store.js';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { PostgresStore } from '../src/store/postgres/postgres-store.js';
+import { WebhookSender } from '../src/notify/webhook-sender.js';
+import { webhookTargets } from '../src/notify/post-webhook.js';
+import type { WebhookPayload } from '../src/notify/webhook-events.js';
+
+const [target = 'sqlite', changesText = '1000', pollText = '250'] = process.argv.slice(2);
+const changes = Number(changesText);
+const pollMs = Number(pollText);
+
+async function openStore(dir: string): Promise<{ store: ContentStore; dispose: () => Promise<void> }> {
+  if (!target.startsWith('postgres')) {
+    const store = new SqliteStore({ file: join(dir, 'bench.db') });
+    await store.open();
+    return { store, dispose: async () => undefined };
+  }
+  const schema = `petal_bench_hooks_${randomBytes(4).toString('hex')}`;
+  const store = new PostgresStore({ url: target, schema });
+  await store.open();
+  return {
+    store,
+    dispose: async () => {
+      const c = new pg.Client({ connectionString: target });
+      await c.connect();
+      await c.query(`DROP SCHEMA ${schema} CASCADE`);
+      await c.end();
+    },
+  };
+}
+
+const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'h-hooks-bench-'));
+  const { store, dispose } = await openStore(dir);
+  const committed = new Map<string, number>();
+  const latencies: number[] = [];
+  let done: () => void = () => undefined;
+  const all = new Promise<void>((resolve) => { done = resolve; });
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const arrived = performance.now();
+      const payload = JSON.parse(Buffer.concat(chunks).toString('utf8')) as WebhookPayload;
+      const at = committed.get(payload.nodes[0]!.path);
+      if (at !== undefined) latencies.push(arrived - at);
+      res.writeHead(204).end();
+      if (latencies.length === changes) done();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  const sender = new WebhookSender(store, webhookTargets([{ name: 'bench', url, secretEnv: 'S' }], { S: 'bench-secret' }), {
+    publishing: false, intervalMs: pollMs, log: { info: () => undefined, warn: console.warn, error: console.error },
+  });
+  try {
+    await sender.start();
+    for (let i = 0; i < changes; i++) {
+      const path = `/n${i}`;
+      await store.writeNodes('website', [{ op: 'create', parentPath: '/', node: { name: `n${i}`, properties: [['title', 'String', `Node ${i}`]], children: [], field: '' } }], { by: 'bench' });
+      committed.set(path, performance.now());
+      await sleep(Math.random() * 40);
+    }
+    await all;
+    console.log(`store ${store.capabilities.name}, poll ${pollMs} ms: commit → webhook arrival over ${latencies.length} changes: `
+      + `p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`);
+  } finally {
+    await sender.stop();
+    server.close();
+    await store.close();
+    await dispose();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
