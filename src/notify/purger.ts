@@ -115,7 +115,7 @@ export class Purger {
     this.#stopped = true;
     this.#unwake?.();
     clearTimeout(this.#timer);
-    await this.#serial();
+    await this.#serial(true);
     const drained = Promise.all(this.#queues.map((q) => q.draining));
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), flushMs); });
@@ -127,17 +127,18 @@ export class Purger {
 
   /** Reads the changes since the last poll and queues their keys; the timer's work, callable directly (tests). */
   poll(): Promise<void> {
-    return this.#serial();
+    return this.#serial(true);
   }
 
   /** Polls, then resolves once every target has sent (or dropped) what it had queued (tests, a CLI). */
   async settle(): Promise<void> {
-    await this.#serial();
+    await this.#serial(true);
     for (let q = this.#queues.find((x) => x.draining); q !== undefined; q = this.#queues.find((x) => x.draining)) await q.draining;
   }
 
-  #serial(): Promise<void> {
-    this.#chain = this.#chain.then(() => this.#poll());
+  /** `exact`: read `latestChange` even when the generation hint has not moved (it may lag another process). */
+  #serial(exact = false): Promise<void> {
+    this.#chain = this.#chain.then(() => this.#poll(exact));
     return this.#chain;
   }
 
@@ -167,11 +168,11 @@ export class Purger {
     });
   }
 
-  async #poll(): Promise<void> {
+  async #poll(exact: boolean): Promise<void> {
     try {
       // No commit since the last poll (PostgreSQL: none announced): not even the one indexed read.
       const hint = this.#store.generationHint?.();
-      if (hint !== undefined && hint === this.#generation) return;
+      if (!exact && hint !== undefined && hint === this.#generation) return;
       this.#generation = hint;
       const latest = await this.#store.latestChange();
       if (latest < this.#cursor) this.#cursor = latest; // the database went back (restored): follow it
