@@ -193,8 +193,17 @@ export class Purger {
   #queue(events: readonly ChangeEvent[]): void {
     for (const q of this.#queues) {
       for (const e of events) q.pending.add(e);
-      q.draining ??= this.#drain(q).finally(() => { q.draining = undefined; });
+      this.#kick(q);
     }
+  }
+
+  /** Starts the queue's drain unless one runs; keys queued as a drain ended start another. */
+  #kick(q: TargetQueue): void {
+    if (q.draining !== undefined || q.pending.size === 0 || this.#abort.signal.aborted) return;
+    q.draining = this.#drain(q).finally(() => {
+      q.draining = undefined;
+      this.#kick(q);
+    });
   }
 
   async #drain(q: TargetQueue): Promise<void> {
