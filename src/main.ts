@@ -38,6 +38,8 @@ import { WebhookSender } from './notify/webhook-sender.js';
 import { webhookTargets, WebhookSecretError, type WebhookTarget } from './notify/post-webhook.js';
 import { takenAlongBy } from './repository/publish-rules.js';
 import { defaultRenditionCacheDir, RenditionFolderError } from './assets/rendition-cache.js';
+import { Purger } from './notify/purger.js';
+import { purgeSenders } from './notify/purge-targets.js';
 
 /** JSON lines for machines; readable lines on a terminal (unless PETAL_LOG_FORMAT=json). */
 export function createLogger(level: string): Logger {
@@ -133,7 +135,15 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     // Full loads (or their absence) show what a write cost: one line per load, application, rebuild.
     onIndexEvent: (event) => log.info({ queryIndex: event.kind, workspace: event.workspace }, event.message),
   });
+  // A purge target without its token is a configuration error: found before anything is opened.
+  const senders = purgeSenders(config.cdn?.purge ?? []);
   await store.open();
+  // Started before the `content:` import, whose changes the CDN must hear of too. Every instance purges
+  // the keys of every change it reads (the CDNs take a repeated purge as one).
+  const purger = senders.length > 0 ? new Purger(store, senders, {
+    log, ...(store instanceof PostgresStore ? { wake: (poke: () => void) => store.onChange(poke) } : {}),
+  }) : undefined;
+  await purger?.start();
   // Decoded binaries of imports killed earlier (`petal import` or a start): tens of MB each.
   for (const f of await sweepAbandonedSpoolFolders()) log.info(`removed ${f}, left by an import that was killed`);
   if (config.content.length > 0) {
@@ -225,6 +235,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
       await closeGracefully(app, config.limits?.shutdownGraceMs ?? DEFAULT_LIMITS.shutdownGraceMs);
       await scheduler?.stop();
       await sender?.stop(); // lets a delivery in flight end and record its outcome
+      await purger?.stop(); // after the last write it could miss, before the store goes
       await shopStore.close();
       await store.close();
     },

@@ -1,0 +1,259 @@
+// Notify layer: purges the CDN on every committed change. A background service per process that
+// follows the store's change events on its own (not the request-driven ChangeFeed: a purge must go out
+// whether or not anyone reads), from the newest event at start: it polls cheaply (the generation hint
+// or `latestChange`, one indexed read), reads the new events, and hands `changeKeys` of each to every
+// target's queue. Each target sends its queue in batches of its vendor's limit, one call at a time,
+// retrying failures with backoff a few times before logging and dropping them: a purge is best effort
+// and the CDN's TTLs bound how stale a missed one leaves an answer. Nothing in the write path waits for
+// it. Several instances each purge the same keys, which the CDNs treat as one (README: Purge).
+import { CHANGES_PAGE_MAX, type ChangeEvent } from '../store/changes.js';
+import type { ContentStore } from '../store/content-store.js';
+import { PendingKeys } from './pending-keys.js';
+import { PurgeCallError, type PurgeBatch, type PurgeTargetSender } from './purge-target.js';
+
+/** Between two polls: a change reaches the CDN within about this plus one call. */
+export const PURGE_POLL_MS = 100;
+/** Calls per batch: the first and up to three retries. */
+export const PURGE_ATTEMPTS = 4;
+/** Delay before the first retry; each next one waits four times longer (0.25, 1, 4 s). */
+export const PURGE_RETRY_BASE_MS = 250;
+/** Calls a target's queue may amount to before its largest workspace collapses to the workspace keys. */
+export const PENDING_CALLS_MAX = 20;
+/** How long `stop` lets the queues drain. */
+export const PURGE_FLUSH_MS = 2000;
+
+/** The store calls the purger makes. */
+export type PurgeStore = Pick<ContentStore, 'latestChange' | 'changesSince' | 'generationHint'>;
+
+/** pino's Logger fits; so does a test's recorder. */
+export interface PurgeLog {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface PurgerOptions {
+  readonly log: PurgeLog;
+  readonly pollMs?: number;
+  readonly attempts?: number;
+  readonly retryBaseMs?: number;
+  /** Overrides PENDING_CALLS_MAX × the target's batch size (tests). */
+  readonly pendingKeysMax?: number;
+  /**
+   * Subscribes to commits the store learns of (PostgreSQL's NOTIFY: `PostgresStore.onChange`), so a
+   * change is read at once rather than at the next poll; returns the function that unsubscribes.
+   */
+  readonly wake?: (poke: () => void) => () => void;
+}
+
+/** What the purger has done since it started (tests, diagnostics). */
+export interface PurgerStats {
+  /** The newest change event read. */
+  readonly sequence: number;
+  readonly calls: number;
+  readonly failedCalls: number;
+  /** Keys of calls given up on. */
+  readonly droppedKeys: number;
+}
+
+class TargetQueue {
+  readonly sender: PurgeTargetSender;
+  readonly pending: PendingKeys;
+  /** The running drain, if any. */
+  draining: Promise<void> | undefined;
+
+  constructor(sender: PurgeTargetSender, limit: number) {
+    this.sender = sender;
+    this.pending = new PendingKeys(limit);
+  }
+}
+
+export class Purger {
+  readonly #store: PurgeStore;
+  readonly #options: PurgerOptions;
+  readonly #queues: TargetQueue[];
+  /** Aborts calls and backoff waits when the flush deadline passes. */
+  readonly #abort = new AbortController();
+  #cursor = 0;
+  #generation: number | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  /** Polls run one after the other, each from where the previous one left off. */
+  #chain: Promise<void> = Promise.resolve();
+  /** A timer's or wake's poll is queued or running. */
+  #poking = false;
+  #again = false;
+  #unwake: (() => void) | undefined;
+  #stopped = false;
+  #calls = 0;
+  #failedCalls = 0;
+  #droppedKeys = 0;
+
+  constructor(store: PurgeStore, senders: readonly PurgeTargetSender[], options: PurgerOptions) {
+    this.#store = store;
+    this.#options = options;
+    this.#queues = senders.map((s) => new TargetQueue(s, options.pendingKeysMax ?? PENDING_CALLS_MAX * s.maxKeysPerCall));
+  }
+
+  /** Starts after the newest change committed so far: what came before is not this process's to purge. */
+  async start(): Promise<void> {
+    this.#generation = this.#store.generationHint?.();
+    this.#cursor = await this.#store.latestChange();
+    this.#unwake = this.#options.wake?.(() => this.#poke());
+    this.#schedule();
+  }
+
+  stats(): PurgerStats {
+    return { sequence: this.#cursor, calls: this.#calls, failedCalls: this.#failedCalls, droppedKeys: this.#droppedKeys };
+  }
+
+  /**
+   * Stops polling, reads the changes committed until now, and lets the queues drain for at most
+   * `flushMs`; calls still running then are aborted and their keys dropped (logged).
+   */
+  async stop(flushMs: number = PURGE_FLUSH_MS): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#unwake?.();
+    clearTimeout(this.#timer);
+    await this.#serial(true);
+    const drained = Promise.all(this.#queues.map((q) => q.draining));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), flushMs); });
+    if (await Promise.race([drained, late]) === 'late') this.#abort.abort();
+    clearTimeout(timer);
+    await drained;
+    for (const q of this.#queues) if (q.pending.size > 0) this.#drop(q.sender, q.pending.take(), 'the process is stopping');
+  }
+
+  /** Reads the changes since the last poll and queues their keys; the timer's work, callable directly (tests). */
+  poll(): Promise<void> {
+    return this.#serial(true);
+  }
+
+  /** Polls, then resolves once every target has sent (or dropped) what it had queued (tests, a CLI). */
+  async settle(): Promise<void> {
+    await this.#serial(true);
+    for (let q = this.#queues.find((x) => x.draining); q !== undefined; q = this.#queues.find((x) => x.draining)) await q.draining;
+  }
+
+  /** `exact`: read `latestChange` even when the generation hint has not moved (it may lag another process). */
+  #serial(exact = false): Promise<void> {
+    this.#chain = this.#chain.then(() => this.#poll(exact));
+    return this.#chain;
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => this.#poke(), this.#options.pollMs ?? PURGE_POLL_MS);
+    this.#timer.unref();
+  }
+
+  /** Polls now, or right after the running poll (a wake during a poll may announce what it missed). */
+  #poke(): void {
+    if (this.#stopped) return;
+    if (this.#poking) {
+      this.#again = true;
+      return;
+    }
+    this.#poking = true;
+    clearTimeout(this.#timer);
+    void this.#serial().finally(() => {
+      this.#poking = false;
+      if (this.#again) {
+        this.#again = false;
+        this.#poke();
+      } else {
+        this.#schedule();
+      }
+    });
+  }
+
+  async #poll(exact: boolean): Promise<void> {
+    try {
+      // No commit since the last poll (PostgreSQL: none announced): not even the one indexed read.
+      const hint = this.#store.generationHint?.();
+      if (!exact && hint !== undefined && hint === this.#generation) return;
+      this.#generation = hint;
+      const latest = await this.#store.latestChange();
+      if (latest < this.#cursor) this.#cursor = latest; // the database went back (restored): follow it
+      while (latest > this.#cursor) {
+        const events = await this.#store.changesSince(this.#cursor, CHANGES_PAGE_MAX);
+        if (events.length === 0) break;
+        this.#queue(events);
+        this.#cursor = events[events.length - 1]!.sequence;
+        if (events.length < CHANGES_PAGE_MAX) break;
+      }
+    } catch (err) {
+      // The store failed: the next poll reads from the same sequence.
+      this.#generation = undefined;
+      this.#options.log.warn({ err }, 'cdn purge: reading the change events failed (retried at the next poll)');
+    }
+  }
+
+  #queue(events: readonly ChangeEvent[]): void {
+    for (const q of this.#queues) {
+      for (const e of events) q.pending.add(e);
+      this.#kick(q);
+    }
+  }
+
+  /** Starts the queue's drain unless one runs; keys queued as a drain ended start another. */
+  #kick(q: TargetQueue): void {
+    if (q.draining !== undefined || q.pending.size === 0 || this.#abort.signal.aborted) return;
+    q.draining = this.#drain(q).finally(() => {
+      q.draining = undefined;
+      this.#kick(q);
+    });
+  }
+
+  async #drain(q: TargetQueue): Promise<void> {
+    while (q.pending.size > 0 && !this.#abort.signal.aborted) {
+      const all = q.pending.take();
+      const max = q.sender.maxKeysPerCall;
+      for (let i = 0; i < all.keys.length; i += max) {
+        await this.#send(q.sender, { keys: all.keys.slice(i, i + max), sequence: all.sequence, at: all.at });
+      }
+    }
+  }
+
+  async #send(sender: PurgeTargetSender, batch: PurgeBatch): Promise<void> {
+    const attempts = this.#options.attempts ?? PURGE_ATTEMPTS;
+    const signal = this.#abort.signal;
+    for (let attempt = 1; ; attempt++) {
+      if (signal.aborted) return this.#drop(sender, batch, 'the process is stopping');
+      this.#calls++;
+      try {
+        await sender.send(batch, signal);
+        return;
+      } catch (err) {
+        this.#failedCalls++;
+        const retriable = !(err instanceof PurgeCallError) || err.retriable;
+        const message = err instanceof Error ? err.message : String(err);
+        if (!retriable || attempt >= attempts) return this.#drop(sender, batch, message);
+        const wait = (err instanceof PurgeCallError ? err.retryAfterMs : undefined)
+          ?? (this.#options.retryBaseMs ?? PURGE_RETRY_BASE_MS) * 4 ** (attempt - 1);
+        this.#options.log.warn({ target: sender.name, attempt, keys: batch.keys.length }, `cdn purge: ${message} (retrying in ${wait} ms)`);
+        await sleep(wait, signal);
+      }
+    }
+  }
+
+  #drop(sender: PurgeTargetSender, batch: PurgeBatch, why: string): void {
+    this.#droppedKeys += batch.keys.length;
+    this.#options.log.error({ target: sender.name, keys: batch.keys.length, sequence: batch.sequence },
+      `cdn purge: gave up on ${batch.keys.length} keys: ${why} (the CDN serves them until their TTL ends)`);
+  }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
+}
