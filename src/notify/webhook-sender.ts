@@ -11,7 +11,7 @@ import { webhookPayload } from './webhook-events.js';
 import { postWebhook, type WebhookTarget } from './post-webhook.js';
 
 /** How often a sender looks for new changes: one cheap read (the newest sequence) per interval. */
-export const WEBHOOK_POLL_MS = 250;
+export const WEBHOOK_POLL_MS = 100;
 /** Events read per page. */
 const PAGE = 100;
 
