@@ -39,6 +39,7 @@ import { webhookTargets, WebhookSecretError, type WebhookTarget } from './notify
 import { takenAlongBy } from './repository/publish-rules.js';
 import { defaultRenditionCacheDir, RenditionFolderError } from './assets/rendition-cache.js';
 import { Purger } from './notify/purger.js';
+import { endpointKey } from './cache/dependencies.js';
 import { purgeSenders } from './notify/purge-targets.js';
 
 /** JSON lines for machines; readable lines on a terminal (unless PETAL_LOG_FORMAT=json). */
@@ -175,6 +176,8 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
         site = pickSite(config);
         for (const p of site.corsProblems ?? []) log.warn(`CORS: ${p}`);
         responseCache?.clear(); // answers rendered with the previous definitions, site or theme
+        // …and the CDN's copies of them: every answer carries its endpoint's key.
+        purger?.purgeKeys(registry.list().map((d) => endpointKey(d.endpointPath)));
         for (const p of themes.reload(config.modules)) log.warn(`theme ${p.file}: ${p.reason}`);
         for (const p of pages.reload(config.modules)) log.warn(`${p.file}: ${p.reason}`);
         logProblems(log, result.problems);

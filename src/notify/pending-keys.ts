@@ -40,6 +40,15 @@ export class PendingKeys {
     while (this.#size > this.#limit && this.#collapseLargest()) { /* until within the bound */ }
   }
 
+  /** Keys that no change event names (an endpoint's, when its definition changed), under their own group. */
+  addKeys(group: string, keys: Iterable<string>): void {
+    let set = this.#byWorkspace.get(group);
+    if (set === undefined) this.#byWorkspace.set(group, set = new Set());
+    const before = set.size;
+    for (const k of keys) set.add(k);
+    this.#size += set.size - before;
+  }
+
   /** Everything pending, emptied. */
   take(): PurgeBatch {
     const keys: string[] = [];

@@ -68,6 +68,9 @@ class TargetQueue {
   }
 }
 
+/** The group of PendingKeys that holds keys given by purgeKeys (no workspace is named so: names hold no NUL). */
+const ENDPOINT_GROUP = '\u0000endpoints';
+
 export class Purger {
   readonly #store: PurgeStore;
   readonly #options: PurgerOptions;
@@ -187,6 +190,18 @@ export class Purger {
       // The store failed: the next poll reads from the same sequence.
       this.#generation = undefined;
       this.#options.log.warn({ err }, 'cdn purge: reading the change events failed (retried at the next poll)');
+    }
+  }
+
+  /**
+   * Purges keys no change event names: the endpoint keys (dependencies.ts `endpointKey`) when endpoint
+   * definitions are reloaded, since every answer of an endpoint carries its key.
+   */
+  purgeKeys(keys: readonly string[]): void {
+    if (keys.length === 0 || this.#stopped) return;
+    for (const q of this.#queues) {
+      q.pending.addKeys(ENDPOINT_GROUP, keys);
+      this.#kick(q);
     }
   }
 

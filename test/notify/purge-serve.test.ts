@@ -1,12 +1,13 @@
 // `petal serve` with `cdn.purge` targets (main.ts): a missing token variable stops the start, a change
 // committed by another process (here another store on the same SQLite file) is purged while serving,
-// and close() purges what was committed before it, then stops.
-import { mkdtempSync, rmSync } from 'node:fs';
+// and close() purges what was committed before it, then stops; a reload of the endpoint definitions
+// purges every endpoint's key.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { changeKeys } from '../../src/cache/dependencies.js';
+import { changeKeys, endpointKey } from '../../src/cache/dependencies.js';
 import type { PetalConfig } from '../../src/config/load-config.js';
 import type { PurgeTarget } from '../../src/config/notify-config.js';
 import { startServer, type RunningServer } from '../../src/main.js';
@@ -83,5 +84,22 @@ describe('serve with cdn.purge', () => {
     await server.close();
     server = undefined;
     expect(allKeys(receiver.calls.slice(seen))).toEqual(last);
+  });
+});
+
+describe('serve with cdn.purge and light modules', () => {
+  it('purges every endpoint\'s key when the endpoint definitions are reloaded', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'h-purge-serve-'));
+    const endpoints = join(dir, 'modules', 'm', 'restEndpoints', 'delivery');
+    mkdirSync(endpoints, { recursive: true });
+    writeFileSync(join(endpoints, 'pages_v1.yaml'), '$type: jcrDeliveryEndpoint_v2\nworkspace: website\n');
+    receiver = await startReceiver();
+    process.env.H_PURGE_SERVE_TOKEN = 'serve-token';
+    server = await startServer({
+      ...config(join(dir, 'petal.db'), [{ type: 'fastly', serviceId: 'S', tokenEnv: 'H_PURGE_SERVE_TOKEN', baseUrl: receiver.url }]),
+      modules: [join(dir, 'modules')],
+    }, pino({ level: 'silent' }));
+    writeFileSync(join(endpoints, 'pages_v1.yaml'), '$type: jcrDeliveryEndpoint_v2\nworkspace: website\ndepth: 2\n');
+    await until(() => allKeys(receiver!.calls).has(endpointKey('/delivery/pages/v1')), 15_000);
   });
 });

@@ -3,7 +3,7 @@
 // repeated, the bound on pending keys, and a missing token named at start. The store is a fake holding
 // change events, so the key counts are exact.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { changeKeys, touchedKey, workspaceKey } from '../../src/cache/dependencies.js';
+import { changeKeys, endpointKey, touchedKey, workspaceKey } from '../../src/cache/dependencies.js';
 import type { ChangeEvent, ChangedNode } from '../../src/store/changes.js';
 import { verifySignature } from '../../src/notify/signature.js';
 import { Purger, type PurgeLog, type PurgeStore } from '../../src/notify/purger.js';
@@ -92,6 +92,15 @@ describe('purge calls in the vendors\' forms', () => {
     expect(body.sequence).toBe(event.sequence);
     expect(body.at).toBe(event.at);
     for (const r of [fastly, cloudflare, hook]) expect(allKeys(r.calls)).toEqual(expected);
+  });
+
+  it('purges endpoint keys given outright (definitions reloaded) at every target', async () => {
+    const store = new FakeStore();
+    const p = await started(store);
+    const keys = [endpointKey('/delivery/pages/v1'), endpointKey('/delivery/tours/v1')];
+    p.purgeKeys(keys);
+    await p.settle();
+    for (const r of [fastly, cloudflare, hook]) expect(allKeys(r.calls)).toEqual(new Set(keys));
   });
 
   it('signs the http target\'s body: the signature verifies with the secret, not with another, nor over another body', async () => {
