@@ -28,13 +28,50 @@ function hash(text: string): string {
   return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
 }
 
-export const nodeKey = (ws: string, path: string): string => `n${hash(`${ws}\n${path}`)}`;
-export const idKey = (ws: string, id: string): string => `i${hash(`${ws}\n${id}`)}`;
-export const childrenKey = (ws: string, path: string): string => `c${hash(`${ws}\n${path}`)}`;
-export const workspaceKey = (ws: string): string => `w${hash(ws)}`;
-export const touchedKey = (ws: string): string => `t${hash(ws)}`;
+/**
+ * Hashes of `${ws}\n${name}` already computed, per workspace: every answer recorded (the response cache,
+ * cache tags) hashes each node it read twice (its path, its child list), and the same nodes again and
+ * again. Bounded: a workspace's map is emptied past MEMO_PER_WORKSPACE names (names may come from
+ * requests: a missing path is recorded too), and the whole memo past MEMO_WORKSPACES workspaces.
+ */
+const MEMO_PER_WORKSPACE = 65_536;
+const MEMO_WORKSPACES = 256;
+const memo = new Map<string, Map<string, string>>();
+
+function nameHash(ws: string, name: string): string {
+  let names = memo.get(ws);
+  if (names === undefined) {
+    if (memo.size >= MEMO_WORKSPACES) memo.clear();
+    memo.set(ws, (names = new Map()));
+  }
+  let h = names.get(name);
+  if (h === undefined) {
+    if (names.size >= MEMO_PER_WORKSPACE) names.clear();
+    h = hash(`${ws}\n${name}`);
+    names.set(name, h);
+  }
+  return h;
+}
+
+export const nodeKey = (ws: string, path: string): string => `n${nameHash(ws, path)}`;
+export const idKey = (ws: string, id: string): string => `i${nameHash(ws, id)}`;
+export const childrenKey = (ws: string, path: string): string => `c${nameHash(ws, path)}`;
+/** Hashes of workspace names and endpoint paths (few: configuration names them, not requests). */
+const plain = new Map<string, string>();
+function plainHash(text: string): string {
+  let h = plain.get(text);
+  if (h === undefined) {
+    if (plain.size >= MEMO_WORKSPACES) plain.clear();
+    h = hash(text);
+    plain.set(text, h);
+  }
+  return h;
+}
+
+export const workspaceKey = (ws: string): string => `w${plainHash(ws)}`;
+export const touchedKey = (ws: string): string => `t${plainHash(ws)}`;
 /** Every answer of one endpoint (a CDN tag: purge an endpoint whose definition changed). */
-export const endpointKey = (endpointPath: string): string => `e${hash(endpointPath)}`;
+export const endpointKey = (endpointPath: string): string => `e${plainHash(endpointPath)}`;
 
 /**
  * The dependencies of one answer, recorded while it renders (the repository's sessions call it for
