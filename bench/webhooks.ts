@@ -67,6 +67,8 @@ async function main(): Promise<void> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   const sender = new WebhookSender(store, webhookTargets([{ name: 'bench', url, secretEnv: 'S' }], { S: 'bench-secret' }), {
     publishing: false, intervalMs: pollMs, log: { info: () => undefined, warn: console.warn, error: console.error },
+    // As petal serve does: PostgreSQL's notification of a commit wakes the sender at once.
+    ...(store instanceof PostgresStore ? { wake: (poke: () => void) => store.onChange(poke) } : {}),
   });
   try {
     await sender.start();

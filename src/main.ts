@@ -220,7 +220,11 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   const address = await app.listen({ port: config.port, host: config.host });
   scheduler?.start(); // once serving: a start that failed has run no schedule
   // Every instance runs one; a lease per webhook lets one at a time send it (webhook-sender.ts).
-  const sender = hooks.length > 0 ? new WebhookSender(store, hooks, { publishing: config.publishing !== undefined, log }) : undefined;
+  const sender = hooks.length > 0 ? new WebhookSender(store, hooks, {
+    publishing: config.publishing !== undefined, log,
+    // On PostgreSQL the commit's notification wakes the sender at once (every instance hears it).
+    ...(store instanceof PostgresStore ? { wake: (poke: () => void) => store.onChange(poke) } : {}),
+  }) : undefined;
   await sender?.start();
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const port = new URL(address).port;

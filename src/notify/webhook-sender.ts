@@ -43,6 +43,8 @@ export interface WebhookSenderOptions {
   readonly leaseMs?: number;
   /** The clock of attempts and backoff (tests); leases use the database's. */
   readonly now?: () => number;
+  /** Calls `poke` when a change is committed (PostgreSQL's notification); returns what stops it. */
+  readonly wake?: (poke: () => void) => () => void;
 }
 
 export type SenderStore = Pick<ContentStore, 'changesSince' | 'latestChange' | 'webhooks'>;
@@ -65,6 +67,9 @@ export class WebhookSender {
   readonly #owner = randomUUID();
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
+  /** A wake came while a poll ran: poll again when it ends (it may have read before the commit). */
+  #again = false;
+  #unwake: (() => void) | undefined;
   #stopped = false;
 
   constructor(store: SenderStore, targets: readonly WebhookTarget[], options: WebhookSenderOptions) {
@@ -86,21 +91,33 @@ export class WebhookSender {
     this.#tick();
     this.#timer = setInterval(() => this.#tick(), this.#options.intervalMs ?? WEBHOOK_POLL_MS);
     this.#timer.unref();
+    this.#unwake = this.#options.wake?.(() => this.#tick(true));
   }
 
   /** No further attempts; resolves once those in flight have ended and their leases are given up. */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#timer);
+    this.#unwake?.();
     await this.#ticking;
     await Promise.all(this.#hooks.map((h) => h.running));
   }
 
-  #tick(): void {
-    if (this.#ticking !== undefined || this.#stopped) return;
+  #tick(woken = false): void {
+    if (this.#stopped) return;
+    if (this.#ticking !== undefined) {
+      if (woken) this.#again = true;
+      return;
+    }
     this.#ticking = this.#poll()
       .catch((err: unknown) => this.#options.log.error({ err }, 'webhooks: reading the change events failed (retried)'))
-      .finally(() => { this.#ticking = undefined; });
+      .finally(() => {
+        this.#ticking = undefined;
+        if (this.#again) {
+          this.#again = false;
+          this.#tick();
+        }
+      });
   }
 
   async #poll(): Promise<void> {

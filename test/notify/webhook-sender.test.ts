@@ -75,6 +75,20 @@ for (const backend of BACKENDS) {
       expect(receiver.received).toHaveLength(6);
     });
 
+    it('is woken by a commit\'s notification instead of waiting for its next poll', async () => {
+      receiver = await startReceiver(() => 204);
+      const ws = freshWorkspace('wake');
+      let poke: (() => void) | undefined;
+      // A poll an hour away: only the wake can deliver in time.
+      await sender(hook(ws), { intervalMs: 3_600_000, wake: (p) => { poke = p; return () => { poke = undefined; }; } });
+      await new Promise((r) => setTimeout(r, 50)); // the start's own poll is over
+      await create(store, ws, '/woken');
+      expect(receiver.received).toHaveLength(0);
+      poke!();
+      await until(() => receiver.received.length === 1, paths);
+      expect(paths()).toEqual(['/woken']);
+    });
+
     it('delivers after a restart what was committed while no sender ran, and resumes a backoff', async () => {
       receiver = await startReceiver(() => 500);
       const ws = freshWorkspace('restart');
