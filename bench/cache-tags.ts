@@ -8,10 +8,8 @@ import { join } from 'node:path';
 import type { TagHeader } from '../src/config/notify-config.js';
 import type { NodeDraft } from '../src/store/rows.js';
 import { rate } from './autocannon-rate.js';
+import { load } from './bench-store.js';
 
-// `--dist`: the compiled build (`npx tsc -p tsconfig.build.json` first), without tsx's closure names.
-const dist = process.argv.includes('--dist');
-const load = <T>(path: string): Promise<T> => import(`${dist ? '../dist' : '../src'}/${path}`) as Promise<T>;
 const { buildApp } = await load<typeof import('../src/http/build-app.js')>('http/build-app.js');
 const { EndpointRegistry } = await load<typeof import('../src/delivery/endpoint-registry.js')>('delivery/endpoint-registry.js');
 const { loadDefinitions } = await load<typeof import('../src/delivery/load-definitions.js')>('delivery/load-definitions.js');

@@ -7,16 +7,10 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { rate } from './autocannon-rate.js';
-import type { ContentStore } from '../src/store/content-store.js';
+import { benchStore, load } from './bench-store.js';
 import type { ImportDocument, NodeDraft } from '../src/store/rows.js';
 
-// `--dist`: the compiled build (npm run build first). Under tsx every closure is wrapped by its name
-// helper, which makes the published state's session (one more layer of closures) look dearer than it is.
-const dist = process.argv.includes('--dist');
-const load = <T>(path: string): Promise<T> => import(`${dist ? '../dist' : '../src'}/${path}`) as Promise<T>;
 const { buildApp } = await load<typeof import('../src/http/build-app.js')>('http/build-app.js');
 const { EndpointRegistry } = await load<typeof import('../src/delivery/endpoint-registry.js')>('delivery/endpoint-registry.js');
 const { loadDefinitions } = await load<typeof import('../src/delivery/load-definitions.js')>('delivery/load-definitions.js');
@@ -26,8 +20,6 @@ const { takenAlongBy } = await load<typeof import('../src/repository/publish-rul
 const { Repository } = await load<typeof import('../src/repository/session.js')>('repository/session.js');
 const { loadSecurity } = await load<typeof import('../src/security/security-config.js')>('security/security-config.js');
 const { SecurityService } = await load<typeof import('../src/security/security-service.js')>('security/security-service.js');
-const { PostgresStore } = await load<typeof import('../src/store/postgres/postgres-store.js')>('store/postgres/postgres-store.js');
-const { SqliteStore } = await load<typeof import('../src/store/sqlite/sqlite-store.js')>('store/sqlite/sqlite-store.js');
 
 const [target = 'sqlite', roundsText = '10', secondsText = '5'] = process.argv.slice(2).filter((a) => a !== '--dist');
 const rounds = Number(roundsText);
@@ -57,25 +49,6 @@ const site = (name: string, pages: number): NodeDraft => ({
 });
 const doc = (roots: NodeDraft[]): ImportDocument => ({ source: 'bench', workspace: 'website', parentPath: '/', roots, blobs: [] });
 
-async function openStore(dir: string): Promise<{ store: ContentStore; dispose: () => Promise<void> }> {
-  if (!target.startsWith('postgres')) {
-    const store = new SqliteStore({ file: join(dir, 'bench.db') });
-    await store.open();
-    return { store, dispose: async () => undefined };
-  }
-  const schema = `petal_bench_pub_${randomBytes(4).toString('hex')}`;
-  const store = new PostgresStore({ url: target, schema });
-  await store.open();
-  return {
-    store,
-    dispose: async () => {
-      const c = new pg.Client({ connectionString: target });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`);
-      await c.end();
-    },
-  };
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -84,7 +57,7 @@ async function main(): Promise<void> {
   const endpoints = join(dir, 'modules', 'bench', 'restEndpoints', 'delivery');
   mkdirSync(endpoints, { recursive: true });
   writeFileSync(join(endpoints, 'pages_v1.yaml'), '$type: jcrDeliveryEndpoint_v2\nworkspace: website\ndepth: 2\n');
-  const { store, dispose } = await openStore(dir);
+  const { store, dispose } = await benchStore(target, dir, 'pub');
   try {
     // The subtree to publish, and 10,000 other working nodes around it.
     await store.importDocuments([doc([site('site', PAGES), ...Array.from({ length: 10 }, (_, i) => site(`other${i}`, PAGES))])], { onUuidCollision: 'new' });

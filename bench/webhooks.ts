@@ -8,12 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
-import type { ContentStore } from '../src/store/content-store.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
+import { benchStore } from './bench-store.js';
 import { WebhookSender } from '../src/notify/webhook-sender.js';
 import { webhookTargets } from '../src/notify/post-webhook.js';
 import type { WebhookPayload } from '../src/notify/webhook-events.js';
@@ -22,31 +19,12 @@ const [target = 'sqlite', changesText = '1000', pollText = '250'] = process.argv
 const changes = Number(changesText);
 const pollMs = Number(pollText);
 
-async function openStore(dir: string): Promise<{ store: ContentStore; dispose: () => Promise<void> }> {
-  if (!target.startsWith('postgres')) {
-    const store = new SqliteStore({ file: join(dir, 'bench.db') });
-    await store.open();
-    return { store, dispose: async () => undefined };
-  }
-  const schema = `petal_bench_hooks_${randomBytes(4).toString('hex')}`;
-  const store = new PostgresStore({ url: target, schema });
-  await store.open();
-  return {
-    store,
-    dispose: async () => {
-      const c = new pg.Client({ connectionString: target });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`);
-      await c.end();
-    },
-  };
-}
 
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'h-hooks-bench-'));
-  const { store, dispose } = await openStore(dir);
+  const { store, dispose } = await benchStore(target, dir, 'hooks');
   const committed = new Map<string, number>();
   const latencies: number[] = [];
   let done: () => void = () => undefined;
