@@ -1,6 +1,7 @@
 // Test helper for the publishing suites: one store per backend (SQLite always; PostgreSQL when
 // PETAL_TEST_PG is set), a second store on the same database, and a fault that makes the generation
 // bump (the last statement of every write) fail.
+import { afterAll, beforeAll } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -88,3 +89,17 @@ const postgres: Backend = {
 };
 
 export const BACKENDS: readonly Backend[] = [sqlite, postgres];
+
+/**
+ * Opens the backend before the tests of the calling `describe` and closes it after; `opened(store)` is
+ * told the store. Returns the opened backend, for its other helpers (`another`, `failBump`).
+ */
+export function openForSuite(backend: Backend, opened: (store: ContentStore) => void): () => OpenBackend {
+  let open: OpenBackend | undefined;
+  beforeAll(async () => {
+    open = await backend.open();
+    opened(open.store);
+  });
+  afterAll(async () => { await open?.close(); });
+  return () => open!;
+}

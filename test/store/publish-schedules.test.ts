@@ -1,9 +1,9 @@
 // Publishing (issue 17), store side: scheduled publishes and unpublishes are stored, listed soonest
 // first, handed out when due unless they failed, marked failed, and cancelled. Each backend.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ContentStore } from '../../src/store/content-store.js';
 import type { NewSchedule } from '../../src/store/publishing.js';
-import { BACKENDS, type OpenBackend } from './publish-backends.js';
+import { BACKENDS, openForSuite } from './publish-backends.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -13,13 +13,8 @@ const at = (due: string, more: Partial<NewSchedule> = {}): NewSchedule => ({
 
 for (const backend of BACKENDS) {
   describe.skipIf(backend.skip !== false)(`schedules (${backend.name})`, () => {
-    let open: OpenBackend | undefined;
     let store: ContentStore;
-    beforeAll(async () => {
-      open = await backend.open();
-      store = open.store;
-    });
-    afterAll(async () => { await open?.close(); });
+    openForSuite(backend, (s) => { store = s; });
 
     it('stores, lists soonest first, hands out the due ones that have not failed, and cancels', async () => {
       expect(await store.listSchedules()).toEqual([]);

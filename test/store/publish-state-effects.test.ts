@@ -1,12 +1,12 @@
 // Publishing (issue 17), store side: what a publish or unpublish commits besides the nodes: the change
 // events of both workspaces and ONE generation bump, readers of `<ws>@published` (the query index
 // included) up to date, nothing at all when refused or failing midway, a schedule run exactly once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { StoreQuery } from '../../src/query/ast.js';
 import type { ContentStore } from '../../src/store/content-store.js';
 import type { NodeWriteGuard } from '../../src/store/node-write.js';
 import { ACTIVATION_STATUS } from '../../src/store/publishing.js';
-import { BACKENDS, type OpenBackend } from './publish-backends.js';
+import { BACKENDS, openForSuite } from './publish-backends.js';
 import { pathsIn, prop, request, seedSite } from './publish-site.js';
 
 const allowAll: NodeWriteGuard = { canRead: () => true, mayWrite: () => true, mayReplaceSubtree: () => true };
@@ -26,13 +26,8 @@ async function nothingWritten(store: ContentStore, ws: string, pub: string, gene
 
 for (const backend of BACKENDS) {
   describe.skipIf(backend.skip !== false)(`publish and unpublish: what they commit (${backend.name})`, () => {
-    let open: OpenBackend | undefined;
     let store: ContentStore;
-    beforeAll(async () => {
-      open = await backend.open();
-      store = open.store;
-    });
-    afterAll(async () => { await open?.close(); });
+    const open = openForSuite(backend, (s) => { store = s; });
 
     it('one generation bump, and the change events of both workspaces', async () => {
       const { ws, pub } = await seedSite(store, 'events');
@@ -109,23 +104,23 @@ for (const backend of BACKENDS) {
       const sequence = await store.latestChange();
       const throwing = { ...allowAll, mayWrite: (_: string, p: string) => { if (p === '/home/about/main') throw new Error('guard broke'); return true; } };
       await expect(store.publishState(request(ws, '/home', { recursive: true, guard: throwing }))).rejects.toThrow(/guard broke/);
-      await open!.failBump(true);
+      await open().failBump(true);
       try {
         // The bump is the last statement: everything else was written before it failed.
         await expect(store.publishState(request(ws, '/home', { recursive: true }))).rejects.toThrow(/injected/);
       } finally {
-        await open!.failBump(false);
+        await open().failBump(false);
       }
       await nothingWritten(store, ws, pub, generation, sequence);
 
       await store.publishState(request(ws, '/home', { recursive: true }));
       const published = await pathsIn(store, pub);
       const before = await store.generation();
-      await open!.failBump(true);
+      await open().failBump(true);
       try {
         await expect(store.unpublishState(request(ws, '/home'))).rejects.toThrow(/injected/);
       } finally {
-        await open!.failBump(false);
+        await open().failBump(false);
       }
       expect(await pathsIn(store, pub)).toEqual(published);
       for (const n of await store.getSubtree(ws, '/', 9)) expect(prop(n, ACTIVATION_STATUS)).toBe('true');
@@ -134,7 +129,7 @@ for (const backend of BACKENDS) {
 
     it('a request carrying a schedule claims it: of two at once, one runs; a gone schedule writes nothing', async () => {
       const { ws, pub } = await seedSite(store, 'claim');
-      const other = await open!.another();
+      const other = await open().another();
       const schedule = await store.addSchedule({ action: 'publish', workspace: ws, path: '/home', recursive: false, by: 'alice', due: '2025-01-01T00:00:00Z' });
       const generation = await store.generation();
       const results = await Promise.all([store, other].map((s) => s.publishState(request(ws, '/home', { schedule: schedule.id }))));

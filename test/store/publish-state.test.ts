@@ -1,12 +1,12 @@
 // Publishing (issue 17), store side: publish copies the working content into `<ws>@published`
 // (non-recursively: a page with its areas and components, not its subpages), unpublish removes it,
 // and both set the working nodes' activation properties. Each backend (PostgreSQL with PETAL_TEST_PG).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ContentStore } from '../../src/store/content-store.js';
 import { NodeWriteError } from '../../src/store/node-write.js';
 import { ACTIVATION_STATUS, LAST_ACTIVATED, LAST_ACTIVATED_BY, LAST_ACTIVATED_VERSION } from '../../src/store/publishing.js';
 import { uuid } from '../conformance/drafts.js';
-import { BACKENDS, type OpenBackend } from './publish-backends.js';
+import { BACKENDS, openForSuite } from './publish-backends.js';
 import { MODIFIED, NOW, pathsIn, prop, request, seedSite } from './publish-site.js';
 
 const LATER = '2025-05-06T07:08:09.010+00:00';
@@ -20,13 +20,8 @@ async function refused(promise: Promise<unknown>, reason: NodeWriteError['reason
 
 for (const backend of BACKENDS) {
   describe.skipIf(backend.skip !== false)(`publish and unpublish (${backend.name})`, () => {
-    let open: OpenBackend | undefined;
     let store: ContentStore;
-    beforeAll(async () => {
-      open = await backend.open();
-      store = open.store;
-    });
-    afterAll(async () => { await open?.close(); });
+    openForSuite(backend, (s) => { store = s; });
 
     it('a non-recursive publish copies the page with its areas and components, not its subpages', async () => {
       const { ws, pub } = await seedSite(store, 'flat');

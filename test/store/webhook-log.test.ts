@@ -2,11 +2,11 @@
 // holds its lease (until released or expired), the cursor only moves forward under the lease, and the
 // delivery log keeps a delivery's first attempt across updates. Each backend, two instances on one
 // PostgreSQL database claiming at once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ContentStore } from '../../src/store/content-store.js';
 import type { WebhookDelivery } from '../../src/store/webhook-log.js';
-import { BACKENDS, type OpenBackend } from './publish-backends.js';
+import { BACKENDS, openForSuite } from './publish-backends.js';
 import { freshWorkspace } from '../conformance/drafts.js';
 
 const LEASE = 60_000;
@@ -22,13 +22,8 @@ const delivery = (id: string, more: Partial<WebhookDelivery> = {}): WebhookDeliv
 
 for (const backend of BACKENDS) {
   describe.skipIf(backend.skip !== false)(`webhook log (${backend.name})`, () => {
-    let open: OpenBackend | undefined;
     let store: ContentStore;
-    beforeAll(async () => {
-      open = await backend.open();
-      store = open.store;
-    });
-    afterAll(async () => { await open?.close(); });
+    const open = openForSuite(backend, (s) => { store = s; });
 
     it('starts a new webhook at the newest change and lets one owner at a time hold its lease', async () => {
       const ws = freshWorkspace('hook');
@@ -65,7 +60,7 @@ for (const backend of BACKENDS) {
     });
 
     it('claims from two instances at once: exactly one wins', async () => {
-      const other = await open!.another();
+      const other = await open().another();
       const claims = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? store : other).webhooks.claim('race', `owner-${i}`, LEASE)));
       expect(claims.filter((c) => c.acquired)).toHaveLength(1);
     });
