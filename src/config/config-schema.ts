@@ -55,6 +55,12 @@ export const cacheControlSchema = z.strictObject({
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'the name of an environment variable');
 const httpUrl = z.url().refine((u) => /^https?:\/\//.test(u), 'an http:// or https:// URL');
 
+/** One class of routes' limit: `max` requests per client in `windowMs`. */
+const rateLimitRule = z.strictObject({
+  max: z.number().int('a whole number').min(1, 'at least 1'),
+  windowMs: z.number().int('a whole number of milliseconds').min(1_000, 'at least 1000').max(86_400_000, 'at most a day'),
+});
+
 const purgeTargetSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('fastly'), serviceId: z.string().min(1), tokenEnv: envName, baseUrl: httpUrl.optional() }),
   z.strictObject({ type: z.literal('cloudflare'), zoneId: z.string().min(1), tokenEnv: envName, baseUrl: httpUrl.optional() }),
@@ -143,6 +149,23 @@ export const configSchema = z.strictObject({
     tagHeader: z.enum(['surrogate-key', 'cache-tag', 'both', 'none']).optional(),
     purge: z.array(purgeTargetSchema).optional(),
   }).optional(),
+  /** Prometheus metrics at /.metrics (README: Metrics): for a role with `get` on /.metrics, or this bearer token. */
+  metrics: z.strictObject({
+    enabled: z.boolean().optional(),
+    tokenEnv: envName.optional(),
+  }).optional(),
+  /** Requests per client and class of routes (README: Rate limits); `redis` shares the counters between instances. */
+  rateLimit: z.strictObject({
+    enabled: z.boolean().optional(),
+    redis: z.string().regex(/^rediss?:\/\//, 'a redis:// URL').optional(),
+    deliveryReads: rateLimitRule.optional(),
+    queries: rateLimitRule.optional(),
+    shopWrites: rateLimitRule.optional(),
+    logins: rateLimitRule.optional(),
+    writes: rateLimitRule.optional(),
+  }).optional(),
+  /** The API explorer page at /.petal/explorer (README: OpenAPI); off by default when NODE_ENV=production. */
+  explorer: z.boolean().optional(),
   /** Signed POSTs of change events, at least once and in order per webhook (README: Webhooks). */
   webhooks: z.array(webhookSchema).superRefine((hooks, ctx) => {
     const seen = new Set<string>();

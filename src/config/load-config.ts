@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { Namespace } from '../repository/names.js';
 import { ConfigError } from './config-error.js';
-import { DEFAULT_CDN, type CacheControlConfig, type CdnConfig, type WebhookConfig } from './notify-config.js';
+import {
+  DEFAULT_CDN, type CacheControlConfig, type CdnConfig, type MetricsConfig, type RateLimitClass, type RateLimitConfig,
+  type RateLimitRule, type WebhookConfig,
+} from './notify-config.js';
 import { configSchema, type RawConfig } from './config-schema.js';
 import { readYamlFileSync, yamlToJS } from './yaml-file.js';
 import { loadSecurity, type SecurityConfig } from '../security/security-config.js';
@@ -85,6 +88,12 @@ export interface PetalConfig {
   readonly cdn?: CdnConfig;
   /** Signed change notifications (`webhooks:`). */
   readonly webhooks?: readonly WebhookConfig[];
+  /** Prometheus metrics (`metrics:`); absent = the defaults (on, for roles with `get` on /.metrics). */
+  readonly metrics?: MetricsConfig;
+  /** Rate limits (`rateLimit:`); absent = the defaults. */
+  readonly rateLimit?: RateLimitConfig;
+  /** The API explorer page (`explorer:`); absent = on, except when NODE_ENV=production. */
+  readonly explorer?: boolean;
   /** Working and published content (`publishing:`); absent = off (the working content is served). */
   readonly publishing?: PublishingConfig;
   /** Shop limits (absent = DEFAULT_SHOP_CONFIG). */
@@ -258,6 +267,9 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     ...(raw.cacheControl !== undefined ? { cacheControl: raw.cacheControl } : {}),
     ...(raw.cdn !== undefined ? { cdn: { tagHeader: raw.cdn.tagHeader ?? DEFAULT_CDN.tagHeader, purge: raw.cdn.purge ?? DEFAULT_CDN.purge } } : {}),
     ...(raw.webhooks !== undefined ? { webhooks: raw.webhooks } : {}),
+    ...(raw.metrics !== undefined ? { metrics: { enabled: raw.metrics.enabled ?? true, ...(raw.metrics.tokenEnv !== undefined ? { tokenEnv: raw.metrics.tokenEnv } : {}) } } : {}),
+    ...(raw.rateLimit !== undefined ? { rateLimit: rateLimitOf(raw.rateLimit) } : {}),
+    ...(raw.explorer !== undefined ? { explorer: raw.explorer } : {}),
     shop: {
       maxUnitsPerOrderLine: raw.shop?.maxUnitsPerOrderLine ?? DEFAULT_SHOP_CONFIG.maxUnitsPerOrderLine,
       rateLimit: { ...DEFAULT_SHOP_CONFIG.rateLimit, ...raw.shop?.rateLimit },
@@ -367,4 +379,13 @@ function rangeOfKey(doc: Document, keyPath: readonly string[]): [number, number,
   }
   const node = doc.getIn(keyPath, true) as { range?: [number, number, number] } | undefined;
   return node?.range;
+}
+
+function rateLimitOf(raw: NonNullable<RawConfig['rateLimit']>): RateLimitConfig {
+  const rules: Partial<Record<RateLimitClass, RateLimitRule>> = {};
+  for (const k of ['deliveryReads', 'queries', 'shopWrites', 'logins', 'writes'] as const) {
+    const rule = raw[k];
+    if (rule !== undefined) rules[k] = rule;
+  }
+  return { enabled: raw.enabled ?? true, ...(raw.redis !== undefined ? { redis: raw.redis } : {}), rules };
 }

@@ -40,3 +40,24 @@ export interface CdnConfig {
 }
 
 export const DEFAULT_CDN: CdnConfig = { tagHeader: 'none', purge: [] };
+
+/** `metrics:` (README: Metrics). */
+export interface MetricsConfig {
+  readonly enabled: boolean;
+  /** The environment variable holding a bearer token that may read /.metrics. */
+  readonly tokenEnv?: string;
+}
+
+export interface RateLimitRule {
+  readonly max: number;
+  readonly windowMs: number;
+}
+
+export type RateLimitClass = 'deliveryReads' | 'queries' | 'shopWrites' | 'logins' | 'writes';
+
+/** `rateLimit:` (README: Rate limits): the rules given (defaults are the rate limiter's). */
+export interface RateLimitConfig {
+  readonly enabled: boolean;
+  readonly redis?: string;
+  readonly rules: Partial<Readonly<Record<RateLimitClass, RateLimitRule>>>;
+}
