@@ -82,6 +82,8 @@ export interface AppOptions {
   readonly cacheControl?: CacheControlConfig;
   /** petal.yaml `cdn.tagHeader`: which header lists the cache tags of delivery answers (none by default). */
   readonly tagHeader?: TagHeader;
+  /** The light-modules folders (the OpenAPI document reads their content types); none by default. */
+  readonly moduleRoots?: readonly string[];
 }
 
 declare module 'fastify' {
@@ -222,7 +224,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   if (o.shop) registerShopRoutes(app, o.shop, gate);
   registerOpenApiRoutes(app, {
     registry: o.registry, security: o.security, site: o.site, contextPath: o.contextPath ?? '',
-    publishing: o.publishing !== undefined, shop: o.shop !== undefined,
+    publishing: o.publishing !== undefined, shop: o.shop !== undefined, ...(o.moduleRoots !== undefined ? { moduleRoots: o.moduleRoots } : {}),
   });
   await app.ready();
   return app;

@@ -20,16 +20,19 @@ const NODE: Json = {
   additionalProperties: true,
 };
 
-const QUERY_RESULT: Json = {
-  type: 'object',
-  required: ['total', 'offset', 'limit', 'results'],
-  properties: {
-    total: { type: 'integer', minimum: 0, description: 'Matching nodes, all pages together' },
-    offset: { type: 'integer', minimum: 0 },
-    limit: { type: 'integer', minimum: 1 },
-    results: { type: 'array', items: ref('Node') },
-  },
-};
+/** `{total, offset, limit, results}`, the results of the given node schema. */
+export function queryResultSchema(nodeSchema: string): Json {
+  return {
+    type: 'object',
+    required: ['total', 'offset', 'limit', 'results'],
+    properties: {
+      total: { type: 'integer', minimum: 0, description: 'Matching nodes, all pages together' },
+      offset: { type: 'integer', minimum: 0 },
+      limit: { type: 'integer', minimum: 1 },
+      results: { type: 'array', items: ref(nodeSchema) },
+    },
+  };
+}
 
 const ERROR: Json = {
   type: 'object',
@@ -55,7 +58,7 @@ export const SECURITY_SCHEMES: Json = {
 /** Every way of calling with credentials, or none (an operation the anonymous caller may call too). */
 export const SECURITY: readonly Json[] = [{}, { basic: [] }, { bearer: [] }, { session: [] }];
 
-export const SCHEMAS: Json = { Node: NODE, QueryResult: QUERY_RESULT, Error: ERROR, AnyObject: ANY_OBJECT };
+export const SCHEMAS: Readonly<Record<string, Json>> = { Node: NODE, QueryResult: queryResultSchema('Node'), Error: ERROR, AnyObject: ANY_OBJECT };
 
 /** Shared responses: one per status of the error table, listing the codes answered with it. */
 export function errorResponses(): Json {

@@ -53,6 +53,8 @@ function idOf(endpointPath: string): string {
 export interface DeliveryPathsOptions {
   readonly access: UriAccess;
   readonly locales: readonly string[];
+  /** The component schema of the endpoint's nodes: `Node`, or its workspace's content type. */
+  readonly nodeSchema: string;
 }
 
 /** The path items of one endpoint, by OpenAPI path (without the context path). */
@@ -63,6 +65,8 @@ export function deliveryPaths(def: EndpointDefinition, o: DeliveryPathsOptions):
   const out: Record<string, PathItem> = {};
   const allowed = (path: string) => o.access.decide(path, 'GET') === 'allow';
   const notes = `Workspace ${def.workspace}, root ${def.rootPath}, depth ${def.depth}.`;
+  const node = o.nodeSchema;
+  const result = node === 'Node' ? 'QueryResult' : `QueryResult_${node}`;
 
   // Query nodes answers at the endpoint path and with a trailing slash; rules may allow only one.
   const queryPath = allowed(base) ? base : allowed(`${base}/`) ? `${base}/` : undefined;
@@ -70,7 +74,7 @@ export function deliveryPaths(def: EndpointDefinition, o: DeliveryPathsOptions):
     const op: Operation = {
       operationId: `queryNodes_${id}`, summary: 'Query nodes', description: notes, tags,
       parameters: [...pagingParameters(def), ...commonParameters(o.locales)],
-      responses: { 200: jsonResponse('A page of matching nodes', 'QueryResult'), ...errors(400, 401, 403, 404, 503) },
+      responses: { 200: jsonResponse('A page of matching nodes', result), ...errors(400, 401, 403, 404, 503) },
     };
     out[queryPath] = { get: op };
   }
@@ -79,14 +83,14 @@ export function deliveryPaths(def: EndpointDefinition, o: DeliveryPathsOptions):
       get: {
         operationId: `readNode_${id}`, summary: 'Read node', description: notes, tags,
         parameters: [PATH_PARAMETER, query('version', 'A stored version of the node, such as 1.0'), ...commonParameters(o.locales)],
-        responses: { 200: jsonResponse('The node with its subtree down to the endpoint\'s depth', 'Node'), ...errors(400, 401, 403, 404, 503) },
+        responses: { 200: jsonResponse('The node with its subtree down to the endpoint\'s depth', node), ...errors(400, 401, 403, 404, 503) },
       },
     };
     out[`${base}/{path}@nodes`] = {
       get: {
         operationId: `getChildren_${id}`, summary: 'Get children', description: notes, tags,
         parameters: [PATH_PARAMETER, ...commonParameters(o.locales)],
-        responses: { 200: jsonArrayResponse('The child nodes (of the root: `/@nodes`)', 'Node'), ...errors(400, 401, 403, 404, 503) },
+        responses: { 200: jsonArrayResponse('The child nodes (of the root: `/@nodes`)', node), ...errors(400, 401, 403, 404, 503) },
       },
     };
   }

@@ -9,6 +9,7 @@ import { EndpointRegistry } from '../delivery/endpoint-registry.js';
 import { SecurityService } from '../security/security-service.js';
 import { buildOpenApiDocument } from './build-document.js';
 import { generateTypes } from './generate-types.js';
+import { loadContentTypes } from './content-types.js';
 
 export const TYPES_USAGE = `Usage: petal types [--out FILE] [--config petal.yaml]
   Writes TypeScript types (openapi-typescript) of the endpoints an anonymous caller may call, as
@@ -31,7 +32,7 @@ export async function typesCommand(args: string[], version: string): Promise<num
   const security = new SecurityService(config.security);
   const doc = buildOpenApiDocument({
     endpoints: registry.list(), access: security.uriAccess(security.anonymous()), contextPath: config.contextPath,
-    locales: pickSite(config).locales, publishing: config.publishing !== undefined, shop: true, version,
+    locales: pickSite(config).locales, publishing: config.publishing !== undefined, shop: true, version, contentTypes: loadContentTypes(config.modules),
   });
   const text = await generateTypes(doc);
   if (values.out !== undefined) writeFileSync(values.out, text);

@@ -169,7 +169,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   }
   const app = await buildApp({
     ...(shopStore ? { shop: new ShopService(repository, security, shopStore, o.shopConfig ?? ROOMY_SHOP) } : {}),
-    registry, repository, security, site: () => site, outName: outputNameFor(o.namespace ?? 'cms'), logger: o.logger ?? false,
+    registry, repository, security, site: () => site, outName: outputNameFor(o.namespace ?? 'cms'), logger: o.logger ?? false, moduleRoots,
     themes, renditions, theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: o.pagesOnAllEndpoints ?? false,
     ...(o.cache !== undefined ? { cache: o.cache } : {}),
     ...(o.imaging !== undefined ? { imaging: o.imaging } : {}),

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { loadDefinitions } from '../../src/delivery/load-definitions.js';
+import { generateTypes } from '../../src/openapi/generate-types.js';
+import type { OpenApiDocument } from '../../src/openapi/build-document.js';
 import { CORPORA, CORPORA_AVAILABLE } from '../helpers/corpora.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { basic, hashOf } from '../security-http/helpers.js';
@@ -136,5 +138,89 @@ describe.skipIf(!CORPORA_AVAILABLE)('OpenAPI document of the travel-spa modules'
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([
       '/.rest/delivery/pages/v1', '/.rest/delivery/pages/v1/{path}', '/.rest/delivery/pagenav/v1/{path}@nodes',
     ]));
+  });
+});
+
+// The original's two spellings of a model's properties: a map by name, and a list of `name:` entries.
+const TOUR_TYPE = `datasource:
+  workspace: tours
+  autoCreate: true
+model:
+  properties:
+    name: { label: Name, required: true }
+    isFeatured: { type: Boolean }
+    duration: { type: Long }
+    rating: { type: Double }
+    date: { type: Date }
+    image: { type: asset }
+    tourTypes: { multiple: true }
+`;
+const GUIDE_TYPE = `datasource: { $type: jcrContentTypeDatasource, workspace: guides }
+model:
+  nodeType: mt:tourGuide
+  properties:
+    - name: birthday
+      type: Date
+    - name: shortBio
+`;
+
+describe('OpenAPI document with content types', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({
+      definitions: {
+        'delivery/tours_v1.yaml': 'workspace: tours\n$type: jcrDeliveryEndpoint_v2\n',
+        'delivery/guides_v1.yaml': 'workspace: guides\n$type: jcrDeliveryEndpoint_v2\n',
+        'delivery/pages_v1.yaml': 'workspace: website\n$type: jcrDeliveryEndpoint_v2\n',
+      },
+      moduleFiles: { 'contentTypes/tour.yaml': TOUR_TYPE, 'contentTypes/guide.yaml': GUIDE_TYPE },
+    });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  const schemaOf = (doc: Json, path: string) => doc.paths[path].get.responses['200'].content['application/json'].schema;
+
+  it('gives an endpoint on a content type\'s workspace that type\'s schema, and the others the generic node', async () => {
+    const doc = await documentOf(t);
+    await expectValid(doc);
+    expect(schemaOf(doc, '/.rest/delivery/tours/v1/{path}').$ref).toBe('#/components/schemas/test-module_tour');
+    expect(schemaOf(doc, '/.rest/delivery/tours/v1').$ref).toBe('#/components/schemas/QueryResult_test-module_tour');
+    expect(schemaOf(doc, '/.rest/delivery/guides/v1/{path}').$ref).toBe('#/components/schemas/test-module_guide');
+    expect(schemaOf(doc, '/.rest/delivery/pages/v1/{path}').$ref).toBe('#/components/schemas/Node');
+    const tour = doc.components.schemas['test-module_tour'];
+    expect(tour.allOf[0].$ref).toBe('#/components/schemas/Node');
+    expect(tour.allOf[1].properties).toMatchObject({
+      name: { type: 'string', title: 'Name' }, isFeatured: { type: 'boolean' }, duration: { type: 'integer' }, rating: { type: 'number' },
+      date: { type: 'string', format: 'date-time' }, tourTypes: { type: 'array', items: { type: 'string' } },
+    });
+    expect(tour.allOf[1].properties.image.type).toBeUndefined(); // an id, or the expanded asset
+    expect(Object.keys(doc.components.schemas['test-module_guide'].allOf[1].properties)).toEqual(['birthday', 'shortBio']);
+  });
+
+  it('types a Query nodes result of that workspace with the model\'s properties', async () => {
+    const text = await generateTypes(await documentOf(t) as OpenApiDocument);
+    expect(text).toMatch(/duration\?: number;/);
+    expect(text).toMatch(/isFeatured\?: boolean;/);
+  });
+});
+
+describe.skipIf(!CORPORA_AVAILABLE)('OpenAPI document of the magnetic-saas modules (a content type in use)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ moduleRoots: [join(CORPORA, 'magnetic-saas', 'light-modules')] });
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('is valid OpenAPI 3.1 and types the watches endpoint with the watch content type', async () => {
+    const doc = await documentOf(t);
+    await expectValid(doc);
+    const read = doc.paths['/.rest/delivery/watches/v1/{path}'].get.responses['200'].content['application/json'].schema;
+    expect(read.$ref).toBe('#/components/schemas/saas-demo_watch');
+    expect(Object.keys(doc.components.schemas['saas-demo_watch'].allOf[1].properties)).toEqual(
+      ['name', 'tagLine', 'price', 'image', 'description', 'testimonial']);
   });
 });

@@ -8,6 +8,7 @@ import { packageRoot, type SiteConfig } from '../../config/load-config.js';
 import type { EndpointDefinition } from '../../delivery/endpoint-definition.js';
 import type { EndpointRegistry } from '../../delivery/endpoint-registry.js';
 import { buildOpenApiDocument, type OpenApiDocument } from '../../openapi/build-document.js';
+import { loadContentTypes, type ContentType } from '../../openapi/content-types.js';
 import type { SecurityService } from '../../security/security-service.js';
 import type { UriAccess } from '../../security/uri-permissions.js';
 import { etagOf, ifNoneMatchHits } from '../etag.js';
@@ -21,6 +22,8 @@ export interface OpenApiRouteOptions {
   readonly contextPath: string;
   readonly publishing: boolean;
   readonly shop: boolean;
+  /** Light-modules folders: their content types give the endpoints on their workspaces typed nodes. */
+  readonly moduleRoots?: readonly string[];
 }
 
 interface Rendered {
@@ -41,6 +44,13 @@ export function registerOpenApiRoutes(app: FastifyInstance, o: OpenApiRouteOptio
   // The registry's list and a role set's compiled rules are replaced (never changed) on reload, so
   // their identities key the cache and a reload of either misses it.
   const cache = new WeakMap<readonly EndpointDefinition[], WeakMap<UriAccess, Rendered>>();
+  // Content types are read again with each new endpoint snapshot (a reload of the definitions).
+  const contentTypes = new WeakMap<readonly EndpointDefinition[], readonly ContentType[]>();
+  const typesFor = (endpoints: readonly EndpointDefinition[]): readonly ContentType[] => {
+    let types = contentTypes.get(endpoints);
+    if (types === undefined) contentTypes.set(endpoints, (types = loadContentTypes(o.moduleRoots ?? [])));
+    return types;
+  };
   const documentFor = (request: FastifyRequest): Rendered => {
     const endpoints = o.registry.list();
     const access = o.security.uriAccess(request.caller);
@@ -50,7 +60,7 @@ export function registerOpenApiRoutes(app: FastifyInstance, o: OpenApiRouteOptio
     if (hit === undefined) {
       const doc: OpenApiDocument = buildOpenApiDocument({
         endpoints, access, contextPath: o.contextPath, locales: o.site().locales,
-        publishing: o.publishing, shop: o.shop, version,
+        publishing: o.publishing, shop: o.shop, version, contentTypes: typesFor(endpoints),
       });
       hit = { json: JSON.stringify(doc), yaml: stringify(doc, { aliasDuplicateObjects: false }) };
       byAccess.set(access, hit);
