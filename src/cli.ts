@@ -20,6 +20,7 @@ import type { ContentStore } from './store/content-store.js';
 import { NodeTypeRegistry } from './repository/node-types.js';
 import { takenAlongBy } from './repository/publish-rules.js';
 import { exportCommand } from './export/export-command.js';
+import { typesCommand } from './openapi/types-command.js';
 import { ExportError } from './export/export-error.js';
 
 const HELP = `Petal: a fast, self-hostable content delivery server (the delivery API of Magnolia CMS).
@@ -53,6 +54,9 @@ Usage:
                                         add a user (or set a new password) in <security folder>/users.yaml
   petal user logout|disable|enable|remove NAME
                                         end NAME's sessions; block, unblock or delete NAME
+  petal types [--out FILE] [--config petal.yaml]
+                                        write TypeScript types of the public endpoints (from the OpenAPI
+                                        document /.rest/openapi.json serves)
   petal token create NAME --user U [--expires-days N]
                                         create an API token acting as U; printed once, stored hashed
   petal init --magnolia [--modules DIR] [--content DIR]... [--context-path PATH] [--front-end ORIGIN]
@@ -168,6 +172,8 @@ export async function main(argv: string[]): Promise<number> {
         return await tokenCommand(rest);
       case 'init':
         return await initCommand(rest);
+      case 'types':
+        return await typesCommand(rest, version());
       default:
         process.stderr.write(`petal: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
         return 2;

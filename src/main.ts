@@ -206,7 +206,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     ? new PublishScheduler(store, { takenAlong: takenAlongBy(types), log, intervalMs: config.publishing.scheduleIntervalMs }) : undefined;
 
   const app = await buildApp({
-    registry, repository, security, shop, site: () => site, outName: outputNameFor(config.namespace),
+    registry, repository, security, shop, site: () => site, outName: outputNameFor(config.namespace), moduleRoots: config.modules,
     contextPath: config.contextPath, corsOrigins: config.corsOrigins, links: config.links, trustProxy: config.trustProxy, logger: log,
     themes, renditions, ...(config.imaging !== undefined ? { imaging: config.imaging } : {}), theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: config.pagesOnAllEndpoints ?? false, ...(config.cache !== undefined ? { cache: config.cache } : {}),
     timeouts: timeoutsOf(config.limits ?? {}),

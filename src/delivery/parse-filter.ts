@@ -5,7 +5,7 @@ import { toCanonicalName } from '../repository/names.js';
 import { normalizePath } from '../repository/paths.js';
 import type { FilterSpec, RawOperator, Target } from '../query/ast.js';
 
-const OPERATORS: ReadonlySet<string> = new Set(['eq', 'ne', 'gt', 'lt', 'lte', 'gte', 'in', 'not-in', 'like', 'ilike', 'null']);
+export const FILTER_OPERATORS: ReadonlySet<string> = new Set(['eq', 'ne', 'gt', 'lt', 'lte', 'gte', 'in', 'not-in', 'like', 'ilike', 'null']);
 const KEY = /^([^[\]]+)(?:\[([^[\]]*)\])?$/;
 const MAX_ALTERNATIVES = 100;
 const MAX_VALUE_LENGTH = 4096;
@@ -15,7 +15,7 @@ export function parseFilter(param: string, rawValues: readonly string[]): Filter
   if (!m) throw new PetalError('invalidQuery', `${param}: a filter is written property[operator]=value`);
   const name = m[1]!.trim();
   const opText = (m[2] ?? 'eq').trim().toLowerCase();
-  if (!OPERATORS.has(opText)) {
+  if (!FILTER_OPERATORS.has(opText)) {
     throw new PetalError('invalidQuery', `${param}: unknown operator "${m[2]}" (use eq, ne, gt, lt, gte, lte, in, not-in, like, ilike or null)`);
   }
   const op = opText as RawOperator;

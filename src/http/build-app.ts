@@ -19,6 +19,7 @@ import { registerImportRoutes } from './routes/import.js';
 import { registerNodesRoutes } from './routes/nodes.js';
 import { registerPropertiesRoutes } from './routes/properties.js';
 import { registerCommandsRoutes } from './routes/commands.js';
+import { registerOpenApiRoutes } from './routes/openapi.js';
 import type { UuidCollisionPolicy } from '../store/rows.js';
 import { ThemeRegistry } from '../assets/themes.js';
 import { RenditionService } from '../assets/render-rendition.js';
@@ -81,6 +82,8 @@ export interface AppOptions {
   readonly cacheControl?: CacheControlConfig;
   /** petal.yaml `cdn.tagHeader`: which header lists the cache tags of delivery answers (none by default). */
   readonly tagHeader?: TagHeader;
+  /** The light-modules folders (the OpenAPI document reads their content types); none by default. */
+  readonly moduleRoots?: readonly string[];
 }
 
 declare module 'fastify' {
@@ -219,6 +222,10 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     repository: o.repository, security: o.security, contextPath: o.contextPath ?? '', publishing: o.publishing !== undefined,
   });
   if (o.shop) registerShopRoutes(app, o.shop, gate);
+  registerOpenApiRoutes(app, {
+    registry: o.registry, security: o.security, site: o.site, contextPath: o.contextPath ?? '',
+    publishing: o.publishing !== undefined, shop: o.shop !== undefined, ...(o.moduleRoots !== undefined ? { moduleRoots: o.moduleRoots } : {}),
+  });
   await app.ready();
   return app;
 }

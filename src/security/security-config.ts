@@ -155,7 +155,11 @@ export const BUILT_IN_ROLES: ReadonlyMap<string, RoleConfig> = new Map<string, R
   // The deprecated shop API serves anonymous shoppers (carts, wishlists, orders); its reads still
   // depend on the shop workspaces' permissions, and GET /orders on a signed-in user.
   ['rest-anonymous', {
-    uriPermissions: [{ path: '/.rest/delivery/*', permission: 'get' }, { path: '/shop/v1/*', permission: 'getAndPost' }],
+    // The OpenAPI document lists only what its reader may call, so anyone may read it.
+    uriPermissions: [
+      { path: '/.rest/delivery/*', permission: 'get' }, { path: '/shop/v1/*', permission: 'getAndPost' },
+      { path: '/.rest/openapi.json', permission: 'get' }, { path: '/.rest/openapi.yaml', permission: 'get' },
+    ],
     workspacePermissions: new Map(),
   }],
   ['superuser', {

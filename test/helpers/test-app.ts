@@ -114,6 +114,8 @@ export interface TestApp {
   /** The repository the app serves (its subtree cache and change feed). */
   readonly repository: Repository;
   readonly load: LoadResult;
+  /** The endpoints the app serves (tests of reloads apply new loads to it). */
+  readonly registry: EndpointRegistry;
   readonly dir: string;
   readonly security: SecurityService;
   readonly themes: ThemeRegistry;
@@ -167,7 +169,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   }
   const app = await buildApp({
     ...(shopStore ? { shop: new ShopService(repository, security, shopStore, o.shopConfig ?? ROOMY_SHOP) } : {}),
-    registry, repository, security, site: () => site, outName: outputNameFor(o.namespace ?? 'cms'), logger: o.logger ?? false,
+    registry, repository, security, site: () => site, outName: outputNameFor(o.namespace ?? 'cms'), logger: o.logger ?? false, moduleRoots,
     themes, renditions, theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: o.pagesOnAllEndpoints ?? false,
     ...(o.cache !== undefined ? { cache: o.cache } : {}),
     ...(o.imaging !== undefined ? { imaging: o.imaging } : {}),
@@ -182,7 +184,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     ...(o.tagHeader !== undefined ? { tagHeader: o.tagHeader } : {}),
   });
   return {
-    app, store, repository, load, dir, security, themes, renditions, ...(shopStore ? { shopStore } : {}),
+    app, store, repository, load, registry, dir, security, themes, renditions, ...(shopStore ? { shopStore } : {}),
     close: async () => {
       await app.close();
       await shopStore?.close();

@@ -1,0 +1,41 @@
+// The `petal types` command: TypeScript types of the endpoints the public (anonymous caller) may call,
+// from the same OpenAPI document `/.rest/openapi.json` serves it.
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config/load-config.js';
+import { pickSite } from '../main.js';
+import { loadDefinitions } from '../delivery/load-definitions.js';
+import { EndpointRegistry } from '../delivery/endpoint-registry.js';
+import { SecurityService } from '../security/security-service.js';
+import { buildOpenApiDocument } from './build-document.js';
+import { generateTypes } from './generate-types.js';
+import { loadContentTypes } from './content-types.js';
+
+export const TYPES_USAGE = `Usage: petal types [--out FILE] [--config petal.yaml]
+  Writes TypeScript types (openapi-typescript) of the endpoints an anonymous caller may call, as
+  described by /.rest/openapi.json, to FILE (default: standard output).
+`;
+
+export async function typesCommand(args: string[], version: string): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args, options: { out: { type: 'string' }, config: { type: 'string' }, help: { type: 'boolean' } }, allowPositionals: true,
+  });
+  if (values.help) { process.stdout.write(TYPES_USAGE); return 0; }
+  if (positionals.length > 0) {
+    process.stderr.write(`petal types: unexpected argument ${JSON.stringify(positionals[0])}\n\n${TYPES_USAGE}`);
+    return 2;
+  }
+  const config = loadConfig(values.config !== undefined ? { config: values.config } : {});
+  const load = await loadDefinitions([...config.modules]);
+  for (const p of load.problems.filter((x) => x.severity === 'error')) process.stderr.write(`petal types: ${p.file}: ${p.reason}\n`);
+  const registry = new EndpointRegistry(load);
+  const security = new SecurityService(config.security);
+  const doc = buildOpenApiDocument({
+    endpoints: registry.list(), access: security.uriAccess(security.anonymous()), contextPath: config.contextPath,
+    locales: pickSite(config).locales, publishing: config.publishing !== undefined, shop: true, version, contentTypes: loadContentTypes(config.modules),
+  });
+  const text = await generateTypes(doc);
+  if (values.out !== undefined) writeFileSync(values.out, text);
+  else process.stdout.write(text);
+  return 0;
+}
