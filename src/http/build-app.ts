@@ -37,6 +37,7 @@ import type { LinkConfig } from '../delivery/links.js';
 import type { ThemeInfo } from '../delivery/resolvers/reference-renderer.js';
 import type { ShopService } from '../shop/shop-api.js';
 import { registerShopRoutes } from '../shop/routes.js';
+import { registerRateLimits, type RateLimitOptions } from './rate-limits.js';
 
 export interface AppOptions {
   readonly registry: EndpointRegistry;
@@ -81,6 +82,8 @@ export interface AppOptions {
   readonly cacheControl?: CacheControlConfig;
   /** petal.yaml `cdn.tagHeader`: which header lists the cache tags of delivery answers (none by default). */
   readonly tagHeader?: TagHeader;
+  /** petal.yaml `rateLimit` (rate-limits.ts); absent = no limits (main.ts passes the defaults). */
+  readonly rateLimit?: RateLimitOptions;
 }
 
 declare module 'fastify' {
@@ -178,6 +181,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     app.addHook('onClose', async () => stop());
   }
 
+  // Before the routes: their class is decided as each is registered.
+  if (o.rateLimit !== undefined) await registerRateLimits(app, o.rateLimit, { contextPath: o.contextPath ?? '', registry: o.registry });
   registerOpsRoutes(app, o.repository, o.contextPath ?? '');
   registerAuthRoutes(app, o.security, gate);
   registerDeliveryRoutes(app, {

@@ -26,7 +26,7 @@ export interface CommandsRouteOptions {
   readonly publishing: boolean;
 }
 
-const COMMANDS_PREFIX = '/.rest/commands/v2';
+export const COMMANDS_PREFIX = '/.rest/commands/v2';
 /** The original's publishing commands (and their later names). */
 const ACTIONS: Readonly<Record<string, ScheduleAction>> = { activate: 'publish', publish: 'publish', deactivate: 'unpublish', unpublish: 'unpublish' };
 /** Catalogs holding them in the original besides the one named after the workspace (`/v2/website/activate`). */
