@@ -114,14 +114,16 @@ export async function registerRateLimits(
   app.addHook('onRoute', (route: RouteOptions) => {
     const url = ctx !== '' && route.url.startsWith(ctx) ? route.url.slice(ctx.length) : route.url;
     const byMethod = new Map<string, Limiter>();
-    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
       const cls = routeClass(method, url);
       if (cls !== undefined) byMethod.set(method, cls === 'delivery' ? deliveryLimiter : limiters[cls]);
     }
     if (byMethod.size === 0) return; // nothing per request on unlimited routes
-    const hook = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-      await byMethod.get(request.method)?.(request, reply);
-    };
+    // Most routes have one class for all their methods (GET and HEAD): then the limiter is the hook.
+    const distinct = new Set(byMethod.values());
+    const hook: Limiter = distinct.size === 1 && byMethod.size === methods.length ? [...distinct][0]!
+      : async (request, reply) => byMethod.get(request.method)?.(request, reply);
     route.onRequest = route.onRequest === undefined ? [hook] : [...[route.onRequest].flat(), hook];
   });
 }
