@@ -2,8 +2,7 @@
 // @fastify/rate-limit in memory or, with `redis`, in Redis so that several instances share them. The
 // class of a route is decided here, once, when the route is registered (an onRoute hook); only
 // delivery GETs wait for the request to tell a Query nodes request from a read.
-import fastifyRateLimit from '@fastify/rate-limit';
-import { normalizeIP } from '@fastify/rate-limit';
+import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { Redis } from 'ioredis';
 import { DAM_PREFIX, IMAGING_PREFIX } from '../assets/links.js';
