@@ -215,6 +215,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     ...(config.publishing !== undefined ? { publishing: config.publishing } : {}),
     ...(config.cacheControl !== undefined ? { cacheControl: config.cacheControl } : {}),
     ...(config.cdn !== undefined ? { tagHeader: config.cdn.tagHeader } : {}),
+    rateLimit: config.rateLimit ?? { enabled: true, rules: {} }, // the defaults of rate-limits.ts
   });
   responseCache = app.responseCache;
   const address = await app.listen({ port: config.port, host: config.host });

@@ -38,6 +38,7 @@ import type { LinkConfig } from '../delivery/links.js';
 import type { ThemeInfo } from '../delivery/resolvers/reference-renderer.js';
 import type { ShopService } from '../shop/shop-api.js';
 import { registerShopRoutes } from '../shop/routes.js';
+import { registerRateLimits, type RateLimitOptions } from './rate-limits.js';
 
 export interface AppOptions {
   readonly registry: EndpointRegistry;
@@ -84,6 +85,8 @@ export interface AppOptions {
   readonly tagHeader?: TagHeader;
   /** The light-modules folders (the OpenAPI document reads their content types); none by default. */
   readonly moduleRoots?: readonly string[];
+  /** petal.yaml `rateLimit` (rate-limits.ts); absent = no limits (main.ts passes the defaults). */
+  readonly rateLimit?: RateLimitOptions;
 }
 
 declare module 'fastify' {
@@ -181,6 +184,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     app.addHook('onClose', async () => stop());
   }
 
+  // Before the routes: their class is decided as each is registered.
+  if (o.rateLimit !== undefined) await registerRateLimits(app, o.rateLimit, { contextPath: o.contextPath ?? '', registry: o.registry });
   registerOpsRoutes(app, o.repository, o.contextPath ?? '');
   registerAuthRoutes(app, o.security, gate);
   registerDeliveryRoutes(app, {

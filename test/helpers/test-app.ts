@@ -11,6 +11,7 @@ import { EndpointRegistry } from '../../src/delivery/endpoint-registry.js';
 import { loadDefinitions, type LoadResult } from '../../src/delivery/load-definitions.js';
 import { buildApp } from '../../src/http/build-app.js';
 import type { HttpTimeouts } from '../../src/http/limits.js';
+import type { RateLimitOptions } from '../../src/http/rate-limits.js';
 import type { PublishingOptions } from '../../src/http/content-state.js';
 import type { CacheControlConfig, TagHeader } from '../../src/config/notify-config.js';
 import { importPaths } from '../../src/ingest/run-import.js';
@@ -90,6 +91,8 @@ export interface TestAppOptions {
   /** petal.yaml `cacheControl` and `cdn.tagHeader`. */
   readonly cacheControl?: CacheControlConfig;
   readonly tagHeader?: TagHeader;
+  /** petal.yaml `rateLimit` (default: no limits). */
+  readonly rateLimit?: RateLimitOptions;
 }
 
 /**
@@ -182,6 +185,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     ...(o.publishing !== undefined ? { publishing: o.publishing } : {}),
     ...(o.cacheControl !== undefined ? { cacheControl: o.cacheControl } : {}),
     ...(o.tagHeader !== undefined ? { tagHeader: o.tagHeader } : {}),
+    ...(o.rateLimit !== undefined ? { rateLimit: o.rateLimit } : {}),
   });
   return {
     app, store, repository, load, registry, dir, security, themes, renditions, ...(shopStore ? { shopStore } : {}),
