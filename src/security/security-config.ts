@@ -147,8 +147,11 @@ export interface SecurityConfig {
 export const BUILT_IN_ROLES: ReadonlyMap<string, RoleConfig> = new Map<string, RoleConfig>([
   ['anonymous', {
     // Asset URLs are open to URI checks; the dam workspace's permissions still decide each asset.
+    // The explorer page is public: static files, and the document it loads lists only what its
+    // reader may call (it is off by default in production; `explorer: false` turns it off).
     uriPermissions: [
       { path: '/.health', permission: 'get' }, { path: '/dam/*', permission: 'get' }, { path: '/.imaging/*', permission: 'get' },
+      { path: '/.petal/explorer', permission: 'get' }, { path: '/.petal/explorer/*', permission: 'get' },
     ],
     workspacePermissions: new Map(),
   }],

@@ -62,6 +62,7 @@ describe('security config', () => {
     expect(s.roles.get('rest-anonymous')!.workspacePermissions.size).toBe(0);
     expect(s.roles.get('anonymous')!.uriPermissions).toEqual([
       { path: '/.health', permission: 'get' }, { path: '/dam/*', permission: 'get' }, { path: '/.imaging/*', permission: 'get' },
+      { path: '/.petal/explorer', permission: 'get' }, { path: '/.petal/explorer/*', permission: 'get' },
     ]);
     expect(s.roles.get('anonymous')!.workspacePermissions.size).toBe(0);
     const su = s.roles.get('superuser')!;
