@@ -147,18 +147,20 @@ export interface SecurityConfig {
 export const BUILT_IN_ROLES: ReadonlyMap<string, RoleConfig> = new Map<string, RoleConfig>([
   ['anonymous', {
     // Asset URLs are open to URI checks; the dam workspace's permissions still decide each asset.
-    // The explorer page is public: static files, and the document it loads lists only what its
-    // reader may call (it is off by default in production; `explorer: false` turns it off).
     uriPermissions: [
       { path: '/.health', permission: 'get' }, { path: '/dam/*', permission: 'get' }, { path: '/.imaging/*', permission: 'get' },
-      { path: '/.petal/explorer', permission: 'get' }, { path: '/.petal/explorer/*', permission: 'get' },
     ],
     workspacePermissions: new Map(),
   }],
   // The deprecated shop API serves anonymous shoppers (carts, wishlists, orders); its reads still
   // depend on the shop workspaces' permissions, and GET /orders on a signed-in user.
   ['rest-anonymous', {
-    uriPermissions: [{ path: '/.rest/delivery/*', permission: 'get' }, { path: '/shop/v1/*', permission: 'getAndPost' }],
+    // The explorer page is public (and signed-in callers, who hold this role, use it too): static
+    // files, and the document it loads lists only what its reader may call.
+    uriPermissions: [
+      { path: '/.rest/delivery/*', permission: 'get' }, { path: '/shop/v1/*', permission: 'getAndPost' },
+      { path: '/.petal/explorer', permission: 'get' }, { path: '/.petal/explorer/*', permission: 'get' },
+    ],
     workspacePermissions: new Map(),
   }],
   ['superuser', {

@@ -6,8 +6,10 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPLORER_CSP, explorerEnabled } from '../../src/http/routes/explorer.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { basic, hashOf } from '../security-http/helpers.js';
 
 const DIST = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+const PW = 'explorer test password';
 const DEFINITIONS = { 'delivery/pages_v1.yaml': 'workspace: website\n' };
 
 describe('the API explorer page', () => {
@@ -16,7 +18,10 @@ describe('the API explorer page', () => {
   beforeAll(async () => {
     t = await createTestApp({ definitions: DEFINITIONS, explorer: true, contextPath: '/cms' });
     // Built-in roles only (security: {}): the anonymous role decides whether the page is public.
-    builtIn = await createTestApp({ definitions: DEFINITIONS, explorer: true, security: {} });
+    builtIn = await createTestApp({
+      definitions: DEFINITIONS, explorer: true,
+      security: { roles: { editor: { uriPermissions: [] } }, users: { ed: { passwordHash: await hashOf(PW), roles: ['editor'] } } },
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -32,6 +37,7 @@ describe('the API explorer page', () => {
     expect(EXPLORER_CSP).not.toContain('unsafe');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.body).toContain('href="/cms/.petal/explorer/swagger-ui.css"');
+    expect(res.body).toContain('href="/cms/.petal/explorer/favicon-32x32.png"');
     expect(res.body).toContain('data-url="/cms/.rest/openapi.json"');
     const scripts = [...res.body.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
     expect(scripts.map((m) => m[1])).toEqual([' src="/cms/.petal/explorer/swagger-ui-bundle.js"', ' src="/cms/.petal/explorer/explorer-init.js"']);
@@ -55,6 +61,9 @@ describe('the API explorer page', () => {
     });
     expect(revalidated.statusCode).toBe(304);
     expect(revalidated.body).toBe('');
+    const icon = await t.app.inject({ method: 'GET', url: '/cms/.petal/explorer/favicon-32x32.png' });
+    expect(icon.headers['content-type']).toBe('image/png');
+    expect(icon.rawPayload.equals(readFileSync(join(DIST, 'favicon-32x32.png')))).toBe(true);
   });
 
   it('initializes Swagger UI with the caller\'s credentials, the URL taken from the page', async () => {
@@ -79,9 +88,13 @@ describe('the API explorer page', () => {
     }
   });
 
-  it('is public with the built-in roles: anonymous may get the page and its files', async () => {
+  it('is public with the built-in roles: anonymous and signed-in callers may get the page and its files', async () => {
     expect((await builtIn.app.inject({ method: 'GET', url: '/.petal/explorer' })).statusCode).toBe(200);
     expect((await builtIn.app.inject({ method: 'GET', url: '/.petal/explorer/explorer-init.js' })).statusCode).toBe(200);
+    // Signed-in callers hold rest-anonymous (security.authenticatedRoles), not anonymous.
+    const signedIn = { authorization: basic('ed', PW) };
+    expect((await builtIn.app.inject({ method: 'GET', url: '/.petal/explorer', headers: signedIn })).statusCode).toBe(200);
+    expect((await builtIn.app.inject({ method: 'GET', url: '/.petal/explorer/swagger-ui.css', headers: signedIn })).statusCode).toBe(200);
     // The grant stops at the explorer: the rest of /.petal stays closed.
     expect((await builtIn.app.inject({ method: 'GET', url: '/.petal/other' })).statusCode).toBe(401);
   });

@@ -58,11 +58,11 @@ describe('security config', () => {
     const s = loadSecurity({}, tmp);
     expect(s.roles.get('rest-anonymous')!.uriPermissions).toEqual([
       { path: '/.rest/delivery/*', permission: 'get' }, { path: '/shop/v1/*', permission: 'getAndPost' },
+      { path: '/.petal/explorer', permission: 'get' }, { path: '/.petal/explorer/*', permission: 'get' },
     ]);
     expect(s.roles.get('rest-anonymous')!.workspacePermissions.size).toBe(0);
     expect(s.roles.get('anonymous')!.uriPermissions).toEqual([
       { path: '/.health', permission: 'get' }, { path: '/dam/*', permission: 'get' }, { path: '/.imaging/*', permission: 'get' },
-      { path: '/.petal/explorer', permission: 'get' }, { path: '/.petal/explorer/*', permission: 'get' },
     ]);
     expect(s.roles.get('anonymous')!.workspacePermissions.size).toBe(0);
     const su = s.roles.get('superuser')!;
@@ -84,7 +84,7 @@ describe('security config', () => {
       { path: '/travel', permission: 'read' }, { path: '/travel/*', permission: 'read' },
     ]);
     expect(s.definedIn.roles.get('anonymous')).toBe(join(tmp, 'petal.yaml'));
-    expect(s.roles.get('rest-anonymous')!.uriPermissions).toHaveLength(2); // the built-in one, untouched
+    expect(s.roles.get('rest-anonymous')!.uriPermissions).toHaveLength(4); // the built-in one, untouched
   });
 
   it('reads the full shape with its defaults', () => {

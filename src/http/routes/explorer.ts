@@ -52,6 +52,8 @@ function assets(): ReadonlyMap<string, Asset> {
   return new Map<string, Asset>([
     fromDist('swagger-ui.css', 'text/css; charset=utf-8'),
     fromDist('swagger-ui-bundle.js', 'text/javascript; charset=utf-8'),
+    // Named by the page, so the browser asks for no /favicon.ico (a 404 in its console).
+    fromDist('favicon-32x32.png', 'image/png'),
     ['explorer-init.js', { type: 'text/javascript; charset=utf-8', load: () => Buffer.from(INITIALIZER) }],
   ]);
 }
@@ -67,6 +69,7 @@ export function explorerPage(contextPath: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Petal API explorer</title>
 <link rel="stylesheet" href="${base}/swagger-ui.css">
+<link rel="icon" type="image/png" href="${base}/favicon-32x32.png">
 </head>
 <body>
 <div id="swagger-ui" data-url="${escapeHtml(contextPath + OPENAPI_JSON)}"></div>
