@@ -41,6 +41,7 @@ import { defaultRenditionCacheDir, RenditionFolderError } from './assets/renditi
 import { Purger } from './notify/purger.js';
 import { endpointKey } from './cache/dependencies.js';
 import { purgeSenders } from './notify/purge-targets.js';
+import { explorerEnabled } from './http/routes/explorer.js';
 
 /** JSON lines for machines; readable lines on a terminal (unless PETAL_LOG_FORMAT=json). */
 export function createLogger(level: string): Logger {
@@ -216,6 +217,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     ...(config.cacheControl !== undefined ? { cacheControl: config.cacheControl } : {}),
     ...(config.cdn !== undefined ? { tagHeader: config.cdn.tagHeader } : {}),
     rateLimit: config.rateLimit ?? { enabled: true, rules: {} }, // the defaults of rate-limits.ts
+    explorer: explorerEnabled(config.explorer, process.env.NODE_ENV),
   });
   responseCache = app.responseCache;
   const address = await app.listen({ port: config.port, host: config.host });

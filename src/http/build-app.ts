@@ -11,6 +11,7 @@ import { handleError, sendError } from './error-handler.js';
 import { answerConnect, answerExpectation, clientErrorHandler, connectionsCheckingIntervalMs, DEFAULT_TIMEOUTS, LIMITS, type HttpTimeouts } from './limits.js';
 import { registerDeliveryRoutes } from './routes/delivery.js';
 import { registerOpsRoutes } from './routes/ops.js';
+import { registerExplorerRoutes } from './routes/explorer.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerDamRoutes } from './routes/dam.js';
 import { registerImagingRoutes } from './routes/imaging.js';
@@ -71,6 +72,8 @@ export interface AppOptions {
   readonly pagesOnAllEndpoints?: boolean;
   /** The deprecated /shop/v1 API; absent = not served. */
   readonly shop?: ShopService;
+  /** The API explorer page at /.petal/explorer (petal.yaml `explorer`, see explorerEnabled); absent = off. */
+  readonly explorer?: boolean;
   /** How long clients may take (petal.yaml `limits:`); DEFAULT_TIMEOUTS for what is not given. */
   readonly timeouts?: Partial<HttpTimeouts>;
   /** Body limit of the import route (petal.yaml `limits.importMaxBytes`); 1 GiB by default. */
@@ -187,6 +190,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   // Before the routes: their class is decided as each is registered.
   if (o.rateLimit !== undefined) await registerRateLimits(app, o.rateLimit, { contextPath: o.contextPath ?? '', registry: o.registry });
   registerOpsRoutes(app, o.repository, o.contextPath ?? '');
+  if (o.explorer === true) registerExplorerRoutes(app, { contextPath: o.contextPath ?? '' });
   registerAuthRoutes(app, o.security, gate);
   registerDeliveryRoutes(app, {
     ...(o.pages !== undefined ? { pages: o.pages, pagesOnAllEndpoints: o.pagesOnAllEndpoints ?? false } : {}),

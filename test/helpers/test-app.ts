@@ -93,6 +93,8 @@ export interface TestAppOptions {
   readonly tagHeader?: TagHeader;
   /** petal.yaml `rateLimit` (default: no limits). */
   readonly rateLimit?: RateLimitOptions;
+  /** Serve the API explorer page (off by default, as buildApp has it). */
+  readonly explorer?: boolean;
 }
 
 /**
@@ -176,6 +178,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     themes, renditions, theme: () => themes.themeFor(site), pages, pagesOnAllEndpoints: o.pagesOnAllEndpoints ?? false,
     ...(o.cache !== undefined ? { cache: o.cache } : {}),
     ...(o.imaging !== undefined ? { imaging: o.imaging } : {}),
+    ...(o.explorer !== undefined ? { explorer: o.explorer } : {}),
     ...(o.corsOrigins !== undefined ? { corsOrigins: o.corsOrigins } : {}),
     ...(o.links !== undefined ? { links: o.links } : o.contextPath !== undefined ? { links: { contextPath: o.contextPath, extension: '', mappings: [] } } : {}),
     ...(o.contextPath !== undefined ? { contextPath: o.contextPath } : {}),
