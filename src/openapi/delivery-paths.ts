@@ -35,6 +35,8 @@ function pagingParameters(def: EndpointDefinition): Json[] {
       description: 'Property filters, each written `name[operator]=value` (`|` separates alternatives; no operator = eq). '
         + `Operators: ${[...FILTER_OPERATORS].join(', ')}. Besides properties: @name, @path, @jcr:uuid, jcr:primaryType, @ancestor.`,
       schema: { type: 'object', additionalProperties: { type: 'string' } },
+      // Without it the explorer pre-fills `additionalProp1=string`, a filter nothing matches.
+      example: {},
     },
   ];
 }
