@@ -37,6 +37,7 @@ import type { LinkConfig } from '../delivery/links.js';
 import type { ThemeInfo } from '../delivery/resolvers/reference-renderer.js';
 import type { ShopService } from '../shop/shop-api.js';
 import { registerShopRoutes } from '../shop/routes.js';
+import { registerMetrics, scrapeGateOf, type MetricsOptions } from '../metrics/metrics-route.js';
 
 export interface AppOptions {
   readonly registry: EndpointRegistry;
@@ -81,6 +82,8 @@ export interface AppOptions {
   readonly cacheControl?: CacheControlConfig;
   /** petal.yaml `cdn.tagHeader`: which header lists the cache tags of delivery answers (none by default). */
   readonly tagHeader?: TagHeader;
+  /** Prometheus metrics at /.metrics (petal.yaml `metrics:`); absent = none (main passes petal.yaml's, on by default). */
+  readonly metrics?: MetricsOptions;
 }
 
 declare module 'fastify' {
@@ -162,8 +165,10 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   await registerCors(app, o.corsOrigins ?? [], { rules: () => o.site().cors ?? [], contextPath: o.contextPath ?? '' });
   const gate = { contextPath: o.contextPath ?? '', corsOrigins: o.corsOrigins ?? [], maxUrlLength: MAX_URL_LENGTH };
   registerContentState(app, o.publishing);
+  const scrapeGate = scrapeGateOf(o.metrics);
   registerSecurityHook(app, o.security, {
     ...gate, ...(o.publishing !== undefined ? { previewRoles: o.publishing.previewRoles } : {}),
+    ...(scrapeGate !== undefined ? { ownCredential: scrapeGate } : {}),
   });
 
   app.setErrorHandler(handleError);
@@ -200,6 +205,9 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     repository: o.repository, security: o.security, contextPath: o.contextPath ?? '', imaging: o.imaging ?? PRESETS_ONLY,
     renditions: o.renditions ?? new RenditionService(o.repository.store, { cacheDir: defaultRenditionCacheDir() }),
   };
+  if (o.metrics?.enabled === true) {
+    registerMetrics(app, { registry: o.registry, contextPath: o.contextPath ?? '', repository: o.repository, renditions: assets.renditions, responseCache: () => cache });
+  }
   registerDamRoutes(app, assets);
   registerImagingRoutes(app, { ...assets, themes: o.themes ?? new ThemeRegistry() });
   registerExportRoutes(app, { repository: o.repository, security: o.security, contextPath: o.contextPath ?? '' });

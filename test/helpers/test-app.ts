@@ -32,6 +32,7 @@ import { PagesRegistry } from '../../src/delivery/pages/pages-registry.js';
 import type { LinkConfig } from '../../src/delivery/links.js';
 import { RenditionService, type RenditionServiceOptions } from '../../src/assets/render-rendition.js';
 import type { TransformPolicy } from '../../src/assets/image-transform.js';
+import type { MetricsOptions } from '../../src/metrics/metrics-route.js';
 
 export interface TestAppOptions {
   /** Endpoint definitions by path below `restEndpoints/` (e.g. `delivery/pages_v1.yaml`). */
@@ -90,6 +91,8 @@ export interface TestAppOptions {
   /** petal.yaml `cacheControl` and `cdn.tagHeader`. */
   readonly cacheControl?: CacheControlConfig;
   readonly tagHeader?: TagHeader;
+  /** Prometheus metrics at /.metrics (default: none). */
+  readonly metrics?: MetricsOptions;
 }
 
 /**
@@ -180,6 +183,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     ...(o.publishing !== undefined ? { publishing: o.publishing } : {}),
     ...(o.cacheControl !== undefined ? { cacheControl: o.cacheControl } : {}),
     ...(o.tagHeader !== undefined ? { tagHeader: o.tagHeader } : {}),
+    ...(o.metrics !== undefined ? { metrics: o.metrics } : {}),
   });
   return {
     app, store, repository, load, dir, security, themes, renditions, ...(shopStore ? { shopStore } : {}),
