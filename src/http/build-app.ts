@@ -159,6 +159,10 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   }
 
   registerRequestGuard(app); // first: its header is on every answer, and `#` never reaches a route
+  const renditions = o.renditions ?? new RenditionService(o.repository.store, { cacheDir: defaultRenditionCacheDir() });
+  if (o.metrics?.enabled === true) { // before the security hook: refused requests are timed and counted too
+    registerMetrics(app, { registry: o.registry, contextPath: o.contextPath ?? '', repository: o.repository, renditions, responseCache: () => app.responseCache });
+  }
   registerGracefulClose(app);
   await app.register(fastifyCookie);
   // Before the security hook: preflights carry no credentials and must not meet a 401.
@@ -203,11 +207,8 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   });
   const assets = {
     repository: o.repository, security: o.security, contextPath: o.contextPath ?? '', imaging: o.imaging ?? PRESETS_ONLY,
-    renditions: o.renditions ?? new RenditionService(o.repository.store, { cacheDir: defaultRenditionCacheDir() }),
+    renditions,
   };
-  if (o.metrics?.enabled === true) {
-    registerMetrics(app, { registry: o.registry, contextPath: o.contextPath ?? '', repository: o.repository, renditions: assets.renditions, responseCache: () => cache });
-  }
   registerDamRoutes(app, assets);
   registerImagingRoutes(app, { ...assets, themes: o.themes ?? new ThemeRegistry() });
   registerExportRoutes(app, { repository: o.repository, security: o.security, contextPath: o.contextPath ?? '' });

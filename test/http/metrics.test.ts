@@ -79,6 +79,10 @@ describe('/.metrics, enabled with a scrape token', () => {
     expect(sample(text, 'petal_http_requests_total{route="other",method="GET",status="404"}')).toBe(1);
     expect(sample(text, 'petal_http_requests_total{route="ops",method="GET",status="200"}')).toBe(1); // the first scrape
     expect(sample(text, 'petal_http_request_duration_seconds_count{route="delivery_read",method="GET"}')).toBe(2);
+    expect(sample(text, 'petal_http_request_duration_seconds_bucket{route="delivery_read",method="GET",le="+Inf"}')).toBe(2);
+    expect(sample(text, 'petal_http_request_duration_seconds_bucket{route="delivery_read",method="GET",le="10"}')).toBe(2);
+    expect(sample(text, 'petal_http_request_duration_seconds_sum{route="delivery_read",method="GET"}')).toBeGreaterThan(0);
+    expect(text).toContain('# TYPE petal_http_request_duration_seconds histogram');
     // The second read of the page was the cache hit; the three other answers were misses.
     expect(sample(text, 'petal_response_cache_hits_total')).toBe(hits0 + 1);
     expect(sample(text, 'petal_response_cache_misses_total')).toBe(misses0 + 3);
@@ -110,6 +114,11 @@ describe('/.metrics, enabled with a scrape token', () => {
     const ed = await t.app.inject({ method: 'GET', url: '/.metrics', headers: { authorization: basic('ed', PW) } });
     expect(ed.statusCode).toBe(403);
     expect(ed.body).not.toContain('petal_');
+    // Refusals are counted and timed too (the metrics hooks run before the security hook).
+    const text = await scrape(t);
+    expect(sample(text, 'petal_http_requests_total{route="ops",method="GET",status="401"}')).toBe(1);
+    expect(sample(text, 'petal_http_requests_total{route="ops",method="GET",status="403"}')).toBe(1);
+    expect(sample(text, 'petal_http_request_duration_seconds_sum{route="ops",method="GET"}')).toBeLessThan(60);
   });
 
   it('answers a role with get on /.metrics, in the Prometheus text format', async () => {
