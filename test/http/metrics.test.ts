@@ -106,6 +106,19 @@ describe('/.metrics, enabled with a scrape token', () => {
     expect(sample(text, 'petal_change_sequence')).toBeGreaterThan(seq0);
   });
 
+  it('shows the caches and the store: subtree cache, query index (SQLite), pool connections (PostgreSQL)', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/.rest/delivery/pages?title=Home' })).statusCode).toBe(200);
+    const text = await scrape(t);
+    expect(sample(text, 'petal_subtree_cache_entries')).toBeGreaterThanOrEqual(0);
+    expect(text).toContain('# TYPE petal_rendition_cache_produced_total counter');
+    if (process.env.PETAL_TEST_PG !== undefined) {
+      expect(sample(text, 'petal_store_pool_connections{state="total"}')).toBeGreaterThan(0);
+    } else {
+      expect(sample(text, 'petal_store_pool_connections{state="total"}')).toBeUndefined();
+      expect(sample(text, 'petal_store_statement_cache_bytes')).toBeGreaterThanOrEqual(0);
+    }
+  });
+
   it('refuses anonymous callers (401) and roles without get on /.metrics (403)', async () => {
     const anonymous = await t.app.inject({ method: 'GET', url: '/.metrics' });
     expect(anonymous.statusCode).toBe(401);
