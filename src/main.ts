@@ -17,6 +17,7 @@ import type { EndpointDefinition } from './delivery/endpoint-definition.js';
 import { PagesRegistry } from './delivery/pages/pages-registry.js';
 import { loadDefinitions, type DefinitionProblem } from './delivery/load-definitions.js';
 import { buildApp } from './http/build-app.js';
+import type { MetricsOptions } from './metrics/metrics-route.js';
 import type { ResponseCache } from './http/response-cache.js';
 import { importPaths } from './ingest/run-import.js';
 import { sweepAbandonedSpoolFolders } from './ingest/spool-folder.js';
@@ -126,6 +127,7 @@ export interface RunningServer {
 
 export async function startServer(config: PetalConfig, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
   const hooks = resolveWebhooks(config); // a missing secret stops the start before anything opens
+  const metrics = metricsOptionsOf(config);
   const store = createStore(config.store, {
     ...(config.replicas !== undefined ? { replicas: config.replicas } : {}),
     ...(config.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: config.queryIndexMaxBytes } : {}),
@@ -218,6 +220,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     ...(config.cdn !== undefined ? { tagHeader: config.cdn.tagHeader } : {}),
     rateLimit: config.rateLimit ?? { enabled: true, rules: {} }, // the defaults of rate-limits.ts
     explorer: explorerEnabled(config.explorer, process.env.NODE_ENV),
+    metrics,
   });
   responseCache = app.responseCache;
   const address = await app.listen({ port: config.port, host: config.host });
@@ -250,6 +253,17 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
       await store.close();
     },
   };
+}
+
+/** petal.yaml `metrics:` with its token read; a token variable named but not set stops the start. */
+export function metricsOptionsOf(config: PetalConfig, env: NodeJS.ProcessEnv = process.env): MetricsOptions {
+  const m = config.metrics ?? { enabled: true };
+  if (!m.enabled || m.tokenEnv === undefined) return { enabled: m.enabled };
+  const token = env[m.tokenEnv];
+  if (token === undefined || token === '') {
+    throw new ConfigError(config.configFile, `metrics: the environment variable ${m.tokenEnv} (its tokenEnv) is not set`);
+  }
+  return { enabled: true, token };
 }
 
 function resolveWebhooks(config: PetalConfig): WebhookTarget[] {

@@ -40,6 +40,7 @@ import type { ThemeInfo } from '../delivery/resolvers/reference-renderer.js';
 import type { ShopService } from '../shop/shop-api.js';
 import { registerShopRoutes } from '../shop/routes.js';
 import { registerRateLimits, type RateLimitOptions } from './rate-limits.js';
+import { registerMetrics, scrapeGateOf, type MetricsOptions } from '../metrics/metrics-route.js';
 
 export interface AppOptions {
   readonly registry: EndpointRegistry;
@@ -90,6 +91,8 @@ export interface AppOptions {
   readonly moduleRoots?: readonly string[];
   /** petal.yaml `rateLimit` (rate-limits.ts); absent = no limits (main.ts passes the defaults). */
   readonly rateLimit?: RateLimitOptions;
+  /** Prometheus metrics at /.metrics (petal.yaml `metrics:`); absent = none (main passes petal.yaml's, on by default). */
+  readonly metrics?: MetricsOptions;
 }
 
 declare module 'fastify' {
@@ -165,14 +168,20 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   }
 
   registerRequestGuard(app); // first: its header is on every answer, and `#` never reaches a route
+  const renditions = o.renditions ?? new RenditionService(o.repository.store, { cacheDir: defaultRenditionCacheDir() });
+  if (o.metrics?.enabled === true) { // before the security hook: refused requests are timed and counted too
+    registerMetrics(app, { registry: o.registry, contextPath: o.contextPath ?? '', repository: o.repository, renditions, responseCache: () => app.responseCache });
+  }
   registerGracefulClose(app);
   await app.register(fastifyCookie);
   // Before the security hook: preflights carry no credentials and must not meet a 401.
   await registerCors(app, o.corsOrigins ?? [], { rules: () => o.site().cors ?? [], contextPath: o.contextPath ?? '' });
   const gate = { contextPath: o.contextPath ?? '', corsOrigins: o.corsOrigins ?? [], maxUrlLength: MAX_URL_LENGTH };
   registerContentState(app, o.publishing);
+  const scrapeGate = scrapeGateOf(o.metrics);
   registerSecurityHook(app, o.security, {
     ...gate, ...(o.publishing !== undefined ? { previewRoles: o.publishing.previewRoles } : {}),
+    ...(scrapeGate !== undefined ? { ownCredential: scrapeGate } : {}),
   });
 
   app.setErrorHandler(handleError);
@@ -210,7 +219,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   });
   const assets = {
     repository: o.repository, security: o.security, contextPath: o.contextPath ?? '', imaging: o.imaging ?? PRESETS_ONLY,
-    renditions: o.renditions ?? new RenditionService(o.repository.store, { cacheDir: defaultRenditionCacheDir() }),
+    renditions,
   };
   registerDamRoutes(app, assets);
   registerImagingRoutes(app, { ...assets, themes: o.themes ?? new ThemeRegistry() });

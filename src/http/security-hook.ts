@@ -41,6 +41,8 @@ export function registerSecurityHook(
     contextPath: string; corsOrigins: readonly string[]; maxUrlLength: number;
     /** Publishing on: the roles that may read under the preview context path. */
     previewRoles?: readonly string[];
+    /** True for a request that carries its path's own credential (the metrics scrape token): no other check. */
+    ownCredential?: (path: string, authorization: string | undefined) => boolean;
   },
 ): void {
   // Results for the raw targets seen lately: a pure function of the string, and popular URLs repeat.
@@ -76,6 +78,10 @@ export function registerSecurityHook(
       return sendError(reply, 'badRequest', `Malformed path: ${cp.reason}`);
     }
     request.canonicalPath = cp.path;
+    if (o.ownCredential?.(cp.path, request.headers.authorization) === true) {
+      request.caller = security.anonymous();
+      return undefined;
+    }
 
     const sessionId = request.cookies?.[SESSION_COOKIE];
     const authorization = request.headers.authorization;

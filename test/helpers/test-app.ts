@@ -33,6 +33,7 @@ import { PagesRegistry } from '../../src/delivery/pages/pages-registry.js';
 import type { LinkConfig } from '../../src/delivery/links.js';
 import { RenditionService, type RenditionServiceOptions } from '../../src/assets/render-rendition.js';
 import type { TransformPolicy } from '../../src/assets/image-transform.js';
+import type { MetricsOptions } from '../../src/metrics/metrics-route.js';
 
 export interface TestAppOptions {
   /** Endpoint definitions by path below `restEndpoints/` (e.g. `delivery/pages_v1.yaml`). */
@@ -95,6 +96,8 @@ export interface TestAppOptions {
   readonly rateLimit?: RateLimitOptions;
   /** Serve the API explorer page (off by default, as buildApp has it). */
   readonly explorer?: boolean;
+  /** Prometheus metrics at /.metrics (default: none). */
+  readonly metrics?: MetricsOptions;
 }
 
 /**
@@ -189,6 +192,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     ...(o.cacheControl !== undefined ? { cacheControl: o.cacheControl } : {}),
     ...(o.tagHeader !== undefined ? { tagHeader: o.tagHeader } : {}),
     ...(o.rateLimit !== undefined ? { rateLimit: o.rateLimit } : {}),
+    ...(o.metrics !== undefined ? { metrics: o.metrics } : {}),
   });
   return {
     app, store, repository, load, registry, dir, security, themes, renditions, ...(shopStore ? { shopStore } : {}),
