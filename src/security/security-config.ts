@@ -155,8 +155,7 @@ export const BUILT_IN_ROLES: ReadonlyMap<string, RoleConfig> = new Map<string, R
   // The deprecated shop API serves anonymous shoppers (carts, wishlists, orders); its reads still
   // depend on the shop workspaces' permissions, and GET /orders on a signed-in user.
   ['rest-anonymous', {
-    // The OpenAPI document lists only what its reader may call, so anyone may read it; the explorer page
-    // is public too (and signed-in callers, who hold this role, use it): static files loading that document.
+    // The OpenAPI document and the explorer page that loads it show each reader only what they may call.
     uriPermissions: [
       { path: '/.rest/delivery/*', permission: 'get' }, { path: '/shop/v1/*', permission: 'getAndPost' },
       { path: '/.rest/openapi.json', permission: 'get' }, { path: '/.rest/openapi.yaml', permission: 'get' },

@@ -50,6 +50,7 @@ async function queryFromExplorer(page: Page, base: string): Promise<Shown> {
   };
 }
 
+// Skipped only when /usr/bin/chromium is missing outside CI; .ci/run installs it.
 describe.skipIf(missing)('the API explorer in Chromium', () => {
   let open: TestApp;
   let guarded: TestApp;

@@ -123,6 +123,7 @@ describe('OpenAPI document after a reload', () => {
   });
 });
 
+// Skipped only on a machine without ../shared/corpora (test/helpers/corpora.ts warns); CI has them.
 describe.skipIf(!CORPORA_AVAILABLE)('OpenAPI document of the travel-spa modules', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -206,6 +207,7 @@ describe('OpenAPI document with content types', () => {
   });
 });
 
+// Skipped only on a machine without ../shared/corpora (test/helpers/corpora.ts warns); CI has them.
 describe.skipIf(!CORPORA_AVAILABLE)('OpenAPI document of the magnetic-saas modules (a content type in use)', () => {
   let t: TestApp;
   beforeAll(async () => {

@@ -163,6 +163,7 @@ describe('rate limits off', () => {
   });
 });
 
+// Skipped only when no Redis answers on 127.0.0.1:6379 (a warning says so); .ci/run starts one.
 describe.skipIf(!redisUp)('rate limits shared through Redis', () => {
   let a: TestApp;
   let b: TestApp;

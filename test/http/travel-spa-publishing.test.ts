@@ -34,6 +34,7 @@ async function publish(repository: string, path: string) {
   expect(res.statusCode, res.body).toBe(200);
 }
 
+// Skipped only on a machine without ../shared/corpora (test/helpers/corpora.ts warns); CI has them.
 describe.skipIf(!CORPORA_AVAILABLE)('travel-spa, live and preview from one Petal', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'petal-travel-spa-'));

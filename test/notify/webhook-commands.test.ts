@@ -43,6 +43,7 @@ function unclosable(store: ContentStore): ContentStore {
 afterEach(() => { delete process.env.PETAL_CLI_HOOK_SECRET; });
 
 for (const backend of BACKENDS) {
+  // Skipped for PostgreSQL when PETAL_TEST_PG is not set (backend.skip says so); CI sets it.
   describe.skipIf(backend.skip !== false)(`petal webhooks (${backend.name})`, () => {
     let open: OpenBackend | undefined;
     let receiver: Receiver;

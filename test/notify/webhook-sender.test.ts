@@ -31,6 +31,7 @@ async function create(store: ContentStore, ws: string, path: string): Promise<vo
 }
 
 for (const backend of BACKENDS) {
+  // Skipped for PostgreSQL when PETAL_TEST_PG is not set (backend.skip says so); CI sets it.
   describe.skipIf(backend.skip !== false)(`webhook sender (${backend.name})`, () => {
     let open: OpenBackend | undefined;
     let store: ContentStore;

@@ -12,6 +12,7 @@ const at = (due: string, more: Partial<NewSchedule> = {}): NewSchedule => ({
 });
 
 for (const backend of BACKENDS) {
+  // Skipped for PostgreSQL when PETAL_TEST_PG is not set (backend.skip says so); CI sets it.
   describe.skipIf(backend.skip !== false)(`schedules (${backend.name})`, () => {
     let store: ContentStore;
     openForSuite(backend, (s) => { store = s; });

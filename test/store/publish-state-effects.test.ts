@@ -25,6 +25,7 @@ async function nothingWritten(store: ContentStore, ws: string, pub: string, gene
 }
 
 for (const backend of BACKENDS) {
+  // Skipped for PostgreSQL when PETAL_TEST_PG is not set (backend.skip says so); CI sets it.
   describe.skipIf(backend.skip !== false)(`publish and unpublish: what they commit (${backend.name})`, () => {
     let store: ContentStore;
     const open = openForSuite(backend, (s) => { store = s; });

@@ -19,6 +19,7 @@ async function refused(promise: Promise<unknown>, reason: NodeWriteError['reason
 }
 
 for (const backend of BACKENDS) {
+  // Skipped for PostgreSQL when PETAL_TEST_PG is not set (backend.skip says so); CI sets it.
   describe.skipIf(backend.skip !== false)(`publish and unpublish (${backend.name})`, () => {
     let store: ContentStore;
     openForSuite(backend, (s) => { store = s; });

@@ -21,6 +21,7 @@ const delivery = (id: string, more: Partial<WebhookDelivery> = {}): WebhookDeliv
 });
 
 for (const backend of BACKENDS) {
+  // Skipped for PostgreSQL when PETAL_TEST_PG is not set (backend.skip says so); CI sets it.
   describe.skipIf(backend.skip !== false)(`webhook log (${backend.name})`, () => {
     let store: ContentStore;
     const open = openForSuite(backend, (s) => { store = s; });
