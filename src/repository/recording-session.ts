@@ -3,6 +3,7 @@
 // found: a missing node, id or child is a dependency too (its creation changes the answer).
 import type { Dependencies } from '../cache/dependencies.js';
 import type { Session } from './session.js';
+import { isPublishedWorkspace } from '../store/publishing.js';
 
 export function recordingSession(session: Session, deps: Dependencies | undefined): Session {
   if (deps === undefined) return session;
@@ -45,6 +46,9 @@ export function recordingSession(session: Session, deps: Dependencies | undefine
       const read = await session.readVersion(ws, path, name, depth);
       // Versions are frozen; a publish (a change of the node) adds one, and the node must still exist.
       deps.node(ws, path);
+      // In the published state a version shows only subpages published now: any publish or unpublish
+      // in the workspace may change it (versions are read rarely; the coarse key is the safe one).
+      if (isPublishedWorkspace(ws)) deps.workspace(ws);
       return read;
     },
     listVersions: async (ws, path) => {

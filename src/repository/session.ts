@@ -14,6 +14,7 @@ import { readChildPages, type ChildPage, type ChildPageRequest } from '../store/
 import { ChangeFeed } from '../store/change-feed.js';
 import type { Dependencies } from '../cache/dependencies.js';
 import { recordingSession } from './recording-session.js';
+import { takenAlongBy } from './publish-rules.js';
 import { logicalWorkspace, publishedWorkspace } from '../store/publishing.js';
 
 /**
@@ -56,12 +57,14 @@ export interface ReadAccess {
 /** The content repository: hands out sessions over one store. */
 export class Repository {
   readonly #subtrees: SubtreeCache;
+  readonly #takenAlong: (type: string) => boolean;
   /** The store's change events, read once for every cache of this process (subtrees, responses). */
   readonly changes: ChangeFeed;
 
   constructor(readonly store: ContentStore, readonly types: NodeTypeRegistry, cache: SubtreeCacheOptions = {}) {
     this.changes = new ChangeFeed(store);
     this.#subtrees = new SubtreeCache(store, this.changes, cache);
+    this.#takenAlong = takenAlongBy(types);
   }
 
   /** What the subtree cache holds against its byte budget. */
@@ -85,6 +88,7 @@ export class Repository {
 
   #systemSession(deps: Dependencies | undefined): Session {
     const { store, types } = this;
+    const takenAlong = this.#takenAlong;
     const subtrees = this.#subtrees;
     return recordingSession({
       types,
@@ -94,7 +98,7 @@ export class Repository {
       getSubtrees: (ws, paths, depth) => store.getSubtrees(ws, paths, depth),
       getChildrenPages: (ws, parents, limit) => readChildPages(store, ws, parents, limit),
       query: (spec, extra) => runQuery(store, spec, extra ?? [], null),
-      readVersion: (ws, path, name, depth) => readVersion(store, null, ws, path, name, depth),
+      readVersion: (ws, path, name, depth) => readVersion(store, null, ws, path, name, depth, takenAlong),
       listVersions: (ws, path) => listVersions(store, null, ws, path),
     }, deps);
   }
@@ -107,6 +111,7 @@ export class Repository {
 
   #session(access: ReadAccess, deps: Dependencies | undefined): Session {
     const { store, types } = this;
+    const takenAlong = this.#takenAlong;
     const subtrees = this.#subtrees;
     const visible = (ws: string, rows: NodeRecord[]): NodeRecord[] =>
       access.rulesFor(ws) === null ? rows : rows.filter((r) => access.canRead(ws, r.path));
@@ -135,7 +140,7 @@ export class Repository {
         const rules = access.rulesFor(spec.workspace);
         return runQuery(store, spec, extra ?? [], rules === null ? null : { kind: 'readable', rules });
       },
-      readVersion: (ws, path, name, depth) => readVersion(store, access, ws, path, name, depth),
+      readVersion: (ws, path, name, depth) => readVersion(store, access, ws, path, name, depth, takenAlong),
       listVersions: (ws, path) => listVersions(store, access, ws, path),
     }, deps);
   }

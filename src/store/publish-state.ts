@@ -12,7 +12,7 @@ import {
   type StateRequest, type StateResult,
 } from './publishing.js';
 import type { NodeRecord } from './rows.js';
-import { publishChange, type VersionInfo } from './versions.js';
+import { publishChange, type VersionInfo, type VersionSource } from './versions.js';
 import { storedNow } from './write-nodes.js';
 
 /** What a publish or unpublish needs besides the Nodes API's primitives (each backend implements them). */
@@ -25,8 +25,11 @@ export interface StateTx extends NodeWriteTx {
   replaceNodes(nodes: readonly NodeRecord[]): Promise<void>;
   /** Id → path of the nodes of the workspace holding these ids. */
   pathsOfIds(workspace: string, ids: readonly string[]): Promise<Map<string, string>>;
-  /** Records the next version of `path` (as ContentStore.publish) without its event or a generation bump. */
-  recordVersion(workspace: string, path: string, by: string, comment: string | undefined): Promise<VersionInfo | undefined>;
+  /**
+   * Records the next version of `path` (as ContentStore.publish) without its event or a generation bump,
+   * frozen from `source` (default: the workspace's own subtree).
+   */
+  recordVersion(workspace: string, path: string, by: string, comment: string | undefined, source?: VersionSource): Promise<VersionInfo | undefined>;
   /** Deletes the schedule; false when it was not there (already run or cancelled). */
   claimSchedule(id: string): Promise<boolean>;
 }
@@ -94,13 +97,11 @@ export async function publishState(tx: StateTx, request: StateRequest): Promise<
   const marked = nodes.map((n) => ({ ...n, properties: withProperties(n.properties, stamp) }));
   await tx.replaceNodes(marked);
   for (const record of marked) working.changed(record);
-  const version = await tx.recordVersion(c.ws, path, request.by, request.comment);
-  if (version === undefined) throw new Error(`publish: the version of ${c.ws}:${path} was not recorded`);
-
   const copies = new NodeChangeList();
+  let rootCopy: NodeRecord | undefined;
   for (const n of nodes) {
-    const set = n === root ? [...stamp, [LAST_ACTIVATED_VERSION, 'String', version.name] as const] : stamp;
-    const record: NodeRecord = { ...n, workspace: c.published, properties: withProperties(n.properties, set) };
+    const record: NodeRecord = { ...n, workspace: c.published, properties: withProperties(n.properties, stamp) };
+    if (n.path === path) rootCopy = record;
     if (kept && n === root) {
       await tx.replaceNode(record);
       if (current.position !== n.position) await tx.setPosition(c.published, path, n.position);
@@ -111,6 +112,12 @@ export async function publishState(tx: StateTx, request: StateRequest): Promise<
     }
   }
   removed.rest(copies);
+  // The version freezes what this publish made public, as published: never a draft, nor subpages kept
+  // from earlier publishes (each is public through its own publish and its own versions).
+  const source: VersionSource = { workspace: c.published, ...(request.recursive ? {} : { ids: nodes.map((n) => n.id) }) };
+  const version = await tx.recordVersion(c.ws, path, request.by, request.comment, source);
+  if (version === undefined || rootCopy === undefined) throw new Error(`publish: the version of ${c.ws}:${path} was not recorded`);
+  await tx.replaceNode({ ...rootCopy, properties: withProperties(rootCopy.properties, [[LAST_ACTIVATED_VERSION, 'String', version.name]]) });
   await record(tx, copies.change(c.published, request.by), 'publish', version.name);
   // The working nodes' activation marks: a publish's event there, not a content change ('nodes').
   await record(tx, working.change(c.ws, request.by), 'publish');

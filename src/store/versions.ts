@@ -23,6 +23,16 @@ export interface VersionInfo {
   readonly comment?: string;
 }
 
+/**
+ * Where the frozen rows of a version come from: by default the workspace the version belongs to (its
+ * working content, everything below the path). A publish freezes what it made public instead: the
+ * published twin's rows, only those it copied (`ids`; all of the subtree when absent).
+ */
+export interface VersionSource {
+  readonly workspace: string;
+  readonly ids?: readonly string[];
+}
+
 /** The name of the version with 0-based sequence number `seq`: 0 → `1.0`, 1 → `1.1`, 10 → `1.10`. */
 export function versionName(seq: number): string {
   return `1.${seq}`;

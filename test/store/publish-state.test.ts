@@ -58,6 +58,26 @@ for (const backend of BACKENDS) {
       expect((await store.listVersions(ws, '/home'))[1]).not.toHaveProperty('comment');
     });
 
+    it('a version freezes what the publish made public: the copies as published, no subpage, no draft', async () => {
+      const { ws } = await seedSite(store, 'frozen');
+      await store.publishState(request(ws, '/home'));
+      await store.publishState(request(ws, '/home/about'));
+      const v = (await store.publishState(request(ws, '/home'))).version!;
+      expect([v.name, v.nodes]).toEqual(['1.1', 3]);
+      const frozen = (await store.getVersionSubtree(ws, '/home', '1.1', 9))!;
+      expect(frozen.map((n) => n.path)).toEqual(['/home', '/home/main', '/home/main/teaser']);
+      // As published: stamped with its activation, in the logical workspace.
+      expect(frozen.map((n) => [n.workspace, prop(n, ACTIVATION_STATUS), prop(n, LAST_ACTIVATED_BY)]))
+        .toEqual(Array(3).fill([ws, 'true', 'alice']));
+      // A recursive publish freezes the whole subtree it copied.
+      const r = (await store.publishState(request(ws, '/home', { recursive: true }))).version!;
+      expect((await store.getVersionSubtree(ws, '/home', r.name, 9))!.map((n) => n.path).sort())
+        .toEqual(['/home', '/home/about', '/home/about/main', '/home/main', '/home/main/teaser']);
+      // ContentStore.publish (publishing off) still freezes the working subtree.
+      const plain = (await store.publish(ws, '/home', 'cli'))!;
+      expect(plain.nodes).toBe(5);
+    });
+
     it('a recursive publish copies the whole subtree', async () => {
       const { ws, pub } = await seedSite(store, 'deep');
       const result = await store.publishState(request(ws, '/home', { recursive: true }));

@@ -93,7 +93,7 @@ export async function nodeWriteTransaction<T>(
     pathsOfIds: (ws, ids) => flushed(async () => new Map(
       (await run<{ id: string; path: string }>(client, SQL.pathsOfIds, [ws, [...ids]])).map((r) => [r.id, r.path]),
     )),
-    recordVersion: (ws, path, by, comment) => flushed(() => publishVersion(client, ws, path, by, comment)),
+    recordVersion: (ws, path, by, comment, source) => flushed(() => publishVersion(client, ws, path, by, comment, source)),
     claimSchedule: (id) => flushed(async () => (await removeSchedule(client, id)) !== undefined),
   };
   let failed = false;

@@ -2,7 +2,7 @@
 // (`version_nodes`), so later imports of the live node never change it.
 import type pg from 'pg';
 import { depthOf, descendantRange } from '../../repository/paths.js';
-import { versionName, type VersionInfo } from '../versions.js';
+import { versionName, type VersionInfo, type VersionSource } from '../versions.js';
 import { exec, run, type Statement } from './statements.js';
 
 /** Migration 2 (see migrations.ts). */
@@ -56,6 +56,11 @@ const SQL = {
     INSERT INTO version_nodes (vid, id, path, parent_path, name, depth, position, type, mixins, props)
     SELECT $1, id, path, parent_path, name, depth, position, type, mixins, props FROM nodes
     WHERE workspace = $2 AND (path = $3 OR (path >= $4 AND path < $5))`),
+  /** As copyNodes, only the rows whose id is in $6. */
+  copyNodesOf: s('copy_of', `
+    INSERT INTO version_nodes (vid, id, path, parent_path, name, depth, position, type, mixins, props)
+    SELECT $1, id, path, parent_path, name, depth, position, type, mixins, props FROM nodes
+    WHERE workspace = $2 AND (path = $3 OR (path >= $4 AND path < $5)) AND id = ANY($6::text[])`),
   setCount: s('set_count', `UPDATE versions SET nodes = $1 WHERE vid = $2 RETURNING ${INFO}`),
   list: s('list', `SELECT ${INFO} FROM versions WHERE workspace = $1 AND path = $2 ORDER BY seq`),
   /** $1 workspace, $2 path, $3 name, $4 deepest depth. */
@@ -80,15 +85,21 @@ function toInfo(r: VersionRow): VersionInfo {
 
 type Queryable = pg.Pool | pg.PoolClient;
 
-/** Runs inside the caller's transaction, which holds the import lock and bumps the generation. */
+/**
+ * Freezes `source` (default: the workspace's own rows of the subtree) as the next version of `path`.
+ * Runs inside the caller's transaction, which holds the import lock and bumps the generation.
+ */
 export async function publishVersion(
-  client: pg.PoolClient, workspace: string, path: string, by: string, comment?: string,
+  client: pg.PoolClient, workspace: string, path: string, by: string, comment?: string, source?: VersionSource,
 ): Promise<VersionInfo | undefined> {
-  const [node] = await run<{ id: string }>(client, SQL.nodeId, [workspace, path]);
+  const from = source?.workspace ?? workspace;
+  const [node] = await run<{ id: string }>(client, SQL.nodeId, [from, path]);
   if (node === undefined) return undefined;
   const [v] = await run<{ vid: string; seq: number }>(client, SQL.insertVersion, [workspace, path, node.id, by, comment ?? null]);
   const [lo, hi] = descendantRange(path);
-  const copied = await exec(client, SQL.copyNodes, [v!.vid, workspace, path, lo, hi]);
+  const copied = source?.ids === undefined
+    ? await exec(client, SQL.copyNodes, [v!.vid, from, path, lo, hi])
+    : await exec(client, SQL.copyNodesOf, [v!.vid, from, path, lo, hi, [...source.ids]]);
   const [row] = await run<VersionRow>(client, SQL.setCount, [copied, v!.vid]);
   return toInfo(row!);
 }

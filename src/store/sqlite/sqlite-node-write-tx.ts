@@ -59,7 +59,7 @@ export function sqliteNodeWriteTx(s: Statements, { changes, versions, schedules 
     },
     childrenOf: async (ws, parents) => (s.childrenOf.all(ws, JSON.stringify(parents)) as NodeRow[]).map(toRecord),
     pathsOfIds: async (ws, ids) => new Map((s.pathsOfIds.all(ws, JSON.stringify(ids)) as { id: string; path: string }[]).map((r) => [r.id, r.path])),
-    recordVersion: async (ws, path, by, comment) => versions.publish(ws, path, by, comment),
+    recordVersion: async (ws, path, by, comment, source) => versions.publish(ws, path, by, comment, source),
     claimSchedule: async (id) => schedules.remove(id) !== undefined,
   };
 }

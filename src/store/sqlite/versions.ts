@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 import { depthOf, descendantRange } from '../../repository/paths.js';
 import type { NodeRecord } from '../rows.js';
-import { versionName, type VersionInfo } from '../versions.js';
+import { versionName, type VersionInfo, type VersionSource } from '../versions.js';
 
 /** Migration 3 (see migrations.ts). */
 export const VERSIONS_SQL = `
@@ -65,6 +65,10 @@ function statements(db: Database.Database) {
       INSERT INTO version_nodes (vid, id, path, parent_path, name, depth, position, type, mixins, props)
       SELECT ?, id, path, parent_path, name, depth, position, type, mixins, props FROM nodes
       WHERE workspace = ? AND (path = ? OR (path >= ? AND path < ?))`),
+    copyNodesOf: db.prepare(`
+      INSERT INTO version_nodes (vid, id, path, parent_path, name, depth, position, type, mixins, props)
+      SELECT ?, id, path, parent_path, name, depth, position, type, mixins, props FROM nodes
+      WHERE workspace = ? AND (path = ? OR (path >= ? AND path < ?)) AND id IN (SELECT value FROM json_each(?))`),
     setCount: db.prepare('UPDATE versions SET nodes = ? WHERE vid = ?'),
     byVid: db.prepare(`SELECT ${INFO} FROM versions WHERE vid = ?`),
     list: db.prepare(`SELECT ${INFO} FROM versions WHERE workspace = ? AND path = ? ORDER BY seq`),
@@ -86,17 +90,22 @@ export class SqliteVersions {
   }
 
   /**
+   * Freezes `source` (default: the workspace's own rows of the subtree) as the next version of `path`.
    * Runs inside the caller's write transaction (BEGIN IMMEDIATE: the numbering sees every commit),
    * which bumps the generation.
    */
-  publish(workspace: string, path: string, by: string, comment?: string): VersionInfo | undefined {
+  publish(workspace: string, path: string, by: string, comment?: string, source?: VersionSource): VersionInfo | undefined {
     const s = this.#write;
-    const node = s.nodeId.get(workspace, path) as { id: string } | undefined;
+    const from = source?.workspace ?? workspace;
+    const node = s.nodeId.get(from, path) as { id: string } | undefined;
     if (node === undefined) return undefined;
     const seq = (s.nextSeq.get(workspace, path) as { seq: number }).seq;
     const vid = s.insertVersion.run(workspace, path, seq, versionName(seq), node.id, new Date().toISOString(), by, comment ?? null).lastInsertRowid;
     const [lo, hi] = descendantRange(path);
-    const copied = s.copyNodes.run(vid, workspace, path, lo, hi).changes;
+    const ids = source?.ids;
+    const copied = ids === undefined
+      ? s.copyNodes.run(vid, from, path, lo, hi).changes
+      : s.copyNodesOf.run(vid, from, path, lo, hi, JSON.stringify(ids)).changes;
     s.setCount.run(copied, vid);
     return toInfo(s.byVid.get(vid) as VersionRow);
   }
