@@ -48,7 +48,7 @@ describe('serve with publishing enabled', () => {
     const config: PetalConfig = {
       store: `sqlite:${file}`, modules: [], content: [], port: 0, host: '127.0.0.1', namespace: 'cms', contextPath: '', sites: [],
       corsOrigins: [], logLevel: 'silent', onUuidCollision: 'new', nodeTypes: {}, security: loadSecurity(OPEN_SECURITY, dir),
-      links: { contextPath: '', extension: '', mappings: [] }, trustProxy: false, isDemo: false, publishing: { previewContextPath: '/preview', previewRoles: ['editor'], scheduleIntervalMs: 200 },
+      links: { contextPath: '', extension: '', mappings: [] }, trustProxy: false, isDemo: false, publishing: { previewContextPath: '/preview', previewRoles: ['editor'], scheduleIntervalMs: 200, scheduleHorizonDays: 366 },
     };
     server = await startServer(config, pino({ level: 'silent' }));
     const reader = new SqliteStore({ file });
