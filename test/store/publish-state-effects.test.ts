@@ -95,8 +95,11 @@ for (const backend of BACKENDS) {
       // Recursive: the whole subtree must be the caller's, whatever may be added below it.
       const noSubtree = { ...allowAll, mayReplaceSubtree: () => false };
       await expect(store.publishState(request(ws, '/home', { recursive: true, guard: noSubtree }))).rejects.toMatchObject({ reason: 'denied' });
+      // Not recursive: the content taken along is replaced with its subtree, which must be the caller's.
+      await expect(store.publishState(request(ws, '/home', { guard: noSubtree }))).rejects.toMatchObject({ reason: 'denied' });
       await nothingWritten(store, ws, pub, generation, sequence);
-      expect(await store.publishState(request(ws, '/home', { guard: noSubtree }))).toMatchObject({ nodes: 3 });
+      const notBelowPage = { ...allowAll, mayReplaceSubtree: (_: string, p: string) => p !== '/home' };
+      expect(await store.publishState(request(ws, '/home', { guard: notBelowPage }))).toMatchObject({ nodes: 3 });
     });
 
     it('a failure midway writes nothing: a guard that throws on the last node, a generation bump that fails', async () => {
