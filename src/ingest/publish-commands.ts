@@ -100,7 +100,8 @@ ${usage}`);
     let outcome: PublishOutcome;
     try {
       outcome = await requestPublication(store, {
-        action, workspace: t.workspace, path: t.path, recursive, by, ...(comment !== undefined ? { comment } : {}),
+        // The operator's: no caller's rights to check, now or when a schedule runs.
+        action, workspace: t.workspace, path: t.path, recursive, by, runAs: 'operator', ...(comment !== undefined ? { comment } : {}),
         ...(at !== undefined ? { at } : {}), takenAlong: takenAlongBy(new NodeTypeRegistry(config.nodeTypes)),
       });
     } catch (err) {

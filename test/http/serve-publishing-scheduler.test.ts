@@ -41,7 +41,7 @@ describe('serve with publishing enabled', () => {
     await setup.open();
     try {
       await setup.importDocuments([document('website', '/', [draft('travel', { type: 'cms:page' })])], NEW);
-      await setup.addSchedule({ action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', due: '2020-01-01T00:00:00.000Z' });
+      await setup.addSchedule({ action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', runAs: 'operator', due: '2020-01-01T00:00:00.000Z' });
     } finally {
       await setup.close();
     }

@@ -134,7 +134,7 @@ for (const backend of BACKENDS) {
     it('a request carrying a schedule claims it: of two at once, one runs; a gone schedule writes nothing', async () => {
       const { ws, pub } = await seedSite(store, 'claim');
       const other = await open().another();
-      const schedule = await store.addSchedule({ action: 'publish', workspace: ws, path: '/home', recursive: false, by: 'alice', due: '2025-01-01T00:00:00Z' });
+      const schedule = await store.addSchedule({ action: 'publish', workspace: ws, path: '/home', recursive: false, by: 'alice', runAs: 'operator', due: '2025-01-01T00:00:00Z' });
       const generation = await store.generation();
       const results = await Promise.all([store, other].map((s) => s.publishState(request(ws, '/home', { schedule: schedule.id }))));
       expect(results.filter((r) => r.claimed)).toHaveLength(1);
@@ -143,7 +143,7 @@ for (const backend of BACKENDS) {
       expect(await store.generation()).toBe(generation + 1);
       expect(await store.listSchedules()).not.toContainEqual(expect.objectContaining({ id: schedule.id }));
 
-      const unpublish = await store.addSchedule({ action: 'unpublish', workspace: ws, path: '/home', recursive: true, by: 'bob', due: '2025-01-01T00:00:00Z' });
+      const unpublish = await store.addSchedule({ action: 'unpublish', workspace: ws, path: '/home', recursive: true, by: 'bob', runAs: 'operator', due: '2025-01-01T00:00:00Z' });
       expect(await store.cancelSchedule(unpublish.id)).toMatchObject({ id: unpublish.id });
       const sequence = await store.latestChange();
       expect(await store.unpublishState(request(ws, '/home', { schedule: unpublish.id }))).toEqual({ claimed: false, nodes: 0 });

@@ -14,7 +14,7 @@ import { takenAlongBy } from '../../repository/publish-rules.js';
 import type { Repository } from '../../repository/session.js';
 import type { SecurityService } from '../../security/security-service.js';
 import { NodeWriteError } from '../../store/node-write.js';
-import type { Schedule, ScheduleAction } from '../../store/publishing.js';
+import { runAsCaller, type Schedule, type ScheduleAction } from '../../store/publishing.js';
 import { sendError } from '../error-handler.js';
 import { segmentsAfter } from './dam.js';
 import { writeErrorCode } from './nodes-write.js';
@@ -105,7 +105,7 @@ export function registerCommandsRoutes(app: FastifyInstance, o: CommandsRouteOpt
     try {
       const outcome = await requestPublication(o.repository.store, {
         action, workspace: body.workspace, path: body.path, recursive: body.recursive, takenAlong,
-        by: request.caller.user ?? 'anonymous', guard: o.security.writeAccess(request.caller),
+        by: request.caller.user ?? 'anonymous', guard: o.security.writeAccess(request.caller), runAs: runAsCaller(request.caller.user),
         ...(body.comment !== undefined ? { comment: body.comment } : {}), ...(body.at !== undefined ? { at: body.at } : {}),
       });
       reply.header('cache-control', 'no-store');
