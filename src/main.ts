@@ -204,9 +204,11 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   });
   await shopStore.open();
   const shop = new ShopService(repository, security, shopStore, config.shop);
-  // Every instance polls; the store lets exactly one run each due schedule (publishing/scheduler.ts).
+  // Every instance polls; the store lets exactly one run each due schedule (publishing/scheduler.ts),
+  // with its author's rights as the security service has them when it runs (reloaded with its files).
+  const rights = { guardFor: (user: string | undefined) => security.writeAccessOf(user) };
   const scheduler = config.publishing !== undefined
-    ? new PublishScheduler(store, { takenAlong: takenAlongBy(types), log, intervalMs: config.publishing.scheduleIntervalMs }) : undefined;
+    ? new PublishScheduler(store, { takenAlong: takenAlongBy(types), rights, log, intervalMs: config.publishing.scheduleIntervalMs }) : undefined;
 
   const app = await buildApp({
     registry, repository, security, shop, site: () => site, outName: outputNameFor(config.namespace), moduleRoots: config.modules,

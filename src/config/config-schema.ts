@@ -141,6 +141,8 @@ export const configSchema = z.strictObject({
     }).optional(),
     /** How often due schedules are looked for (milliseconds). */
     scheduleIntervalMs: z.number().int().min(100, 'at least 100').max(3_600_000, 'at most 3600000').optional(),
+    /** How far ahead a publication may be scheduled (days). */
+    scheduleHorizonDays: z.number().int().min(1, 'at least 1').max(36_600, 'at most 36600').optional(),
   }).optional(),
   /** Cache-Control of delivery answers when an endpoint says nothing (README: Cache tags and purge). */
   cacheControl: cacheControlSchema.optional(),

@@ -15,6 +15,7 @@ import { configSchema, type RawConfig } from './config-schema.js';
 import { readYamlFileSync, yamlToJS } from './yaml-file.js';
 import { loadSecurity, type SecurityConfig } from '../security/security-config.js';
 import type { LinkConfig } from '../delivery/links.js';
+import { DEFAULT_SCHEDULE_HORIZON_DAYS } from '../publishing/publication-date.js';
 
 export interface SiteConfig {
   readonly name: string;
@@ -109,6 +110,8 @@ export interface PublishingConfig {
   /** Roles that may read the preview (`anonymous` lets everyone). */
   readonly previewRoles: readonly string[];
   readonly scheduleIntervalMs: number;
+  /** How far ahead a publication may be scheduled (`publishing.scheduleHorizonDays`). */
+  readonly scheduleHorizonDays: number;
 }
 
 /** The preview's defaults: the original's author instance path, and its editor role. */
@@ -300,6 +303,7 @@ function publishingOf(raw: RawConfig, file: string | undefined): PublishingConfi
     previewContextPath: preview,
     previewRoles: raw.publishing?.preview?.roles ?? DEFAULT_PREVIEW_ROLES,
     scheduleIntervalMs: raw.publishing?.scheduleIntervalMs ?? 2_000,
+    scheduleHorizonDays: raw.publishing?.scheduleHorizonDays ?? DEFAULT_SCHEDULE_HORIZON_DAYS,
   };
 }
 

@@ -238,6 +238,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   });
   registerCommandsRoutes(app, {
     repository: o.repository, security: o.security, contextPath: o.contextPath ?? '', publishing: o.publishing !== undefined,
+    ...(o.publishing?.scheduleHorizonDays !== undefined ? { scheduleHorizonDays: o.publishing.scheduleHorizonDays } : {}),
   });
   if (o.shop) registerShopRoutes(app, o.shop, gate);
   registerOpenApiRoutes(app, {

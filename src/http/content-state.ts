@@ -19,6 +19,8 @@ export interface PublishingOptions {
   readonly previewContextPath: string;
   /** Roles that may read the preview; `anonymous` lets callers without credentials in. */
   readonly previewRoles: readonly string[];
+  /** How far ahead a publication may be scheduled (days; publishing/publication-date.ts has the default). */
+  readonly scheduleHorizonDays?: number;
 }
 
 const PREVIEW = Symbol('petal.preview');

@@ -3,7 +3,9 @@
 // (now, or at --at through a stored schedule); without it `petal publish` keeps its first meaning,
 // storing a version only, and what needs the two states is refused rather than silently ignored.
 import { parseArgs } from 'node:util';
+import { publicationDate } from '../publishing/publication-date.js';
 import { requestPublication, type PublishOutcome } from '../publishing/publisher.js';
+import { parseIsoInstant } from '../repository/iso-instant.js';
 import { NodeTypeRegistry } from '../repository/node-types.js';
 import { parentOf } from '../repository/paths.js';
 import { takenAlongBy } from '../repository/publish-rules.js';
@@ -20,7 +22,8 @@ export const PUBLISH_USAGE = `Usage: petal publish WORKSPACE PATH [--recursive] 
   --by NAME     who publishes (default: the operating-system user)
   --comment C   kept with the version (publishing enabled)
   --at ISO      when: an ISO 8601 instant with an offset or Z (2026-05-01T08:00:00+02:00); a future one
-                stores a schedule the server runs when due (publishing enabled)
+                stores a schedule the server runs when due (publishing enabled), at most
+                publishing.scheduleHorizonDays (default 366) days ahead
 `;
 
 export const UNPUBLISH_USAGE = `Usage: petal unpublish WORKSPACE PATH [--by NAME] [--at ISO] [--store URL] [--config FILE]
@@ -33,15 +36,6 @@ export const SCHEDULES_USAGE = `Usage: petal schedules [--json] [--cancel ID] [-
   refused), or cancels the schedule ID.
 `;
 
-/** An instant with its offset: a date without one would mean the reader's time zone, whatever that is. */
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
-
-/** The instant of --at, or undefined when it is not one. */
-export function parseInstant(text: string): Date | undefined {
-  if (!INSTANT.test(text)) return undefined;
-  const date = new Date(text);
-  return Number.isNaN(date.getTime()) ? undefined : date;
-}
 
 const STATE_OPTIONS = {
   config: { type: 'string' }, store: { type: 'string' }, by: { type: 'string' }, at: { type: 'string' }, help: { type: 'boolean' },
@@ -73,13 +67,22 @@ ${usage}`);
   if (typeof t === 'string') { process.stderr.write(t); return 2; }
   const by = values.by ?? defaultPublisher();
   if (by.trim() === '') { process.stderr.write(`petal ${action}: --by must name someone\n`); return 2; }
-  const at = values.at !== undefined ? parseInstant(values.at) : undefined;
-  if (values.at !== undefined && at === undefined) {
-    process.stderr.write(`petal ${action}: --at must be an ISO 8601 instant with an offset or Z (such as 2026-05-01T08:00:00+02:00), not ${JSON.stringify(values.at)}\n`);
+  // An instant with its offset: a date without one would mean the reader's time zone, whatever that is.
+  // The format first, before any store opens; how far ahead, once the configuration says.
+  const atProblem = (problem: string) => {
+    process.stderr.write(`petal ${action}: --at ${problem} (got ${JSON.stringify(values.at)})\n`);
     return 2;
+  };
+  const at = values.at !== undefined ? parseIsoInstant(values.at) : undefined;
+  if (values.at !== undefined && at === undefined) {
+    return atProblem('must be an ISO 8601 date-time on the calendar with its offset or Z, such as 2026-05-01T08:00:00+02:00');
   }
   const { store, url, config } = await open(values);
   try {
+    if (values.at !== undefined && config?.publishing !== undefined) {
+      const checked = publicationDate(values.at, new Date(), config.publishing.scheduleHorizonDays);
+      if (!checked.ok) return atProblem(checked.problem);
+    }
     if (config?.publishing === undefined) {
       const needs = action === 'unpublish' ? ['unpublish']
         : [recursive ? '--recursive' : '', comment !== undefined ? '--comment' : '', at !== undefined ? '--at' : ''].filter((f) => f !== '');
@@ -97,7 +100,8 @@ ${usage}`);
     let outcome: PublishOutcome;
     try {
       outcome = await requestPublication(store, {
-        action, workspace: t.workspace, path: t.path, recursive, by, ...(comment !== undefined ? { comment } : {}),
+        // The operator's: no caller's rights to check, now or when a schedule runs.
+        action, workspace: t.workspace, path: t.path, recursive, by, runAs: 'operator', ...(comment !== undefined ? { comment } : {}),
         ...(at !== undefined ? { at } : {}), takenAlong: takenAlongBy(new NodeTypeRegistry(config.nodeTypes)),
       });
     } catch (err) {

@@ -3,7 +3,9 @@
 // when due). Free of HTTP: a refusal is a NodeWriteError, which each caller turns into its own answer.
 import type { ContentStore } from '../store/content-store.js';
 import { NodeWriteError, type NodeWriteGuard } from '../store/node-write.js';
-import { publishedWorkspace, type Schedule, type ScheduleAction, type StateRequest, type StateResult } from '../store/publishing.js';
+import {
+  publishedWorkspace, type Schedule, type ScheduleAction, type ScheduleRunAs, type StateRequest, type StateResult,
+} from '../store/publishing.js';
 
 /** What of the store a publication needs. */
 export type PublishingStore = Pick<ContentStore, 'getNode' | 'publishState' | 'unpublishState' | 'addSchedule'>;
@@ -20,6 +22,8 @@ export interface PublishRequest {
   readonly at?: Date;
   /** The caller's permissions; absent for the operator's CLI. */
   readonly guard?: NodeWriteGuard;
+  /** Whose rights a schedule made of this request is checked against when it runs (the caller's). */
+  readonly runAs: ScheduleRunAs;
   /** Node types a non-recursive publish takes along (repository/publish-rules.ts takenAlongBy). */
   readonly takenAlong: (type: string) => boolean;
 }
@@ -29,14 +33,16 @@ export type PublishOutcome =
   | { readonly kind: 'scheduled'; readonly schedule: Schedule };
 
 /**
- * Publishes or unpublishes now, or stores a schedule for a future `at`. A schedule runs later without
- * the caller's guard (no caller is there), so the caller's rights and the node's existence are checked
- * when it is stored: `missing` (also for a node the caller may not read), `denied`, `invalid`.
+ * Publishes or unpublishes now, or stores a schedule for a future `at`. The caller's rights and the
+ * node's existence are checked when it is stored (`missing`, also for a node the caller may not read,
+ * `denied`, `invalid`), and again, as they are then, when it runs (scheduler.ts, `runAs`).
  */
 export async function requestPublication(store: PublishingStore, request: PublishRequest, now: Date = new Date()): Promise<PublishOutcome> {
   if (request.at !== undefined && Number.isNaN(request.at.getTime())) {
     throw new NodeWriteError('invalid', 'The publication date is not a valid instant');
   }
+  // A guard without a user to check again when the schedule runs would run it with no check at all.
+  if (request.guard !== undefined && request.runAs === 'operator') throw new Error('requestPublication: a caller\'s guard needs its runAs');
   if (request.at === undefined || request.at.getTime() <= now.getTime()) {
     const state: StateRequest = {
       workspace: request.workspace, path: request.path, recursive: request.recursive, takenAlong: request.takenAlong,
@@ -49,16 +55,21 @@ export async function requestPublication(store: PublishingStore, request: Publis
   await checkSchedulable(store, request);
   const schedule = await store.addSchedule({
     action: request.action, workspace: request.workspace, path: request.path, recursive: request.recursive,
-    ...(request.comment !== undefined ? { comment: request.comment } : {}), by: request.by, due: request.at.toISOString(),
+    ...(request.comment !== undefined ? { comment: request.comment } : {}), by: request.by, runAs: request.runAs,
+    due: request.at.toISOString(),
   });
   return { kind: 'scheduled', schedule };
 }
 
-/** The StateRequest that carries out a stored schedule, claiming it in the same transaction. */
-export function scheduledRequest(schedule: Schedule, takenAlong: (type: string) => boolean): StateRequest {
+/**
+ * The StateRequest that carries out a stored schedule, claiming it in the same transaction, under
+ * `guard`: its author's rights as they are when it runs (none for the operator's).
+ */
+export function scheduledRequest(schedule: Schedule, takenAlong: (type: string) => boolean, guard?: NodeWriteGuard): StateRequest {
   return {
     workspace: schedule.workspace, path: schedule.path, recursive: schedule.recursive, takenAlong, by: schedule.by,
     ...(schedule.comment !== undefined ? { comment: schedule.comment } : {}), schedule: schedule.id,
+    ...(guard !== undefined ? { guard } : {}),
   };
 }
 

@@ -1,9 +1,10 @@
 // Publishing layer: runs stored schedules when they are due. Every instance on a database polls; the
 // store claims a schedule inside the transaction that carries it out (StateRequest.schedule), so
-// exactly one instance runs each, and one that finds it claimed already writes nothing.
+// exactly one instance runs each, and one that finds it claimed already writes nothing. A schedule a
+// caller made runs with that caller's rights as they are when it runs, never as they were.
 import type { ContentStore } from '../store/content-store.js';
-import { NodeWriteError } from '../store/node-write.js';
-import type { Schedule } from '../store/publishing.js';
+import { NodeWriteError, type NodeWriteGuard } from '../store/node-write.js';
+import { runAsUser, type Schedule } from '../store/publishing.js';
 import { scheduledRequest } from './publisher.js';
 
 /** A few seconds' precision is all the issue asks for; a poll is one indexed read. */
@@ -21,8 +22,21 @@ export interface SchedulerLog {
   error(obj: object, msg?: string): void;
 }
 
+/**
+ * The rights of a schedule's author now (`petal serve` gives the security service's, reloaded with
+ * the users and roles files): the same guard the Commands API gives a caller for a publish at once.
+ */
+export interface ScheduleRights {
+  /**
+   * The workspace rights of `user` (undefined: the anonymous caller) as the security configuration
+   * gives them now; undefined when there is no such user or it is disabled.
+   */
+  guardFor(user: string | undefined): NodeWriteGuard | undefined;
+}
+
 export interface SchedulerOptions {
   readonly takenAlong: (type: string) => boolean;
+  readonly rights: ScheduleRights;
   readonly log: SchedulerLog;
   readonly intervalMs?: number;
   /** The clock deciding what is due (tests). */
@@ -96,9 +110,21 @@ export class PublishScheduler {
 
   async #run(schedule: Schedule): Promise<'ran' | 'claimed' | 'failed' | 'retry'> {
     const { log, takenAlong } = this.#options;
-    const request = scheduledRequest(schedule, takenAlong);
     const what = `${schedule.action} of ${schedule.workspace}:${schedule.path} (schedule ${schedule.id}, due ${schedule.due})`;
+    const refuse = async (reason: string, stored: string, message: string) => {
+      await this.#store.failSchedule(schedule.id, stored);
+      log.warn({ schedule: schedule.id, reason }, `publishing: scheduled ${what} refused: ${message}`);
+      return 'failed' as const;
+    };
     try {
+      // Its author's rights now; none for the operator's.
+      const user = runAsUser(schedule.runAs);
+      const guard = schedule.runAs === 'operator' ? undefined : this.#options.rights.guardFor(user);
+      if (schedule.runAs !== 'operator' && guard === undefined) {
+        const gone = `its author ${user ?? ''} is no longer a user, or is disabled`;
+        return await refuse('denied', gone, gone);
+      }
+      const request = scheduledRequest(schedule, takenAlong, guard);
       const r = schedule.action === 'publish' ? await this.#store.publishState(request) : await this.#store.unpublishState(request);
       // Another instance ran it, or it was cancelled, since it was read: nothing was written.
       if (!r.claimed) return 'claimed';
@@ -106,13 +132,19 @@ export class PublishScheduler {
       log.info({ schedule: schedule.id }, `publishing: scheduled ${what} done: ${r.nodes} nodes${version} by ${schedule.by}`);
       return 'ran';
     } catch (err) {
-      if (err instanceof NodeWriteError) {
-        await this.#store.failSchedule(schedule.id, err.message);
-        log.warn({ schedule: schedule.id, reason: err.reason }, `publishing: scheduled ${what} refused: ${err.message}`);
-        return 'failed';
-      }
+      if (err instanceof NodeWriteError) return refuse(err.reason, storedReason(schedule, err), err.message);
       log.error({ err, schedule: schedule.id }, `publishing: scheduled ${what} failed (retried at the next poll)`);
       return 'retry';
     }
   }
+}
+
+/**
+ * What the schedules list shows of a refusal. Whoever may write the schedule's node sees it, who may
+ * see less than its author did: a refusal for rights names the schedule's own node only (the log has
+ * the store's message, which may name a node below it).
+ */
+function storedReason(schedule: Schedule, err: NodeWriteError): string {
+  if (err.reason !== 'denied') return err.message;
+  return `${schedule.by} may no longer ${schedule.action} ${schedule.workspace}:${schedule.path} (or what it takes along) with the rights ${schedule.by} has now`;
 }

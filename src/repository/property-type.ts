@@ -1,4 +1,5 @@
 // Repository model: property types and the stored shape of a property (shared by store, ingest, delivery).
+import { isCalendarDay } from './iso-instant.js';
 
 export const PROPERTY_TYPES = [
   'String', 'Long', 'Double', 'Decimal', 'Boolean', 'Date', 'Binary',
@@ -42,6 +43,8 @@ export function normalizeDateTime(text: string): string | undefined {
   const m = ISO_DATE_TIME.exec(text.trim());
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s = '00', frac = '', zone] = m;
+  // Date.parse would take 2030-02-30 as March 2: a day off the calendar, or a clock past 23:59:59, is none.
+  if (!isCalendarDay(Number(y), Number(mo), Number(d)) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
   const ms = (frac + '000').slice(0, 3);
   let offset = zone ?? 'Z';
   if (offset === 'Z') offset = '+00:00';

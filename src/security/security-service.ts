@@ -34,7 +34,8 @@ export interface Caller {
   /** Undefined for anonymous callers. */
   readonly user?: string;
   readonly roles: readonly string[];
-  readonly via: 'anonymous' | 'basic' | 'token' | 'session';
+  /** `schedule`: no request, a scheduled publish checked with its author's rights (writeAccessOf). */
+  readonly via: 'anonymous' | 'basic' | 'token' | 'session' | 'schedule';
   readonly sessionId?: string;
   /** Cache key of the role set: responses and compiled rules are shared only by equal keys. */
   readonly roleKey: string;
@@ -299,6 +300,16 @@ export class SecurityService {
       mayWrite: (ws, path) => acl.permissionAt(ws, path) === 'readWrite',
       mayReplaceSubtree: (ws, path) => subtreeWritable(acl, ws, path),
     };
+  }
+
+  /**
+   * What `user` (undefined: the anonymous caller) may write as the configuration says now, as
+   * writeAccess gives it to their requests; undefined for a user unknown or disabled. For a scheduled
+   * publish, checked when it runs with its author's rights of then.
+   */
+  writeAccessOf(user: string | undefined): WriteAccess | undefined {
+    const caller = user === undefined ? this.anonymous() : this.#callerFor(user, 'schedule');
+    return caller === undefined ? undefined : this.writeAccess(caller);
   }
 
   #workspaceAccess(caller: Caller): WorkspaceAccess {

@@ -1,7 +1,7 @@
 // Store layer: publish and unpublish (publishing.ts) over a StateTx, shared by every backend, inside the
 // caller's transaction: the published state of workspace W is the workspace W@published, written
-// with the same primitives as the Nodes API's writes. Refusals are decided before anything is written
-// and throw a NodeWriteError; any failure rolls the whole change back. One generation bump.
+// with the same primitives as the Nodes API's writes. Refusals throw a NodeWriteError; any failure
+// rolls the whole change back. One generation bump. A node the caller may not read is never named.
 import { parentOf } from '../repository/paths.js';
 import type { StoredProperty } from '../repository/property-type.js';
 import { CHANGE_NODE_LIMIT, type ChangedNode, type NewChange } from './changes.js';
@@ -52,12 +52,27 @@ function context(tx: StateTx, r: StateRequest): Context {
 
 /** The working node at the request's path, if the caller may read it (a hidden node is missing, exactly). */
 async function readable(c: Context): Promise<NodeRecord | undefined> {
-  if (c.r.guard !== undefined && !c.r.guard.canRead(c.ws, c.r.path)) return undefined;
+  if (!visible(c, c.r.path)) return undefined;
   return c.tx.getNode(c.ws, c.r.path);
 }
 
+/** A node the caller may not read is, to its publish, as absent as none: never copied, removed or named. */
+function visible(c: Context, path: string): boolean {
+  return c.r.guard === undefined || c.r.guard.canRead(c.ws, path);
+}
+
+/** Refuses a node the caller may read (only such a node is ever named). */
 function deny(c: Context, path: string, allowed: boolean | undefined): void {
   if (allowed === false) throw new NodeWriteError('denied', `You may not publish or unpublish ${c.ws}:${path}`);
+}
+
+/**
+ * Removing a published subtree needs readWrite on all of it by the rules alone (mayReplaceSubtree):
+ * then nothing hidden lies in it, and whether something does never changes the answer.
+ */
+async function removeSubtree(c: Context, removed: Removals, at: string, named: string): Promise<void> {
+  deny(c, named, c.r.guard?.mayReplaceSubtree(c.ws, at));
+  await removed.subtree(c, at);
 }
 
 export async function publishState(tx: StateTx, request: StateRequest): Promise<StateResult> {
@@ -68,26 +83,37 @@ export async function publishState(tx: StateTx, request: StateRequest): Promise<
   const root = await readable(c);
   if (root === undefined) throw new NodeWriteError('missing', `No node at ${path} in workspace ${c.ws}`);
   await parentPublished(c);
-  const nodes = request.recursive ? await tx.subtree(c.ws, path) : await takenAlong(c, root);
   const guard = request.guard;
-  for (const n of nodes) deny(c, n.path, guard?.mayWrite(c.ws, n.path));
+  // The whole subtree by the rules, before anything below the node is read: a hidden node below it
+  // refuses it exactly as the rule that hides it does when there is none (no existence oracle).
   if (request.recursive) deny(c, path, guard?.mayReplaceSubtree(c.ws, path));
+  const nodes = request.recursive ? await tx.subtree(c.ws, path) : await takenAlong(c, root);
+  // Content taken along is replaced with its subtree: all of it must be the caller's by the rules, so
+  // that nothing hidden lies below what it copies (what is hidden beside it is left out, see takenAlong).
+  for (const n of nodes) {
+    deny(c, n.path, guard?.mayWrite(c.ws, n.path));
+    if (!request.recursive && n !== root) deny(c, n.path, guard?.mayReplaceSubtree(c.ws, n.path));
+  }
 
   const removed = new Removals();
   const current = await tx.getNode(c.published, path);
   // What is kept of the published subtree: a non-recursive publish of the same node keeps its subpages.
   const kept = !request.recursive && current !== undefined && current.id === root.id;
-  if (current !== undefined && !kept) await removed.subtree(c, path);
+  if (current !== undefined && !kept) await removeSubtree(c, removed, path, path);
   if (kept) {
     const children = await tx.children(c.published, path);
     const replaced = new Set(nodes.filter((n) => n.parentPath === path).map((n) => n.path));
     for (const child of children) {
-      if (replaced.has(child.path) || request.takenAlong(child.type)) await removed.subtree(c, child.path);
+      // Published content the caller cannot see stays as it is, as its working copy stays unpublished.
+      if (!visible(c, child.path)) continue;
+      if (replaced.has(child.path) || request.takenAlong(child.type)) await removeSubtree(c, removed, child.path, child.path);
     }
   }
   // Ids are unique per workspace: a node moved in the working state leaves its old published copy behind.
+  // Where that copy lies may be hidden: a refusal names the node published, never that place.
   const holders = await tx.pathsOfIds(c.published, nodes.map((n) => n.id));
-  for (const [id, at] of holders) if (!(kept && id === root.id && at === path)) await removed.subtree(c, at);
+  const pathOf = new Map(nodes.map((n) => [n.id, n.path]));
+  for (const [id, at] of holders) if (!(kept && id === root.id && at === path)) await removeSubtree(c, removed, at, pathOf.get(id) ?? path);
   if (holders.size > 0) await parentPublished(c); // a holder may have been an ancestor of the path
 
   const stamp: StoredProperty[] = [
@@ -185,7 +211,8 @@ async function takenAlong(c: Context, root: NodeRecord): Promise<NodeRecord[]> {
   const out = [root];
   let level = [root.path];
   while (level.length > 0) {
-    const next = (await c.tx.childrenOf(c.ws, level)).filter((n) => c.r.takenAlong(n.type));
+    // A hidden child is not taken along, nor anything below it: the caller publishes what it can see.
+    const next = (await c.tx.childrenOf(c.ws, level)).filter((n) => c.r.takenAlong(n.type) && visible(c, n.path));
     next.sort((a, b) => compare(a.parentPath, b.parentPath) || a.position - b.position || compare(a.name, b.name));
     out.push(...next);
     level = next.map((n) => n.path);

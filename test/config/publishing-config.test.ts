@@ -21,7 +21,7 @@ describe('publishing config', () => {
     expect(configOf('publishing: {}\n').publishing).toBeUndefined();
     expect(configOf('publishing: { enabled: false }\n').publishing).toBeUndefined();
     expect(configOf('publishing: { enabled: true }\n').publishing).toEqual({
-      previewContextPath: '/preview', previewRoles: ['superuser', 'editor'], scheduleIntervalMs: 2000,
+      previewContextPath: '/preview', previewRoles: ['superuser', 'editor'], scheduleIntervalMs: 2000, scheduleHorizonDays: 366,
     });
     expect(configOf('contextPath: /magnoliaPublic\npublishing: { enabled: true, preview: { contextPath: /magnoliaAuthor, roles: [anonymous] } }\n').publishing)
       .toMatchObject({ previewContextPath: '/magnoliaAuthor', previewRoles: ['anonymous'] });
@@ -39,5 +39,9 @@ describe('publishing config', () => {
   it('refuses other keys and values', () => {
     expect(() => configOf('publishing: { enable: true }\n')).toThrow(/publishing/);
     expect(() => configOf('publishing: { enabled: yes please }\n')).toThrow(/publishing\.enabled/);
+    for (const days of [0, 1.5, 36_601, '"30"']) {
+      expect(() => configOf(`publishing: { enabled: true, scheduleHorizonDays: ${days} }\n`), String(days)).toThrow(/publishing\.scheduleHorizonDays/);
+    }
+    expect(configOf('publishing: { enabled: true, scheduleHorizonDays: 30 }\n').publishing?.scheduleHorizonDays).toBe(30);
   });
 });

@@ -89,6 +89,26 @@ describe.skipIf(url === '')('postgres migrations', () => {
       VALUES ('website', 'x', '/kept', '/', 'kept', 1, 9, 't', '[]', '[]')`)).rejects.toThrow(/nodes_by_path/);
   });
 
+  it('migration 10 upgrades schedules of version 9: each runs as the user its `by` names, checked when it runs', async () => {
+    schema = `petal_m_${randomBytes(6).toString('hex')}`;
+    const first = new PostgresStore({ url, schema });
+    opened.push(first);
+    await first.open();
+    const stored = await first.addSchedule({ action: 'publish', workspace: 'website', path: '/shop', recursive: false, by: 'ed', runAs: 'operator', due: '2030-01-01T00:00:00Z' });
+    await first.close();
+    opened.pop();
+    // Back to version 9: no run_as, so the row cannot tell the Commands API's schedule from the CLI's.
+    await sql(`SET search_path = ${schema}; ALTER TABLE schedules DROP COLUMN run_as; DELETE FROM schema_migrations WHERE version = 10`);
+    const again = new PostgresStore({ url, schema });
+    opened.push(again);
+    await again.open();
+    expect(await again.listSchedules()).toEqual([{ ...stored, runAs: 'user:ed' }]);
+    const added = await again.addSchedule({ action: 'unpublish', workspace: 'website', path: '/shop', recursive: true, by: 'root', runAs: 'operator', due: '2030-01-02T00:00:00Z' });
+    expect(added.runAs).toBe('operator');
+    expect(await sql(`SELECT is_nullable FROM information_schema.columns WHERE table_schema = '${schema}' AND table_name = 'schedules' AND column_name = 'run_as'`))
+      .toEqual([{ is_nullable: 'NO' }]);
+  });
+
   it('migration 7 upgrades a schema of version 6 with index rows: the props table dropped, the same answers from the nodes', async () => {
     schema = `petal_m_${randomBytes(6).toString('hex')}`;
     const first = new PostgresStore({ url, schema });

@@ -197,7 +197,8 @@ describe('versions on both states', () => {
 
 describe('schedules', () => {
   it('stores a future publication (202), lists it and cancels it', async () => {
-    const at = '2099-01-01T10:00:00.000+01:00';
+    // About a month ahead: within publishing.scheduleHorizonDays (366 days by default).
+    const at = `${new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10)}T10:00:00.000+01:00`;
     const r = await command('activate', { repository: 'website', path: '/home/draft', publicationDate: at, comment: 'later' });
     expect(r.status).toBe(202);
     expect(r.body.schedule).toMatchObject({ command: 'publish', repository: 'website', path: '/home/draft', by: 'ed', comment: 'later' });
@@ -209,6 +210,26 @@ describe('schedules', () => {
     expect((await getJson(t.app, '/.rest/commands/v2/schedules', ed)).body.schedules).toEqual([]);
     const again = await t.app.inject({ method: 'DELETE', url: `/.rest/commands/v2/schedules/${r.body.schedule.id}`, headers: ed });
     expect(again.statusCode).toBe(404);
+  });
+});
+
+describe('publicationDate', () => {
+  it('is refused off the calendar or beyond the horizon: 400 naming publicationDate, nothing stored', async () => {
+    const cases: [string, RegExp][] = [
+      // Date.parse would roll these over to March 2 and March 1.
+      ['2030-02-30T00:00:00Z', /^publicationDate: must be an ISO 8601 date-time on the calendar/],
+      ['2027-02-29T10:00:00+01:00', /^publicationDate: must be an ISO 8601 date-time on the calendar/],
+      ['2027-01-01T25:00:00Z', /^publicationDate: must be an ISO 8601 date-time on the calendar/],
+      ['9999-12-31T23:59:59Z', /^publicationDate: must be at most 366 days ahead \(publishing\.scheduleHorizonDays\)/],
+      [new Date(Date.now() + 367 * 86_400_000).toISOString(), /^publicationDate: must be at most 366 days ahead/],
+    ];
+    for (const [date, message] of cases) {
+      const r = await command('activate', { repository: 'website', path: '/home', publicationDate: date });
+      expect([r.status, r.body.error.code], date).toEqual([400, 'invalidField']);
+      expect(r.body.error.message, date).toMatch(message);
+    }
+    expect(await command('activate', { repository: 'website', path: '/home', publicationDate: 20300101 })).toMatchObject({ status: 400 });
+    expect((await getJson(t.app, '/.rest/commands/v2/schedules', ed)).body.schedules).toEqual([]);
   });
 });
 

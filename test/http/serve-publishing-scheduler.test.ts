@@ -41,14 +41,14 @@ describe('serve with publishing enabled', () => {
     await setup.open();
     try {
       await setup.importDocuments([document('website', '/', [draft('travel', { type: 'cms:page' })])], NEW);
-      await setup.addSchedule({ action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', due: '2020-01-01T00:00:00.000Z' });
+      await setup.addSchedule({ action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', runAs: 'operator', due: '2020-01-01T00:00:00.000Z' });
     } finally {
       await setup.close();
     }
     const config: PetalConfig = {
       store: `sqlite:${file}`, modules: [], content: [], port: 0, host: '127.0.0.1', namespace: 'cms', contextPath: '', sites: [],
       corsOrigins: [], logLevel: 'silent', onUuidCollision: 'new', nodeTypes: {}, security: loadSecurity(OPEN_SECURITY, dir),
-      links: { contextPath: '', extension: '', mappings: [] }, trustProxy: false, isDemo: false, publishing: { previewContextPath: '/preview', previewRoles: ['editor'], scheduleIntervalMs: 200 },
+      links: { contextPath: '', extension: '', mappings: [] }, trustProxy: false, isDemo: false, publishing: { previewContextPath: '/preview', previewRoles: ['editor'], scheduleIntervalMs: 200, scheduleHorizonDays: 366 },
     };
     server = await startServer(config, pino({ level: 'silent' }));
     const reader = new SqliteStore({ file });

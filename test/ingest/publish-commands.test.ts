@@ -17,16 +17,19 @@ function capture(): { out: () => string; err: () => string } {
   return { out: () => out, err: () => err };
 }
 
-function setup(enabled: boolean, nodeTypes: Record<string, string[]> = {}): { store: FakePublishingStore; open: StoreOpener; opened: () => number } {
+function setup(enabled: boolean, nodeTypes: Record<string, string[]> = {}, horizon = 366): { store: FakePublishingStore; open: StoreOpener; opened: () => number } {
   const store = new FakePublishingStore();
   store.nodes.add('website:/travel');
   let opened = 0;
   const open: StoreOpener = async () => {
     opened++;
-    return { store: store.asContentStore(), url: 'sqlite:/x.db', config: { ...(enabled ? { publishing: { previewContextPath: '/preview', previewRoles: [], scheduleIntervalMs: 2000 } } : {}), nodeTypes } };
+    return { store: store.asContentStore(), url: 'sqlite:/x.db', config: { ...(enabled ? { publishing: { previewContextPath: '/preview', previewRoles: [], scheduleIntervalMs: 2000, scheduleHorizonDays: horizon } } : {}), nodeTypes } };
   };
   return { store, open, opened: () => opened };
 }
+
+/** A day about a month ahead: within publishing.scheduleHorizonDays, as yyyy-mm-dd. */
+const SOON = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
 
 const VERSION = { workspace: 'website', path: '/travel', name: '1.3', nodeId: 'n', created: '2026-06-01T12:00:00.000Z', createdBy: 'alice', nodes: 12 };
 
@@ -49,9 +52,9 @@ describe('petal publish and unpublish, publishing enabled', () => {
   it('schedules for a future --at and says when (UTC) and its id', async () => {
     const { store, open } = setup(true);
     const io = capture();
-    expect(await publishCommand(['website', '/travel', '--at', '2999-05-01T08:00:00+02:00', '--by', 'alice'], open)).toBe(0);
+    expect(await publishCommand(['website', '/travel', '--at', `${SOON}T08:00:00+02:00`, '--by', 'alice'], open)).toBe(0);
     const [schedule] = store.schedules.values();
-    expect(io.out()).toBe(`scheduled publish of website:/travel for 2999-05-01T06:00:00.000Z by alice (id ${schedule!.id})\n`);
+    expect(io.out()).toBe(`scheduled publish of website:/travel for ${SOON}T06:00:00.000Z by alice (id ${schedule!.id})\n`);
     expect(store.calls).toEqual([]);
   });
 
@@ -74,7 +77,7 @@ describe('petal publish and unpublish, publishing enabled', () => {
   it('refuses to schedule for a node that is not there (exit 1)', async () => {
     const { store, open } = setup(true);
     const io = capture();
-    expect(await publishCommand(['website', '/nothing', '--at', '2999-01-01T00:00:00Z'], open)).toBe(1);
+    expect(await publishCommand(['website', '/nothing', '--at', `${SOON}T00:00:00Z`], open)).toBe(1);
     expect(io.err()).toBe('petal publish: no node at website:/nothing in sqlite:/x.db\n');
     expect(store.schedules.size).toBe(0);
   });
@@ -84,9 +87,9 @@ describe('petal publish and unpublish, publishing enabled', () => {
     store.onState = async () => ({ claimed: true, nodes: 2 });
     const io = capture();
     expect(await unpublishCommand(['website', '/travel', '--by', 'bob'], open)).toBe(0);
-    expect(await unpublishCommand(['website', '/travel', '--by', 'bob', '--at', '2999-01-01T00:00:00Z'], open)).toBe(0);
+    expect(await unpublishCommand(['website', '/travel', '--by', 'bob', '--at', `${SOON}T00:00:00Z`], open)).toBe(0);
     const [schedule] = store.schedules.values();
-    expect(io.out()).toBe(`unpublished website:/travel (2 nodes) by bob\nscheduled unpublish of website:/travel for 2999-01-01T00:00:00.000Z by bob (id ${schedule!.id})\n`);
+    expect(io.out()).toBe(`unpublished website:/travel (2 nodes) by bob\nscheduled unpublish of website:/travel for ${SOON}T00:00:00.000Z by bob (id ${schedule!.id})\n`);
     expect(store.calls.map((c) => c.action)).toEqual(['unpublish']);
   });
 
@@ -104,13 +107,36 @@ describe('petal publish and unpublish, publishing enabled', () => {
 describe('petal publish --at', () => {
   it('must be an ISO 8601 instant with an offset or Z: anything else exits 2 before the store opens', async () => {
     const { open, opened } = setup(true);
-    for (const at of ['tomorrow', '2026-05-01T08:00:00', '2026-05-01', '2026-13-01T00:00:00Z', '2026-05-01 08:00:00Z', '']) {
+    for (const at of ['tomorrow', '2026-05-01T08:00:00', '2026-05-01', '2026-13-01T00:00:00Z', '2026-05-01 08:00:00Z', '',
+      // Days and clocks off the calendar, which Date.parse rolls over (2030-02-30 to March 2).
+      '2030-02-30T00:00:00Z', '2027-02-29T00:00:00Z', '2030-04-31T10:00:00+02:00', '2030-01-01T24:00:00Z', '2030-01-01T10:60:00Z',
+      '2030-01-01T10:00:60Z', '2030-01-01T10:00:00+24:00', '2030-01-01T10:00:00+01:60']) {
       const io = capture();
       expect(await publishCommand(['website', '/travel', '--at', at], open), at).toBe(2);
-      expect(io.err()).toContain(`--at must be an ISO 8601 instant with an offset or Z (such as 2026-05-01T08:00:00+02:00), not ${JSON.stringify(at)}`);
+      expect(io.err()).toContain(`--at must be an ISO 8601 date-time on the calendar with its offset or Z, such as 2026-05-01T08:00:00+02:00 (got ${JSON.stringify(at)})`);
       vi.restoreAllMocks();
     }
     expect(opened()).toBe(0);
+  });
+
+  it('takes a leap day, lower-case t and z, and a fraction', async () => {
+    const { store, open } = setup(true, {}, 36_600);
+    capture();
+    for (const at of ['2028-02-29T12:00:00Z', '2030-01-01t10:00:00.123456789z', '2030-01-01T10:00-05:30']) {
+      expect(await publishCommand(['website', '/travel', '--at', at], open), at).toBe(0);
+    }
+    expect([...store.schedules.values()].map((s) => s.due)).toEqual(['2028-02-29T12:00:00.000Z', '2030-01-01T10:00:00.123Z', '2030-01-01T15:30:00.000Z']);
+  });
+
+  it('is at most publishing.scheduleHorizonDays ahead (exit 2, nothing stored)', async () => {
+    const { store, open } = setup(true, {}, 10);
+    const io = capture();
+    const beyond = new Date(Date.now() + 11 * 86_400_000).toISOString();
+    for (const at of ['9999-12-31T23:59:59Z', beyond]) expect(await publishCommand(['website', '/travel', '--at', at], open), at).toBe(2);
+    expect(io.err()).toContain(`petal publish: --at must be at most 10 days ahead (publishing.scheduleHorizonDays), not 9999-12-31T23:59:59.000Z (got "9999-12-31T23:59:59Z")`);
+    expect(store.schedules.size).toBe(0);
+    expect(await publishCommand(['website', '/travel', '--at', new Date(Date.now() + 9 * 86_400_000).toISOString()], open)).toBe(0);
+    expect(store.schedules.size).toBe(1);
   });
 });
 

@@ -96,5 +96,5 @@ export class FakePublishingStore implements PublishingStore, SchedulingStore {
 }
 
 export function newSchedule(overrides: Partial<NewSchedule> = {}): NewSchedule {
-  return { action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', due: '2026-01-01T00:00:00.000Z', ...overrides };
+  return { action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', runAs: 'operator', due: '2026-01-01T00:00:00.000Z', ...overrides };
 }

@@ -9,7 +9,7 @@ const NOW = new Date('2026-06-01T12:00:00.000Z');
 const LATER = new Date('2026-06-02T08:30:00.000+02:00');
 
 function request(overrides: Partial<PublishRequest> = {}): PublishRequest {
-  return { action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', takenAlong: () => false, ...overrides };
+  return { action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', runAs: 'user:alice', takenAlong: () => false, ...overrides };
 }
 
 function withNode(...paths: string[]): FakePublishingStore {
@@ -53,10 +53,22 @@ describe('requestPublication', () => {
     expect(out.kind).toBe('scheduled');
     if (out.kind !== 'scheduled') return;
     expect(out.schedule).toMatchObject({
-      action: 'publish', workspace: 'website', path: '/travel', recursive: true, comment: 'spring', by: 'alice', due: '2026-06-02T06:30:00.000Z',
+      action: 'publish', workspace: 'website', path: '/travel', recursive: true, comment: 'spring', by: 'alice', runAs: 'user:alice',
+      due: '2026-06-02T06:30:00.000Z',
     });
     expect(store.schedules.has(out.schedule.id)).toBe(true);
     expect(store.calls).toEqual([]);
+  });
+
+  it('keeps whose rights the schedule runs with; a caller\'s guard cannot make an operator\'s schedule', async () => {
+    const store = withNode('website:/travel');
+    const made = async (more: Partial<PublishRequest>) => {
+      const out = await requestPublication(store, request({ at: LATER, ...more }), NOW);
+      return out.kind === 'scheduled' ? out.schedule.runAs : undefined;
+    };
+    expect(await made({ guard: guard({}), runAs: 'anonymous', by: 'anonymous' })).toBe('anonymous');
+    expect(await made({ runAs: 'operator', by: 'root' })).toBe('operator');
+    await expect(requestPublication(store, request({ at: LATER, guard: guard({}), runAs: 'operator' }), NOW)).rejects.toThrow(/runAs/);
   });
 
   it('refuses to schedule for a node that is not there, or that the caller may not read (missing)', async () => {

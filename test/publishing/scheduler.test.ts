@@ -2,9 +2,9 @@
 // one is marked failed and never retried, an outage leaves it for the next poll, stop() waits for the
 // run in progress. The same against the real stores (two instances, a restart): scheduler-store.test.ts.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NodeWriteError } from '../../src/store/node-write.js';
+import { NodeWriteError, type NodeWriteGuard } from '../../src/store/node-write.js';
 import type { StateResult } from '../../src/store/publishing.js';
-import { PublishScheduler, SCHEDULER_BATCH, type SchedulerLog } from '../../src/publishing/scheduler.js';
+import { PublishScheduler, SCHEDULER_BATCH, type ScheduleRights, type SchedulerLog } from '../../src/publishing/scheduler.js';
 import { FakePublishingStore, newSchedule } from './fake-publishing-store.js';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
@@ -15,11 +15,25 @@ function recordingLog(): SchedulerLog & { lines: { level: string; msg: string }[
   return { lines, info: at('info'), warn: at('warn'), error: at('error') };
 }
 
+/** The rights of today: ed's guard and the anonymous caller's; nobody else is a user (any more). */
+const ED: NodeWriteGuard = { canRead: () => true, mayWrite: () => true, mayReplaceSubtree: () => false };
+const ANONYMOUS: NodeWriteGuard = { canRead: () => true, mayWrite: () => false, mayReplaceSubtree: () => false };
+const asked: (string | undefined)[] = [];
+const RIGHTS: ScheduleRights = {
+  guardFor: (user) => {
+    asked.push(user);
+    return user === undefined ? ANONYMOUS : user === 'ed' ? ED : undefined;
+  },
+};
+
 function scheduler(store: FakePublishingStore, log = recordingLog()): PublishScheduler {
-  return new PublishScheduler(store, { takenAlong: (t) => t === 'cms:area', log, now: () => NOW });
+  return new PublishScheduler(store, { takenAlong: (t) => t === 'cms:area', rights: RIGHTS, log, now: () => NOW });
 }
 
-afterEach(() => { vi.useRealTimers(); });
+afterEach(() => {
+  vi.useRealTimers();
+  asked.length = 0;
+});
 
 describe('PublishScheduler.poll', () => {
   it('runs a due schedule once, claiming it by its id, with what was scheduled', async () => {
@@ -67,6 +81,37 @@ describe('PublishScheduler.poll', () => {
     expect(log.lines).toEqual([{ level: 'warn', msg: expect.stringContaining('refused: parent website:/ is not published yet') }]);
   });
 
+  it('runs a user\'s schedule with the rights that user has now, the anonymous caller\'s with theirs, the operator\'s with none', async () => {
+    const store = new FakePublishingStore();
+    await store.addSchedule(newSchedule({ path: '/ed', by: 'ed', runAs: 'user:ed' }));
+    await store.addSchedule(newSchedule({ path: '/anyone', by: 'anonymous', runAs: 'anonymous' }));
+    await store.addSchedule(newSchedule({ path: '/root', by: 'root', runAs: 'operator' }));
+    expect(await scheduler(store).poll()).toEqual({ ran: 3, failed: 0, retried: 0 });
+    const guards = new Map(store.calls.map((c) => [c.request.path, c.request.guard]));
+    expect([guards.get('/ed'), guards.get('/anyone'), guards.get('/root')]).toEqual([ED, ANONYMOUS, undefined]);
+    expect(asked).toEqual(['ed', undefined]);
+  });
+
+  it('marks failed, never running it, the schedule of a user who is gone or disabled', async () => {
+    const store = new FakePublishingStore();
+    const s1 = await store.addSchedule(newSchedule({ by: 'bob', runAs: 'user:bob' }));
+    const log = recordingLog();
+    expect(await scheduler(store, log).poll()).toEqual({ ran: 0, failed: 1, retried: 0 });
+    expect(store.calls).toEqual([]);
+    expect(store.schedules.get(s1.id)?.error).toBe('its author bob is no longer a user, or is disabled');
+    expect(log.lines).toEqual([{ level: 'warn', msg: expect.stringContaining('refused: its author bob is no longer a user') }]);
+  });
+
+  it('keeps of a refusal for rights only the schedule\'s own node (the list shows it to others); the log has the detail', async () => {
+    const store = new FakePublishingStore();
+    const s1 = await store.addSchedule(newSchedule({ path: '/shop', by: 'ed', runAs: 'user:ed' }));
+    store.onState = async () => { throw new NodeWriteError('denied', 'You may not publish or unpublish website:/shop/secret'); };
+    const log = recordingLog();
+    expect(await scheduler(store, log).poll()).toEqual({ ran: 0, failed: 1, retried: 0 });
+    expect(store.schedules.get(s1.id)?.error).toBe('ed may no longer publish website:/shop (or what it takes along) with the rights ed has now');
+    expect(log.lines).toEqual([{ level: 'warn', msg: expect.stringContaining('refused: You may not publish or unpublish website:/shop/secret') }]);
+  });
+
   it('leaves a schedule whose run failed otherwise (store down) for the next poll, unmarked', async () => {
     const store = new FakePublishingStore();
     const s1 = await store.addSchedule(newSchedule());
@@ -93,7 +138,7 @@ describe('PublishScheduler start and stop', () => {
     vi.useFakeTimers();
     const store = new FakePublishingStore();
     const read = vi.spyOn(store, 'dueSchedules');
-    const s = new PublishScheduler(store, { takenAlong: () => false, log: recordingLog(), intervalMs: 500 });
+    const s = new PublishScheduler(store, { takenAlong: () => false, rights: RIGHTS, log: recordingLog(), intervalMs: 500 });
     s.start();
     await vi.advanceTimersByTimeAsync(0);
     expect(read).toHaveBeenCalledTimes(1);
@@ -136,7 +181,7 @@ describe('PublishScheduler start and stop', () => {
     const store = new FakePublishingStore();
     const read = vi.spyOn(store, 'dueSchedules').mockRejectedValueOnce(new Error('connection refused'));
     const log = recordingLog();
-    const s = new PublishScheduler(store, { takenAlong: () => false, log, intervalMs: 500 });
+    const s = new PublishScheduler(store, { takenAlong: () => false, rights: RIGHTS, log, intervalMs: 500 });
     s.start();
     await vi.advanceTimersByTimeAsync(500);
     expect(read).toHaveBeenCalledTimes(2);

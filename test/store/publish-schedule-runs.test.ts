@@ -56,7 +56,9 @@ function postgres(url: string): Backend {
 const silent: SchedulerLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 function schedulerOf(store: ContentStore): PublishScheduler {
-  return new PublishScheduler(store, { takenAlong: takenAlongBy(new NodeTypeRegistry()), log: silent, now: () => AFTER_DUE });
+  // The operator's schedules (petal publish --at): no user's rights are asked for.
+  const rights = { guardFor: () => { throw new Error('an operator\'s schedule asks for no rights'); } };
+  return new PublishScheduler(store, { takenAlong: takenAlongBy(new NodeTypeRegistry()), rights, log: silent, now: () => AFTER_DUE });
 }
 
 const open: ContentStore[] = [];
@@ -88,7 +90,7 @@ describe.each(backends)('scheduled publication on %s (PETAL_TEST_PG adds postgre
     const a = await opened(backend);
     const b = await opened(backend);
     await importTravel(a);
-    await a.addSchedule({ action: 'publish', workspace: 'website', path: '/travel', recursive: true, by: 'alice', due: DUE });
+    await a.addSchedule({ action: 'publish', workspace: 'website', path: '/travel', recursive: true, by: 'alice', runAs: 'operator', due: DUE });
     // PostgreSQL: the two polls race. SQLite: one after the other, since two instances in ONE process
     // cannot race (the second's busy wait for the write lock blocks the thread the first needs to
     // commit, until busy_timeout); two processes on one file do not have that problem.
@@ -109,12 +111,12 @@ describe.each(backends)('scheduled publication on %s (PETAL_TEST_PG adds postgre
     backend = make();
     const first = await opened(backend);
     await importTravel(first);
-    await first.addSchedule({ action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', comment: 'spring', due: DUE });
+    await first.addSchedule({ action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', runAs: 'operator', comment: 'spring', due: DUE });
     await first.close();
     open.splice(open.indexOf(first), 1);
 
     const restarted = await opened(backend);
-    const later = await restarted.addSchedule({ action: 'unpublish', workspace: 'website', path: '/travel', recursive: false, by: 'bob', due: '2999-01-01T00:00:00.000Z' });
+    const later = await restarted.addSchedule({ action: 'unpublish', workspace: 'website', path: '/travel', recursive: false, by: 'bob', runAs: 'operator', due: '2999-01-01T00:00:00.000Z' });
     const scheduler = schedulerOf(restarted);
     expect(await scheduler.poll()).toEqual({ ran: 1, failed: 0, retried: 0 });
     expect(await scheduler.poll()).toEqual({ ran: 0, failed: 0, retried: 0 });
@@ -128,7 +130,7 @@ describe.each(backends)('scheduled publication on %s (PETAL_TEST_PG adds postgre
     backend = make();
     const store = await opened(backend);
     await importTravel(store);
-    const s = await store.addSchedule({ action: 'publish', workspace: 'website', path: '/travel/main', recursive: false, by: 'alice', due: DUE });
+    const s = await store.addSchedule({ action: 'publish', workspace: 'website', path: '/travel/main', recursive: false, by: 'alice', runAs: 'operator', due: DUE });
     const scheduler = schedulerOf(store);
     expect(await scheduler.poll()).toEqual({ ran: 0, failed: 1, retried: 0 });
     expect(await scheduler.poll()).toEqual({ ran: 0, failed: 0, retried: 0 });

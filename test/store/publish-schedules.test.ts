@@ -8,7 +8,7 @@ import { BACKENDS, openForSuite } from './publish-backends.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 const at = (due: string, more: Partial<NewSchedule> = {}): NewSchedule => ({
-  action: 'publish', workspace: 'website', path: '/home', recursive: false, by: 'alice', due, ...more,
+  action: 'publish', workspace: 'website', path: '/home', recursive: false, by: 'alice', runAs: 'user:alice', due, ...more,
 });
 
 for (const backend of BACKENDS) {
@@ -22,14 +22,14 @@ for (const backend of BACKENDS) {
       const started = Date.now();
       // Offsets and precisions differ: the instants are what orders them.
       const late = await store.addSchedule(at('2030-06-01T12:00:00+02:00', { action: 'unpublish', recursive: true, comment: 'summer' }));
-      const early = await store.addSchedule(at('2030-06-01T09:30Z', { path: '/news', by: 'bob' }));
+      const early = await store.addSchedule(at('2030-06-01T09:30Z', { path: '/news', by: 'bob', runAs: 'operator' }));
       const middle = await store.addSchedule(at('2030-06-01T09:59:59.500Z'));
       expect(early).toEqual({
-        id: expect.stringMatching(UUID), action: 'publish', workspace: 'website', path: '/news', recursive: false, by: 'bob',
+        id: expect.stringMatching(UUID), action: 'publish', workspace: 'website', path: '/news', recursive: false, by: 'bob', runAs: 'operator',
         due: '2030-06-01T09:30:00.000Z', created: expect.any(String),
       });
       expect(Date.parse(early.created)).toBeGreaterThanOrEqual(started - 1000);
-      expect(late).toMatchObject({ action: 'unpublish', recursive: true, comment: 'summer', due: '2030-06-01T10:00:00.000Z' });
+      expect(late).toMatchObject({ action: 'unpublish', recursive: true, comment: 'summer', runAs: 'user:alice', due: '2030-06-01T10:00:00.000Z' });
       expect(new Set([late.id, early.id, middle.id]).size).toBe(3);
       expect(await store.listSchedules()).toEqual([early, middle, late]);
 
@@ -46,6 +46,13 @@ for (const backend of BACKENDS) {
       expect(await store.cancelSchedule(early.id)).toBeUndefined();
       expect(await store.cancelSchedule('no-such-schedule')).toBeUndefined();
       expect(await store.listSchedules()).toEqual([failed, late]);
+    });
+
+    it('keeps whose rights each runs with: a user\'s, the anonymous caller\'s, the operator\'s', async () => {
+      const made = await Promise.all((['user:ed', 'anonymous', 'operator'] as const).map((runAs) => store.addSchedule(at('2031-01-01T00:00:00Z', { runAs }))));
+      const listed = new Map((await store.listSchedules()).map((s) => [s.id, s.runAs]));
+      expect(made.map((s) => listed.get(s.id))).toEqual(['user:ed', 'anonymous', 'operator']);
+      for (const s of made) await store.cancelSchedule(s.id);
     });
 
     it('refuses a due time that is no instant', async () => {

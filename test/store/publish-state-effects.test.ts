@@ -95,8 +95,11 @@ for (const backend of BACKENDS) {
       // Recursive: the whole subtree must be the caller's, whatever may be added below it.
       const noSubtree = { ...allowAll, mayReplaceSubtree: () => false };
       await expect(store.publishState(request(ws, '/home', { recursive: true, guard: noSubtree }))).rejects.toMatchObject({ reason: 'denied' });
+      // Not recursive: the content taken along is replaced with its subtree, which must be the caller's.
+      await expect(store.publishState(request(ws, '/home', { guard: noSubtree }))).rejects.toMatchObject({ reason: 'denied' });
       await nothingWritten(store, ws, pub, generation, sequence);
-      expect(await store.publishState(request(ws, '/home', { guard: noSubtree }))).toMatchObject({ nodes: 3 });
+      const notBelowPage = { ...allowAll, mayReplaceSubtree: (_: string, p: string) => p !== '/home' };
+      expect(await store.publishState(request(ws, '/home', { guard: notBelowPage }))).toMatchObject({ nodes: 3 });
     });
 
     it('a failure midway writes nothing: a guard that throws on the last node, a generation bump that fails', async () => {
@@ -131,7 +134,7 @@ for (const backend of BACKENDS) {
     it('a request carrying a schedule claims it: of two at once, one runs; a gone schedule writes nothing', async () => {
       const { ws, pub } = await seedSite(store, 'claim');
       const other = await open().another();
-      const schedule = await store.addSchedule({ action: 'publish', workspace: ws, path: '/home', recursive: false, by: 'alice', due: '2025-01-01T00:00:00Z' });
+      const schedule = await store.addSchedule({ action: 'publish', workspace: ws, path: '/home', recursive: false, by: 'alice', runAs: 'operator', due: '2025-01-01T00:00:00Z' });
       const generation = await store.generation();
       const results = await Promise.all([store, other].map((s) => s.publishState(request(ws, '/home', { schedule: schedule.id }))));
       expect(results.filter((r) => r.claimed)).toHaveLength(1);
@@ -140,7 +143,7 @@ for (const backend of BACKENDS) {
       expect(await store.generation()).toBe(generation + 1);
       expect(await store.listSchedules()).not.toContainEqual(expect.objectContaining({ id: schedule.id }));
 
-      const unpublish = await store.addSchedule({ action: 'unpublish', workspace: ws, path: '/home', recursive: true, by: 'bob', due: '2025-01-01T00:00:00Z' });
+      const unpublish = await store.addSchedule({ action: 'unpublish', workspace: ws, path: '/home', recursive: true, by: 'bob', runAs: 'operator', due: '2025-01-01T00:00:00Z' });
       expect(await store.cancelSchedule(unpublish.id)).toMatchObject({ id: unpublish.id });
       const sequence = await store.latestChange();
       expect(await store.unpublishState(request(ws, '/home', { schedule: unpublish.id }))).toEqual({ claimed: false, nodes: 0 });

@@ -125,6 +125,25 @@ describe('SQLite migrations', () => {
     }
   }, 60_000);
 
+  it('migration 10 upgrades schedules of version 9: each runs as the user its `by` names, checked when it runs', async () => {
+    const file = join(dir, 'schedules.db');
+    const first = await open(file, 0);
+    const stored = await first.addSchedule({ action: 'publish', workspace: 'website', path: '/shop', recursive: false, by: 'ed', runAs: 'operator', due: '2030-01-01T00:00:00Z' });
+    await first.close();
+    stores.pop();
+    // Back to version 9: no run_as, so the row cannot tell the Commands API's schedule from the CLI's.
+    const db = connect(file);
+    try {
+      db.exec('ALTER TABLE schedules DROP COLUMN run_as; DELETE FROM schema_migrations WHERE version = 10');
+    } finally {
+      db.close();
+    }
+    const again = await open(file, 0);
+    expect(await again.listSchedules()).toEqual([{ ...stored, runAs: 'user:ed' }]);
+    const added = await again.addSchedule({ action: 'unpublish', workspace: 'website', path: '/shop', recursive: true, by: 'root', runAs: 'operator', due: '2030-01-02T00:00:00Z' });
+    expect(added.runAs).toBe('operator');
+  });
+
   it('a new store never has the value indexes', async () => {
     await open(join(dir, 'new.db'), 0);
     const db = connect(join(dir, 'new.db'));

@@ -6,6 +6,7 @@
 // content of the logical workspace whichever context path they arrive under.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PetalError } from '../../errors.js';
+import { publicationDate } from '../../publishing/publication-date.js';
 import { requestPublication } from '../../publishing/publisher.js';
 import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../../repository/names.js';
 import { normalizePath } from '../../repository/paths.js';
@@ -13,7 +14,7 @@ import { takenAlongBy } from '../../repository/publish-rules.js';
 import type { Repository } from '../../repository/session.js';
 import type { SecurityService } from '../../security/security-service.js';
 import { NodeWriteError } from '../../store/node-write.js';
-import type { Schedule, ScheduleAction } from '../../store/publishing.js';
+import { runAsCaller, type Schedule, type ScheduleAction } from '../../store/publishing.js';
 import { sendError } from '../error-handler.js';
 import { segmentsAfter } from './dam.js';
 import { writeErrorCode } from './nodes-write.js';
@@ -24,6 +25,8 @@ export interface CommandsRouteOptions {
   readonly contextPath: string;
   /** False: publishing is off, and the commands answer 404 saying so. */
   readonly publishing: boolean;
+  /** How far ahead `publicationDate` may be (petal.yaml `publishing.scheduleHorizonDays`). */
+  readonly scheduleHorizonDays?: number;
 }
 
 export const COMMANDS_PREFIX = '/.rest/commands/v2';
@@ -32,8 +35,6 @@ const ACTIONS: Readonly<Record<string, ScheduleAction>> = { activate: 'publish',
 /** Catalogs holding them in the original besides the one named after the workspace (`/v2/website/activate`). */
 const CATALOGS: ReadonlySet<string> = new Set(['default', 'versioned']);
 const SCHEDULES = 'schedules';
-/** An instant with its offset, as the original's examples give it (`2020-01-01T11:10:00.000+01:00`). */
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
 const MAX_COMMENT = 2_000;
 
 interface CommandBody {
@@ -48,7 +49,7 @@ function field(message: string): PetalError {
   return new PetalError('invalidField', message);
 }
 
-function parseBody(body: unknown): CommandBody {
+function parseBody(body: unknown, horizonDays: number | undefined): CommandBody {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new PetalError('badRequest', 'The body must be a JSON object {repository, path, recursive, comment, publicationDate}');
   const b = body as Record<string, unknown>;
   const ws = b.repository;
@@ -66,8 +67,10 @@ function parseBody(body: unknown): CommandBody {
   const date = b.publicationDate;
   let at: Date | undefined;
   if (date !== undefined && date !== null && date !== '') {
-    at = typeof date === 'string' && INSTANT.test(date) ? new Date(date) : undefined;
-    if (at === undefined || Number.isNaN(at.getTime())) throw field('publicationDate: an ISO 8601 instant with its offset, such as 2030-01-01T11:10:00.000+01:00');
+    // As the original's examples give it: `2020-01-01T11:10:00.000+01:00`.
+    const checked = typeof date === 'string' ? publicationDate(date, new Date(), horizonDays) : undefined;
+    if (checked === undefined || !checked.ok) throw field(`publicationDate: ${checked?.problem ?? 'a string: an ISO 8601 date-time with its offset'}`);
+    at = checked.at;
   }
   return {
     workspace: ws, path, recursive: r === true || r === 'true',
@@ -95,14 +98,14 @@ export function registerCommandsRoutes(app: FastifyInstance, o: CommandsRouteOpt
     const action = command === undefined ? undefined : ACTIONS[command];
     if (catalog === undefined || action === undefined) return sendError(reply, 'notFound', 'Known commands: activate, deactivate (publish, unpublish), as /v2/{catalog}/{command} or /v2/{command}');
     if (!o.publishing) return off(reply);
-    const body = parseBody(request.body);
+    const body = parseBody(request.body, o.scheduleHorizonDays);
     if (!CATALOGS.has(catalog) && catalog !== body.workspace) {
       return sendError(reply, 'notFound', `No catalog ${JSON.stringify(catalog)} for workspace ${body.workspace}: use default, versioned or ${body.workspace}`);
     }
     try {
       const outcome = await requestPublication(o.repository.store, {
         action, workspace: body.workspace, path: body.path, recursive: body.recursive, takenAlong,
-        by: request.caller.user ?? 'anonymous', guard: o.security.writeAccess(request.caller),
+        by: request.caller.user ?? 'anonymous', guard: o.security.writeAccess(request.caller), runAs: runAsCaller(request.caller.user),
         ...(body.comment !== undefined ? { comment: body.comment } : {}), ...(body.at !== undefined ? { at: body.at } : {}),
       });
       reply.header('cache-control', 'no-store');

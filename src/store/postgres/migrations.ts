@@ -5,7 +5,7 @@
 import { VERSIONS_SQL } from './versions.js';
 import { CHANGES_SQL } from './changes.js';
 import { INDEX_SEGMENTS_SQL } from './index-segments.js';
-import { SCHEDULES_SQL } from './schedules.js';
+import { SCHEDULE_RUN_AS_SQL, SCHEDULES_SQL } from './schedules.js';
 import { WEBHOOKS_SQL } from './webhook-log.js';
 
 export interface Migration {
@@ -168,6 +168,11 @@ DROP TABLE IF EXISTS props;
     version: 9,
     name: 'webhooks: cursors and deliveries',
     sql: WEBHOOKS_SQL,
+  },
+  {
+    version: 10,
+    name: 'publishing: whose rights a schedule runs with',
+    sql: SCHEDULE_RUN_AS_SQL,
   },
 ];
 

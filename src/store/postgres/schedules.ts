@@ -2,7 +2,7 @@
 // a run claims its schedule by deleting the row inside its own transaction, so exactly one runs it.
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { NewSchedule, Schedule, ScheduleAction } from '../publishing.js';
+import { storedRunAs, type NewSchedule, type Schedule, type ScheduleAction } from '../publishing.js';
 import { scheduleInstant, scheduleLimit } from '../schedule-values.js';
 import { exec, run, type Statement } from './statements.js';
 
@@ -26,12 +26,22 @@ CREATE INDEX schedules_by_due ON schedules (due);
 ALTER TABLE versions ADD COLUMN comment text;
 `;
 
+/** Migration 10 (see migrations.ts). */
+export const SCHEDULE_RUN_AS_SQL = `
+-- Whose rights a schedule runs with (publishing.ts ScheduleRunAs), checked when it runs. A schedule
+-- stored before kept no trace of whether the Commands API or the CLI made it: each runs as the user
+-- its \`by\` names, so a user's is checked, and an operator's whose \`by\` is no user fails, visibly.
+ALTER TABLE schedules ADD COLUMN run_as text;
+UPDATE schedules SET run_as = 'user:' || by;
+ALTER TABLE schedules ALTER COLUMN run_as SET NOT NULL;
+`;
+
 const s = (name: string, text: string): Statement => ({ name: `petal_s_${name}`, text });
-const COLUMNS = 'id, action, workspace, path, recursive, comment, by, due, created, error';
+const COLUMNS = 'id, action, workspace, path, recursive, comment, by, run_as, due, created, error';
 
 const SQL = {
   insert: s('insert', `
-    INSERT INTO schedules (id, action, workspace, path, recursive, comment, by, due) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+    INSERT INTO schedules (id, action, workspace, path, recursive, comment, by, run_as, due) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
     RETURNING ${COLUMNS}`),
   list: s('list', `SELECT ${COLUMNS} FROM schedules ORDER BY due, created, id`),
   /** $2 NULL: no bound. */
@@ -42,13 +52,13 @@ const SQL = {
 
 interface ScheduleRow {
   id: string; action: string; workspace: string; path: string; recursive: boolean; comment: string | null;
-  by: string; due: Date; created: Date; error: string | null;
+  by: string; run_as: string; due: Date; created: Date; error: string | null;
 }
 
 function toSchedule(r: ScheduleRow): Schedule {
   return {
     id: r.id, action: r.action as ScheduleAction, workspace: r.workspace, path: r.path, recursive: r.recursive,
-    ...(r.comment !== null ? { comment: r.comment } : {}), by: r.by, due: r.due.toISOString(), created: r.created.toISOString(),
+    ...(r.comment !== null ? { comment: r.comment } : {}), by: r.by, runAs: storedRunAs(r.run_as), due: r.due.toISOString(), created: r.created.toISOString(),
     ...(r.error !== null ? { error: r.error } : {}),
   };
 }
@@ -58,7 +68,7 @@ type Queryable = pg.Pool | pg.PoolClient;
 /** Text is stored as given but for U+0000, which PostgreSQL text cannot hold (see nul-text.ts). */
 export async function addSchedule(db: Queryable, x: NewSchedule, text: (value: string) => string): Promise<Schedule> {
   const [row] = await run<ScheduleRow>(db, SQL.insert, [randomUUID(), x.action, text(x.workspace), text(x.path), x.recursive,
-    x.comment === undefined ? null : text(x.comment), text(x.by), scheduleInstant(x.due)]);
+    x.comment === undefined ? null : text(x.comment), text(x.by), text(x.runAs), scheduleInstant(x.due)]);
   return toSchedule(row!);
 }
 
