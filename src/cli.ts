@@ -14,7 +14,7 @@ import { changesCommand } from './ingest/change-commands.js';
 import { webhooksCommand } from './notify/webhook-commands.js';
 import { defaultPublisher, publishNodes, versionsCommand, type StoreOpener } from './ingest/version-commands.js';
 import { publishCommand, schedulesCommand, unpublishCommand } from './ingest/publish-commands.js';
-import { ImportConflictError } from './store/write-import.js';
+import { ImportConflictError, InvalidDocumentError } from './store/write-import.js';
 import { NodeWriteError } from './store/node-write.js';
 import type { ContentStore } from './store/content-store.js';
 import { NodeTypeRegistry } from './repository/node-types.js';
@@ -179,7 +179,7 @@ export async function main(argv: string[]): Promise<number> {
         return 2;
     }
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof ImportError || err instanceof ImportConflictError || err instanceof ExportError) {
+    if (err instanceof ConfigError || err instanceof ImportError || err instanceof ImportConflictError || err instanceof InvalidDocumentError || err instanceof ExportError) {
       process.stderr.write(`petal: ${err.message}\n`);
       return 1;
     }

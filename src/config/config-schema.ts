@@ -1,6 +1,7 @@
 // Config layer: the shape of petal.yaml (every key optional), validated with zod.
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { WORKSPACE_NAME, WORKSPACE_NAME_RULE } from '../repository/names.js';
 
 /** True for a serialized origin (`https://host[:port]`), what browsers send in `Origin`. */
 function isOrigin(text: string): boolean {
@@ -71,7 +72,7 @@ const webhookSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, - and _ (at most 64)'),
   url: httpUrl,
   events: z.array(z.enum(['published', 'unpublished', 'changed', 'imported'])).min(1).optional(),
-  workspaces: z.array(z.string().min(1)).optional(),
+  workspaces: z.array(z.string().regex(WORKSPACE_NAME, WORKSPACE_NAME_RULE)).optional(),
   /** Node paths; `*` matches within a segment, a trailing `/*` the whole subtree (as in ACL rules). */
   paths: z.array(z.string().regex(/^\//, 'an absolute path')).optional(),
   nodeTypes: z.array(z.string().min(1)).optional(),

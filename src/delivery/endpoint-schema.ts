@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { ResolverKind } from './type-aliases.js';
 import { cacheControlSchema } from '../config/config-schema.js';
+import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../repository/names.js';
 
 /** zod message: "required" when the value is absent, else what was expected. */
 function expected(what: string): { error: (issue: { input?: unknown }) => string } {
@@ -23,6 +24,7 @@ const endpointPath = str
   .refine((p) => p.startsWith('/') && p.length > 1, { error: 'expected a path starting with "/", e.g. /delivery/pages/v1' })
   .refine((p) => !p.startsWith('/.rest/'), { error: 'give the path without the /.rest prefix' })
   .refine((p) => !p.includes('//') && !p.includes('@'), { error: 'must not contain "//" or "@"' });
+const workspaceName = str.refine((w) => isWorkspaceName(w), { error: (issue) => `${JSON.stringify(issue.input)}: ${WORKSPACE_NAME_RULE}` });
 
 export const TOP_LEVEL = z.object({
   $type: str.optional(),
@@ -30,7 +32,7 @@ export const TOP_LEVEL = z.object({
   implementationClass: z.unknown().optional(),
   enabled: bool.optional(),
   endpointPath: endpointPath.optional(),
-  workspace: str.optional(),
+  workspace: workspaceName.optional(),
   rootPath: str.optional(),
   properties: stringList.optional(),
   excludeProperties: stringList.optional(),
@@ -66,7 +68,7 @@ export const RESOLVER_TYPE = z.object(RESOLVER_COMMON);
 export const RESOLVERS = {
   jcrReferenceResolver: z.object({
     ...RESOLVER_COMMON,
-    targetWorkspace: str,
+    targetWorkspace: workspaceName,
     expand: bool.optional(),
     generateLink: bool.optional(),
     depthInReferencedNode: nonNegativeInt.optional(),

@@ -5,6 +5,7 @@ import { stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
+import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../repository/names.js';
 import { normalizePath } from '../repository/paths.js';
 import type { StoreOpener } from '../ingest/version-commands.js';
 import { isExportFormat } from './export-file-name.js';
@@ -31,7 +32,7 @@ export async function exportCommand(args: string[], open: StoreOpener): Promise<
   if (positionals.length !== 2) { process.stderr.write(`petal export: name a WORKSPACE and a PATH\n\n${EXPORT_USAGE}`); return 2; }
   const [workspace, raw] = positionals as [string, string];
   const path = normalizePath(raw);
-  if (workspace === '' || /[\s/\u0000-\u001f]/.test(workspace)) { process.stderr.write(`petal export: invalid workspace ${JSON.stringify(workspace)}\n`); return 2; }
+  if (!isWorkspaceName(workspace)) { process.stderr.write(`petal export: invalid workspace ${JSON.stringify(workspace)}: ${WORKSPACE_NAME_RULE}\n`); return 2; }
   if (path === undefined) { process.stderr.write(`petal export: invalid PATH ${JSON.stringify(raw)}\n`); return 2; }
   const format = values.format ?? (path === '/' ? 'xml' : 'yaml');
   if (!isExportFormat(format)) { process.stderr.write(`petal export: --format must be yaml or xml, not ${JSON.stringify(format)}\n`); return 2; }

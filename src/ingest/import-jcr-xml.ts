@@ -5,7 +5,7 @@ import type { BlobSpool, ImportDocument, NodeDraft } from '../store/rows.js';
 import { coerceValue, parsePropertyType, type PropertyType, type ScalarValue } from '../repository/property-type.js';
 import { ImportError, toImportError } from './import-error.js';
 import { parseExportFileName } from './parse-file-name.js';
-import { addProperty, newDraft } from './node-draft.js';
+import { addProperty, newDraft, nodeNameProblem, propertyNameProblem } from './node-draft.js';
 import { Base64Spool } from './blob-spool.js';
 import { MAX_IMPORT_DEPTH, MAX_IMPORT_VALUE_CHARS } from './import-limits.js';
 
@@ -141,6 +141,8 @@ class SystemViewReader {
         if (this.stack.length >= MAX_IMPORT_DEPTH) throw this.fail(`nodes nested more than ${MAX_IMPORT_DEPTH} deep`);
         const nodeName = requiredAttribute(this, attribs, 'sv:name', name);
         const isWorkspaceRoot = !top && nodeName === WORKSPACE_ROOT;
+        const problem = isWorkspaceRoot ? undefined : nodeNameProblem(nodeName);
+        if (problem !== undefined) throw this.fail(problem);
         if (!top) {
           this.rootSeen = true;
           this.isWorkspaceExport = isWorkspaceRoot;
@@ -151,6 +153,8 @@ class SystemViewReader {
       case 'sv:property': {
         if (top?.kind !== 'node') throw this.fail('sv:property outside sv:node');
         const propertyName = requiredAttribute(this, attribs, 'sv:name', name);
+        const problem = top.isWorkspaceRoot ? undefined : propertyNameProblem(propertyName);
+        if (problem !== undefined) throw this.fail(problem);
         const typeName = requiredAttribute(this, attribs, 'sv:type', name);
         const type = parsePropertyType(typeName) ?? 'String';
         const multiple = attribs['sv:multiple'] === 'true';

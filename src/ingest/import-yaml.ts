@@ -10,7 +10,7 @@ import {
 } from '../repository/property-type.js';
 import { ImportError, toImportError } from './import-error.js';
 import { parseExportFileName } from './parse-file-name.js';
-import { addProperty, newDraft } from './node-draft.js';
+import { addProperty, newDraft, nodeNameProblem, propertyNameProblem } from './node-draft.js';
 import { spoolBase64 } from './blob-spool.js';
 import { MAX_IMPORT_DEPTH, MAX_IMPORT_VALUE_CHARS, MAX_ALIAS_EXPANSION } from './import-limits.js';
 
@@ -80,6 +80,8 @@ class YamlExportReader {
 
   private async readNode(keyNode: ParsedNode | null, valueNode: ParsedNode | null, depth = 1): Promise<NodeDraft> {
     const name = this.keyName(keyNode);
+    const problem = nodeNameProblem(name);
+    if (problem !== undefined) throw this.fail(offsetOf(keyNode), problem);
     if (depth > MAX_IMPORT_DEPTH) throw this.fail(offsetOf(keyNode), `nodes nested more than ${MAX_IMPORT_DEPTH} deep`);
     const value = this.deref(valueNode);
     const draft = newDraft(name, this.lineOf(offsetOf(keyNode)));
@@ -90,7 +92,11 @@ class YamlExportReader {
       const itemValue = this.deref(item);
       if (isMap(itemValue)) {
         draft.children.push(await this.readNode(key, itemValue, depth + 1));
-      } else if (isSeq(itemValue)) {
+        continue;
+      }
+      const problem = propertyNameProblem(itemName);
+      if (problem !== undefined) throw this.fail(offsetOf(key), problem);
+      if (isSeq(itemValue)) {
         const multi = await this.readSequence(itemName, itemValue.items, itemValue.tag);
         addProperty(draft, itemName, multi.type, multi.values);
       } else if (isScalar(itemValue)) {

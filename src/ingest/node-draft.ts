@@ -1,7 +1,26 @@
 // Ingest layer: builds NodeDrafts, turning the JCR system properties of exports into draft fields.
 import type { NodeDraft } from '../store/rows.js';
 import type { PropertyType, ScalarValue } from '../repository/property-type.js';
-import { toCanonicalName } from '../repository/names.js';
+import { reservedPrefixProblem, toCanonicalName } from '../repository/names.js';
+import { isValidName } from '../repository/paths.js';
+
+/** Characters JCR forbids in names besides `/` (the Nodes API refuses them too): never in a real export. */
+const JCR_RESERVED = /[[\]*|]/;
+
+function nameProblem(name: string, what: string): string | undefined {
+  if (isValidName(name) && !JCR_RESERVED.test(name)) return undefined;
+  return `invalid ${what} name ${JSON.stringify(name)} (empty, ".", "..", or holding "/", "[", "]", "*", "|" or control characters)`;
+}
+
+/** Why an export's node name cannot be imported (the parser fails with its file and line), or undefined. */
+export function nodeNameProblem(name: string): string | undefined {
+  return nameProblem(name, 'node');
+}
+
+/** Why an export's property name cannot be imported, or undefined (a reserved prefix in another case included). */
+export function propertyNameProblem(name: string): string | undefined {
+  return nameProblem(name, 'property') ?? reservedPrefixProblem(name);
+}
 
 export function newDraft(name: string, line: number | undefined): NodeDraft {
   const draft: NodeDraft = { name: toCanonicalName(name), mixins: [], properties: [], children: [] };

@@ -2,6 +2,7 @@
 import { basename } from 'node:path';
 import { ImportError } from './import-error.js';
 import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../repository/names.js';
+import { nodeNameProblem } from './node-draft.js';
 
 const EXPORT_EXTENSION = /\.(yaml|xml)$/i;
 
@@ -17,6 +18,11 @@ export function exportFileSegments(fileName: string): string[] {
       `file name "${basename(fileName)}" has an empty segment; expected <workspace>.<path>.<name>.yaml|xml`);
   }
   if (!isWorkspaceName(segments[0]!)) throw new ImportError(fileName, undefined, `file name "${basename(fileName)}": ${WORKSPACE_NAME_RULE}`);
+  // The parent path's segments name the folders an import creates when they are missing: node names too.
+  for (const segment of segments.slice(1, -1)) {
+    const problem = nodeNameProblem(segment);
+    if (problem !== undefined) throw new ImportError(fileName, undefined, `file name "${basename(fileName)}": ${problem}`);
+  }
   return segments;
 }
 

@@ -5,11 +5,13 @@ import type { ContentStore } from '../store/content-store.js';
 import type { ImportDocument, UuidCollisionPolicy } from '../store/rows.js';
 import { listExportFiles, loadExport, sortExportFiles } from './load-export.js';
 import { ImportError } from './import-error.js';
-import { ImportConflictError } from '../store/write-import.js';
+import { ImportConflictError, InvalidDocumentError } from '../store/write-import.js';
 import type { ImportGuard } from '../store/rows.js';
 import { joinPath } from '../repository/paths.js';
+import { caseVariantOf } from '../repository/names.js';
 import { createSpoolFolder } from './spool-folder.js';
 import { markActivation } from './activation-on-import.js';
+import { authorDocuments } from './import-authoring.js';
 
 export interface ImportProgress {
   readonly phase: 'parse' | 'write';
@@ -59,6 +61,7 @@ export async function importPaths(store: ContentStore, paths: readonly string[],
       bytesDone += sizes[i]!;
       options.onProgress?.({ phase: 'parse', file, bytesDone, bytesTotal });
     }
+    await refuseCaseVariants(store, documents);
     options.onProgress?.({ phase: 'write', bytesDone, bytesTotal });
     if (options.publishing === true) await markActivation(store, documents);
     const result = await store.importDocuments(documents, { onUuidCollision: options.onUuidCollision });
@@ -88,6 +91,17 @@ async function refreshIndex(store: ContentStore, documents: readonly ImportDocum
   }
 }
 
+/** A workspace an import creates may not differ only by case from an existing one, nor from another of the import. */
+async function refuseCaseVariants(store: ContentStore, documents: readonly ImportDocument[]): Promise<void> {
+  const known = new Set(await store.listWorkspaces());
+  for (const doc of documents) {
+    if (known.has(doc.workspace)) continue;
+    const other = caseVariantOf(doc.workspace, known);
+    if (other !== undefined) throw new ImportError(doc.source, undefined, `workspace ${doc.workspace} differs only by case from the workspace ${other}`);
+    known.add(doc.workspace);
+  }
+}
+
 function rootsOf(documents: readonly ImportDocument[]): { workspace: string; path: string }[] {
   const seen = new Set<string>();
   const out: { workspace: string; path: string }[] = [];
@@ -111,7 +125,8 @@ export interface Upload {
 
 export interface UploadImportOptions {
   readonly onUuidCollision: UuidCollisionPolicy;
-  readonly by?: string;
+  /** The caller: the change events' `by`, and the author of every imported node (import-authoring.ts). */
+  readonly by: string;
   readonly guard?: ImportGuard;
   /** Asked once per parsed file before anything is written; throws to refuse the whole import. */
   readonly authorize?: (document: ImportDocument) => void;
@@ -121,7 +136,8 @@ export interface UploadImportOptions {
 
 /**
  * The HTTP import: the same parsers, order and single transaction as `petal import`, with errors and
- * change sources naming the uploaded file, never the spool path.
+ * change sources naming the uploaded file, never the spool path; the caller is the author of every
+ * node it imports (import-authoring.ts).
  */
 export async function importUploads(store: ContentStore, uploads: readonly Upload[], spoolDir: string, options: UploadImportOptions): Promise<ImportRunResult> {
   const started = performance.now();
@@ -139,10 +155,12 @@ export async function importUploads(store: ContentStore, uploads: readonly Uploa
     }
   }
   for (const doc of documents) options.authorize?.(doc);
+  await refuseCaseVariants(store, documents);
+  authorDocuments(documents, { by: options.by, publishing: options.publishing === true });
   if (options.publishing === true) await markActivation(store, documents);
   const result = await store.importDocuments(documents, {
     onUuidCollision: options.onUuidCollision,
-    ...(options.by !== undefined ? { by: options.by } : {}),
+    by: options.by,
     ...(options.guard !== undefined ? { guard: options.guard } : {}),
   });
   const ms = performance.now() - started;
@@ -153,4 +171,4 @@ export async function importUploads(store: ContentStore, uploads: readonly Uploa
   };
 }
 
-export { ImportConflictError };
+export { ImportConflictError, InvalidDocumentError };

@@ -3,6 +3,7 @@
 // The store comes from the caller (cli.ts resolves --config / --store).
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
+import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../repository/names.js';
 import { normalizePath } from '../repository/paths.js';
 import type { PetalConfig } from '../config/load-config.js';
 import type { ContentStore } from '../store/content-store.js';
@@ -48,7 +49,7 @@ export function target(command: string, positionals: string[], usage: string): {
   if (positionals.length !== 2) return `petal ${command}: name a WORKSPACE and a PATH\n\n${usage}`;
   const [workspace, raw] = positionals as [string, string];
   const path = normalizePath(raw);
-  if (workspace === '' || /[\s/\u0000-\u001f]/.test(workspace)) return `petal ${command}: invalid workspace ${JSON.stringify(workspace)}\n`;
+  if (!isWorkspaceName(workspace)) return `petal ${command}: invalid workspace ${JSON.stringify(workspace)}: ${WORKSPACE_NAME_RULE}\n`;
   if (path === undefined || path === '/') return `petal ${command}: PATH must name a node (such as /site), not ${JSON.stringify(raw)}\n`;
   return { workspace, path };
 }

@@ -3,7 +3,7 @@
 // values, before anything is written. Every error is a 400 (413 for the bounds) naming the field, such
 // as `nodes[0].properties[2].values[0]`. Pure: no store, no HTTP.
 import { PetalError } from '../errors.js';
-import { toCanonicalName } from '../repository/names.js';
+import { reservedPrefixProblem, toCanonicalName } from '../repository/names.js';
 import { joinPath, isValidName } from '../repository/paths.js';
 import { coerceValue, parsePropertyType, type PropertyType, type ScalarValue, type StoredProperty } from '../repository/property-type.js';
 import type { NodeInput } from '../store/node-write.js';
@@ -77,10 +77,16 @@ interface Counter { nodes: number }
 /** Names a field of a property (`values` with an index for one value), as the request spells it. */
 export type FieldNamer = (key: 'name' | 'type' | 'multiple' | 'values', index?: number) => string;
 
-/** One property `{name, type, multiple, values}`, typed; `jcr:` system ones are left to the node to take. */
+/**
+ * One property `{name, type, multiple, values}`, typed; `jcr:` system ones are left to the node to take.
+ * A reserved prefix in another case (`Mgnl:`, `JCR:`) is refused: it would be stored as an ordinary
+ * property looking like a system one.
+ */
 export function parseProperty(raw: unknown, at: FieldNamer, label = 'a property'): StoredProperty {
   if (!isObject(raw)) throw invalid(label, 'a property is an object {name, type, multiple, values}');
   const name = checkName(raw.name, at('name'));
+  const reserved = reservedPrefixProblem(name);
+  if (reserved !== undefined) throw invalid(at('name'), reserved);
   if (typeof raw.type !== 'string') throw invalid(at('type'), 'a property type (String, Long, Double, Decimal, Boolean, Date, Reference, WeakReference, Name, Path, URI)');
   const type = parsePropertyType(raw.type);
   if (type === undefined) throw invalid(at('type'), `unknown property type ${JSON.stringify(raw.type)}`);

@@ -28,8 +28,8 @@ export interface RenderOptions {
   readonly includeMetadata: boolean;
 }
 
-/** The identifier of a JCR workspace root (Jackrabbit's fixed one), which the original answers for `/`. */
-export const ROOT_IDENTIFIER = 'cafebabe-cafe-babe-cafe-babecafebabe';
+/** The identifier of a JCR workspace root, which the original answers for `/`. */
+export { ROOT_IDENTIFIER } from '../repository/paths.js';
 
 /** A value's text as JCR's `getString()` gives it: a Double keeps its `.0`, as Java writes doubles. */
 function valueText(type: PropertyType, v: ScalarValue): string {

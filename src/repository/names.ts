@@ -28,11 +28,44 @@ export function isSystemName(name: string): boolean {
 }
 
 /**
- * Workspace names a caller may give (URLs, export file names, the CLI): any but those holding `@`,
- * which Petal keeps for the published state's internal workspaces (store/publishing.ts).
+ * The one pattern of workspace names (URLs, export file names, the CLI, endpoint definitions,
+ * petal.yaml): a lowercase letter, then letters, digits, `-` and `_`, 64 characters at most. It leaves
+ * out `@` (kept for the published state's internal workspaces, store/publishing.ts), `.` (export file
+ * names split on it), `*` (the ACL key of every workspace) and spaces, as real content's names do
+ * (`website`, `dam`, `tours`, `shopProducts`).
  */
+export const WORKSPACE_NAME = /^[a-z][A-Za-z0-9_-]{0,63}$/;
+
 export function isWorkspaceName(name: string): boolean {
-  return name !== '' && !name.includes('@');
+  return WORKSPACE_NAME.test(name);
 }
 
-export const WORKSPACE_NAME_RULE = 'a workspace name cannot contain @';
+export const WORKSPACE_NAME_RULE = 'a workspace name is a lowercase letter followed by letters, digits, - or _ (64 characters at most)';
+
+/**
+ * The existing workspace whose name differs from `name` only by case (`webSite` next to `website`),
+ * which a new workspace may not take; undefined when there is none. Internal names (with `@`) are skipped.
+ */
+export function caseVariantOf(name: string, existing: Iterable<string>): string | undefined {
+  const lower = name.toLowerCase();
+  for (const other of existing) {
+    if (other !== name && !other.includes('@') && other.toLowerCase() === lower) return other;
+  }
+  return undefined;
+}
+
+/** Namespace prefixes of the repository and of Petal: a name may use them only as written here. */
+const RESERVED_PREFIXES: ReadonlySet<string> = new Set(['cms', 'mgnl', 'jcr', 'rep', 'nt', 'mix']);
+
+/**
+ * Why a property name may not be stored, or undefined: a reserved prefix in another case (`Mgnl:`,
+ * `JCR:`) would be stored as an ordinary property that looks like a system one.
+ */
+export function reservedPrefixProblem(name: string): string | undefined {
+  const colon = name.indexOf(':');
+  if (colon <= 0) return undefined;
+  const prefix = name.slice(0, colon);
+  const lower = prefix.toLowerCase();
+  if (prefix === lower || !RESERVED_PREFIXES.has(lower)) return undefined;
+  return `${JSON.stringify(name)}: the prefix ${lower}: is reserved and written in lowercase only`;
+}

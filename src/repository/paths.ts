@@ -1,5 +1,8 @@
 // Repository model: absolute node paths inside a workspace (`/` is the root).
 
+/** The identifier of a workspace's root `/` (Jackrabbit's fixed one): never a stored node's. */
+export const ROOT_IDENTIFIER = 'cafebabe-cafe-babe-cafe-babecafebabe';
+
 export function joinPath(parent: string, name: string): string {
   return parent === '/' ? `/${name}` : `${parent}/${name}`;
 }

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ConfigError } from '../config/config-error.js';
 import { readYamlFileSync, yamlToJS, YamlFileTooLargeError } from '../config/yaml-file.js';
 import { isPasswordHash } from './password-hash.js';
+import { WORKSPACE_NAME, WORKSPACE_NAME_RULE } from '../repository/names.js';
 
 /** Names of users, groups and roles: also what `petal user add` accepts. */
 export const NAME_PATTERN = /^[A-Za-z0-9._@-]{1,64}$/;
@@ -22,8 +23,7 @@ export const BUILT_IN = 'built-in';
 
 // `__proto__` passes the pattern; as a key refuseProtoKeys stops it, as a value (a role named in a list) this does.
 const name = z.string().regex(NAME_PATTERN, 'expected 1-64 letters, digits or . _ @ -').refine((n) => n !== '__proto__', 'reserved name');
-const workspaceName = z.union([z.literal('*'), z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, 'expected a workspace name or *')]);
-
+const workspaceName = z.string().refine((w) => w === '*' || WORKSPACE_NAME.test(w), `expected * or a workspace name (${WORKSPACE_NAME_RULE})`);
 // Rules are matched against canonical paths; a pattern that no canonical path can have is a mistake.
 const rulePath = z.string().max(1024)
   .regex(/^\//, 'must start with /')

@@ -70,7 +70,8 @@ export interface ImportOptions {
 
 export interface ImportGuard {
   create(workspace: string, path: string): void;
-  remove(workspace: string, path: string): void;
+  /** `uuid`: the node at `path` holds that UUID of the import (`replace`), rather than being a replaced root. */
+  remove(workspace: string, path: string, uuid?: string): void;
 }
 
 export interface ImportResult {

@@ -1,7 +1,7 @@
 // Store layer: writes import documents through an ImportTx (shared by every backend), so the rules for
 // replacing nodes, creating missing parents and UUID collisions are the same everywhere.
 import { randomUUID } from 'node:crypto';
-import { ancestorsOf, depthOf, joinPath, parentOf, nameOf, isValidName } from '../repository/paths.js';
+import { ancestorsOf, depthOf, joinPath, parentOf, nameOf, isValidName, ROOT_IDENTIFIER } from '../repository/paths.js';
 import type { ImportTx } from './import-tx.js';
 import type { ImportDocument, ImportOptions, ImportResult, NodeDraft } from './rows.js';
 import { ChangeRecorder } from './change-recorder.js';
@@ -18,6 +18,22 @@ export class ImportConflictError extends Error {
     this.name = 'ImportConflictError';
     this.publicMessage = `${source}: ${publicMessage}`;
   }
+}
+
+/**
+ * A document that no export file could hold (a node name the repository refuses): the parsers refuse
+ * such files first, with their line (400 `invalidImport` over HTTP, never a conflict).
+ */
+export class InvalidDocumentError extends Error {
+  constructor(readonly source: string, message: string) {
+    super(`${source}: ${message}`);
+    this.name = 'InvalidDocumentError';
+  }
+}
+
+/** A UUID an imported node cannot take, whatever the reason: the same words whoever holds it, readable or not. */
+export function unusableUuidMessage(id: string, ws: string, path: string): string {
+  return `uuid ${id} of ${ws}:${path} cannot be used: it is taken or reserved`;
 }
 
 export async function writeImport(
@@ -47,7 +63,7 @@ export async function writeImport(
     }
 
     for (const root of doc.roots) {
-      if (!isValidName(root.name)) throw new ImportConflictError(doc.source, `invalid node name ${JSON.stringify(root.name)}`);
+      if (!isValidName(root.name)) throw new InvalidDocumentError(doc.source, `invalid node name ${JSON.stringify(root.name)}`);
       const path = joinPath(doc.parentPath, root.name);
       let position = await tx.positionOf(ws, path);
       if (position !== undefined) {
@@ -87,7 +103,7 @@ async function insertDraft(
   const ws = doc.workspace;
   const path = joinPath(parentPath, draft.name);
   const where = draft.line !== undefined ? `${doc.source}:${draft.line}` : doc.source;
-  if (!isValidName(draft.name)) throw new ImportConflictError(where, `invalid node name ${JSON.stringify(draft.name)}`);
+  if (!isValidName(draft.name)) throw new InvalidDocumentError(where, `invalid node name ${JSON.stringify(draft.name)}`);
 
   if ((await tx.positionOf(ws, path)) !== undefined) {
     // Two siblings of one name in a document (possible in XML): the later one wins, as on re-import.
@@ -96,12 +112,14 @@ async function insertDraft(
   }
   let id = draft.id ?? randomUUID();
   // A fresh random UUID cannot collide (as the fresh one given on collision below, which is not checked).
-  const holder = draft.id === undefined ? undefined : await tx.pathOfId(ws, id);
+  // The root's fixed identifier is held by `/`, an ancestor of every node.
+  const holder = draft.id === undefined ? undefined : id === ROOT_IDENTIFIER ? '/' : await tx.pathOfId(ws, id);
   if (holder !== undefined) {
+    const ancestor = holder === '/' || path.startsWith(`${holder}/`);
     if (options.onUuidCollision === 'fail') {
-      throw new ImportConflictError(where, `uuid ${id} of ${ws}:${path} already belongs to ${ws}:${holder}`, `uuid ${id} of ${ws}:${path} already belongs to another node`);
-    } else if (options.onUuidCollision === 'replace' && !path.startsWith(`${holder}/`)) {
-      options.guard?.remove(ws, holder);
+      throw new ImportConflictError(where, `uuid ${id} of ${ws}:${path} already belongs to ${ws}:${holder}`, unusableUuidMessage(id, ws, path));
+    } else if (options.onUuidCollision === 'replace' && !ancestor) {
+      options.guard?.remove(ws, holder, id);
       warnings.push(`${where}: uuid ${id} moved from ${ws}:${holder} (removed with its subtree) to ${ws}:${path}`);
       await removeSubtree(tx, changes, ws, holder);
     } else {

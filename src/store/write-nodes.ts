@@ -3,7 +3,7 @@
 // fate goes into ONE change event of kind 'nodes', and the generation is bumped. Any refusal throws a
 // NodeWriteError and the caller rolls back: nothing is half-written.
 import { randomUUID } from 'node:crypto';
-import { depthOf, joinPath, nameOf, parentOf } from '../repository/paths.js';
+import { depthOf, joinPath, nameOf, parentOf, ROOT_IDENTIFIER } from '../repository/paths.js';
 import type { StoredProperty } from '../repository/property-type.js';
 import { NodeChangeList } from './node-change-list.js';
 import {
@@ -11,14 +11,9 @@ import {
 } from './node-write.js';
 import type { NodeRecord } from './rows.js';
 import { DEFAULT_NODE_TYPE, storable } from './write-import.js';
-import { ACTIVATION_PROPERTIES, ACTIVATION_STATUS, STATUS } from './publishing.js';
+import { isMaintained, stampMaintained, storedNow } from './maintained-properties.js';
 
-/** Maintained by every write; a body's values for them are ignored (they cannot be forged). */
-export const MAINTAINED_PROPERTIES: ReadonlySet<string> = new Set([
-  'cms:created', 'cms:createdBy', 'cms:lastModified', 'cms:lastModifiedBy',
-  // JCR's own (mix:created, mix:lastModified) are protected in the original: never taken from a body.
-  'jcr:created', 'jcr:createdBy', 'jcr:lastModified', 'jcr:lastModifiedBy',
-]);
+export { MAINTAINED_PROPERTIES, storedNow } from './maintained-properties.js';
 
 interface Context {
   readonly tx: NodeWriteTx;
@@ -26,11 +21,6 @@ interface Context {
   readonly o: NodeWriteOptions;
   readonly now: string;
   readonly changes: NodeChangeList;
-}
-
-/** The instant as stored Date values are: ISO 8601 with milliseconds and an explicit offset. */
-export function storedNow(date = new Date()): string {
-  return date.toISOString().replace('Z', '+00:00');
 }
 
 export async function writeNodes(
@@ -88,7 +78,11 @@ async function create(c: Context, parentPath: string, input: NodeInput): Promise
   return insertTree(c, parentPath, input, (await c.tx.maxChildPosition(c.ws, parentPath)) + 1);
 }
 
-/** Fails when an identifier of the subtree belongs to a node already (which is not named: it may be hidden). */
+/**
+ * Fails when an identifier of the subtree cannot be used: it belongs to a node already, or it is the
+ * root's. One answer for every such identifier, which never says which node holds it nor whether the
+ * caller may read it: a UUID held by a hidden node is refused exactly as one held by a readable node.
+ */
 async function checkIds(c: Context, input: NodeInput): Promise<void> {
   const ids: [string, string][] = [];
   const collect = (n: NodeInput) => {
@@ -98,8 +92,11 @@ async function checkIds(c: Context, input: NodeInput): Promise<void> {
   collect(input);
   if (ids.length === 0) return;
   const used = await c.tx.idsInUse(c.ws, ids.map(([id]) => id));
+  used.add(ROOT_IDENTIFIER);
   const clash = ids.find(([id]) => used.has(id));
-  if (clash !== undefined) throw new NodeWriteError('identifierInUse', `${clash[1]}identifier: ${clash[0]} already belongs to another node`);
+  if (clash !== undefined) {
+    throw new NodeWriteError('identifierInUse', `${clash[1]}identifier: ${clash[0]} cannot be used: it is taken or reserved (leave identifier out for a fresh one)`);
+  }
 }
 
 /** A new node and its descendants (none of which can exist yet: the node is new). */
@@ -154,7 +151,7 @@ async function update(c: Context, path: string, input: NodeInput, remove: readon
 }
 
 function maintained(c: Context, name: string): boolean {
-  return MAINTAINED_PROPERTIES.has(name) || (c.o.publishing === true && ACTIVATION_PROPERTIES.has(name));
+  return isMaintained(name, c.o.publishing === true);
 }
 
 /** The body's properties without the maintained ones. */
@@ -162,24 +159,8 @@ function content(c: Context, properties: readonly StoredProperty[]): StoredPrope
   return properties.filter(([name]) => !maintained(c, name));
 }
 
-/** Sets the maintained properties: all four on a new node, the last-modified pair on a changed one. */
 function stamp(properties: StoredProperty[], c: Context, created: boolean): StoredProperty[] {
-  const set = (name: string, type: 'Date' | 'String', value: string) => {
-    const at = properties.findIndex(([n]) => n === name);
-    if (at === -1) properties.push([name, type, value]);
-    else properties[at] = [name, type, value];
-  };
-  if (created) {
-    set('cms:created', 'Date', c.now);
-    set('cms:createdBy', 'String', c.o.by);
-  }
-  set('cms:lastModified', 'Date', c.now);
-  set('cms:lastModifiedBy', 'String', c.o.by);
-  // As the original: a published node changed since is "modified" (until published again).
-  if (c.o.publishing === true && properties.some(([n, , v]) => n === ACTIVATION_STATUS && v === STATUS.published)) {
-    set(ACTIVATION_STATUS, 'String', STATUS.modified);
-  }
-  return properties;
+  return stampMaintained(properties, { by: c.o.by, now: c.now, created, publishing: c.o.publishing === true });
 }
 
 async function remove(c: Context, path: string): Promise<void> {

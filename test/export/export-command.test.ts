@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { exportCommand } from '../../src/export/export-command.js';
+import { target } from '../../src/ingest/version-commands.js';
 import { importPaths } from '../../src/ingest/run-import.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { StoreOpener } from '../../src/ingest/version-commands.js';
@@ -94,6 +95,12 @@ describe('petal export', () => {
     expect(existsSync(join(dir, 'nope.yaml'))).toBe(false);
     expect(await exportCommand(['website', '/', '--format', 'yaml'], open)).toBe(1);
     expect(io.err()).toContain('a whole workspace exports as xml only');
+    // Workspace names follow the one pattern (repository/names.ts), as for publish, unpublish and versions.
+    for (const ws of ['WEBSITE', 'web.site', '*']) {
+      expect(await exportCommand([ws, '/site'], open), ws).toBe(2);
+      expect(io.err()).toContain(`invalid workspace ${JSON.stringify(ws)}: a workspace name is a lowercase letter`);
+      expect(target('publish', [ws, '/site'], '')).toContain(`petal publish: invalid workspace ${JSON.stringify(ws)}: a workspace name is`);
+    }
   });
 
   it('fails with an ExportError and leaves no file when YAML cannot hold the content; xml can', async () => {

@@ -9,16 +9,21 @@ const PW = 'nodes-write-security-password';
 const API = '/.rest/nodes/v1/website';
 const HOST = 'petal.example';
 
+const OPEN_ID = '72000000-0000-4000-8000-0000000000a1';
+const SECRET_ID = '72000000-0000-4000-8000-0000000000a2';
+const ROOT_ID = 'cafebabe-cafe-babe-cafe-babecafebabe';
 const WEBSITE = `
 'travel':
   'jcr:primaryType': 'mgnl:page'
   'title': 'Home'
   'open':
     'jcr:primaryType': 'mgnl:page'
+    'jcr:uuid': '${OPEN_ID}'
     'locked':
       'jcr:primaryType': 'mgnl:page'
   'secret':
     'jcr:primaryType': 'mgnl:page'
+    'jcr:uuid': '${SECRET_ID}'
     'title': 'TOP-SECRET'
 `;
 const OTHER = `'other':
@@ -132,6 +137,28 @@ describe('workspace permissions', () => {
     expect(onHidden.raw.replace('secret', 'vault')).toBe(onNone.raw);
     expect(await snapshot()).toEqual(s);
     expect((await get(t.app, `${API}/travel/secret`, auth('editor'))).body.properties[0].values).toEqual(['TOP-SECRET']);
+  });
+});
+
+describe('caller-chosen identifiers', () => {
+  it('a UUID held by a hidden node is refused exactly as one held by a readable node or the root\'s (409, the holder never told)', async () => {
+    const s = await snapshot();
+    const answers: string[] = [];
+    for (const id of [SECRET_ID, OPEN_ID, ROOT_ID]) {
+      const res = await send('PUT', '/travel', auth('travel'), { name: 'twin', identifier: id });
+      expectErrorShape(res, 409, 'identifierInUse', id);
+      expect(res.raw).not.toMatch(/secret|open|belongs/);
+      answers.push(res.raw.replace(id, '<id>'));
+      // In a child of the body, or as jcr:uuid: the same answer, naming the field.
+      const deep = await send('PUT', '/travel', auth('travel'), { name: 'twin', nodes: [{ name: 'c', properties: [{ name: 'jcr:uuid', type: 'String', values: [id] }] }] });
+      expectErrorShape(deep, 409, 'identifierInUse', id);
+      expect(deep.body.error.message).toBe(res.body.error.message.replace('identifier', 'nodes[0].identifier'));
+    }
+    expect(new Set(answers).size, answers.join('\n')).toBe(1);
+    expect(await snapshot()).toEqual(s);
+    const fresh = await send('PUT', '/travel', auth('travel'), { name: 'twin', identifier: '72000000-0000-4000-8000-0000000000a3' });
+    expect(fresh.body.identifier, fresh.raw).toBe('72000000-0000-4000-8000-0000000000a3');
+    expect((await send('DELETE', '/travel/twin', auth('travel'))).status).toBe(200);
   });
 });
 

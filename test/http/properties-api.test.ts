@@ -67,7 +67,7 @@ describe('Properties API', () => {
     expect((await get(t.app, `${API}/travel/cms:lastModifiedBy`, BOSS)).body.values).toEqual(['travel']);
   });
 
-  it('bad values and names: 400 naming the parameter; maintained properties are not written or removed; nothing written', async () => {
+  it('bad values and names: 400 naming the parameter; maintained properties are neither set nor removed; nothing written', async () => {
     const s = await snapshot();
     const bad = await call('PUT', '/travel?name=count&value=ten&type=Long');
     expectErrorShape(bad, 400, 'invalidValueFormat');
@@ -78,10 +78,14 @@ describe('Properties API', () => {
     expectErrorShape(await call('DELETE', '/travel/mgnl:created'), 400, 'invalidField');
     expectErrorShape(await call('DELETE', '/travel/nothing'), 404, 'pathNotFound');
     expectErrorShape(await call('PUT', '/travel/secret?name=p&value=1', TRAVEL), 404, 'pathNotFound');
+    // A maintained property, or a reserved prefix in another case: 400 naming `name`, never a 200 that writes nothing.
+    for (const name of ['mgnl:lastModifiedBy', 'cms:created', 'jcr:created', 'jcr:lastModifiedBy', 'Mgnl:activationStatus', 'JCR:title', 'CMS:x']) {
+      const res = await call('PUT', `/travel?name=${name}&value=mallory`);
+      expectErrorShape(res, 400, 'invalidField', name);
+      expect(res.body.error.message, name).toMatch(/^name: /);
+    }
     expect(await snapshot()).toEqual(s);
-    // A forged maintained property is ignored: the write stamps its own.
-    await call('PUT', '/travel?name=mgnl:lastModifiedBy&value=mallory');
-    expect((await get(t.app, `${API}/travel/cms:lastModifiedBy`, BOSS)).body.values).toEqual(['boss']);
+    expect((await get(t.app, `${API}/travel/Mgnl:activationStatus`, BOSS)).status).toBe(404);
   });
 
   it('DELETE removes a property; If-Match guards it', async () => {

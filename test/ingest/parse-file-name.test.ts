@@ -15,6 +15,14 @@ describe('parseExportFileName', () => {
     expect(exportFileSegments('category.xml')).toEqual(['category']);
   });
 
+  it('rejects a workspace outside the one pattern, and parent segments that are no node names (the folders an import creates)', () => {
+    for (const name of ['WEBSITE.about.yaml', 'web site.about.yaml', '*.about.yaml', 'website.a|b.about.yaml', 'website.a*.about.yaml', 'website.x\u0001.about.yaml']) {
+      expect(() => parseExportFileName(name), name).toThrow(ImportError);
+    }
+    // The last segment is only a label: the node's name comes from the content.
+    expect(parseExportFileName('website.travel.a|b.yaml')).toEqual({ workspace: 'website', parentPath: '/travel' });
+  });
+
   it('rejects empty segments', () => {
     for (const name of ['website..about.yaml', '.website.yaml', 'website.about..yaml', '.yaml']) {
       expect(() => parseExportFileName(name), name).toThrow(ImportError);

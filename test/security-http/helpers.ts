@@ -113,3 +113,17 @@ export function stableHeaders(res: Res): Record<string, unknown> {
   for (const [k, v] of Object.entries(res.headers)) if (!VOLATILE_HEADERS.has(k)) out[k] = v;
   return out;
 }
+
+/** A multipart/form-data body, one part per file (field name `file`, as curl -F file=@… sends it). */
+export function multipart(files: readonly (readonly [string, string])[], fields: Record<string, string> = {}): { payload: Buffer; headers: Record<string, string> } {
+  const boundary = `----petal${Math.random().toString(16).slice(2)}`;
+  const chunks: string[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    chunks.push(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
+  }
+  for (const [name, text] of files) {
+    chunks.push(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="${name}"\r\ncontent-type: application/octet-stream\r\n\r\n${text}\r\n`);
+  }
+  chunks.push(`--${boundary}--\r\n`);
+  return { payload: Buffer.from(chunks.join(''), 'utf8'), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}

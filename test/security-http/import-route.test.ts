@@ -4,25 +4,11 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { basic, expectErrorShape, get, hashOf, login, req, sessionCookie, tempFolder, type Res } from './helpers.js';
+import { basic, expectErrorShape, get, hashOf, login, multipart, req, sessionCookie, tempFolder, type Res } from './helpers.js';
 
 const PW = 'import-suite-password';
 const URL_ = '/.rest/import/v1';
 const HOST = 'petal.example';
-
-/** A multipart/form-data body, one part per file (field name `file`, as curl -F file=@… sends it). */
-function multipart(files: readonly (readonly [string, string])[], fields: Record<string, string> = {}): { payload: Buffer; headers: Record<string, string> } {
-  const boundary = `----petal${Math.random().toString(16).slice(2)}`;
-  const chunks: string[] = [];
-  for (const [name, value] of Object.entries(fields)) {
-    chunks.push(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`);
-  }
-  for (const [name, text] of files) {
-    chunks.push(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="${name}"\r\ncontent-type: application/octet-stream\r\n\r\n${text}\r\n`);
-  }
-  chunks.push(`--${boundary}--\r\n`);
-  return { payload: Buffer.from(chunks.join(''), 'utf8'), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
-}
 
 function page(name: string, title: string, children = ''): string {
   return `'${name}':\n  'jcr:primaryType': 'mgnl:page'\n  'title': '${title}'\n${children}`;
@@ -119,7 +105,7 @@ describe('import over HTTP', () => {
     expectErrorShape(res, 409, 'importConflict');
     expect(res.body.error.message).toMatch(/^website\.travel\.u2\.yaml/);
     // The holder's path is not told: the caller may not be allowed to read it.
-    expect(res.body.error.message).toContain('already belongs to another node');
+    expect(res.body.error.message).toContain('cannot be used: it is taken or reserved');
     expect(res.body.error.message).not.toContain('/travel/u1');
     expect((await read('/travel/u2')).status).toBe(404);
     const bad = await post([['website.travel.u3.yaml', page('u3', 'x')]], auth('editor'), '?onUuidCollision=maybe');

@@ -34,7 +34,7 @@ export function registerExportRoutes(app: FastifyInstance, o: ExportRouteOptions
       return sendError(reply, 'pathNotFound', `Name a workspace and a path: ${EXPORT_PREFIX}/{workspace}{path}`);
     }
     const [workspace, ...rest] = segments as [string, ...string[]];
-    if (!isWorkspaceName(workspace)) return sendError(reply, 'badRequest', `Malformed workspace: ${WORKSPACE_NAME_RULE}`);
+    if (!isWorkspaceName(workspace)) return sendError(reply, 'badRequest', `Workspace ${JSON.stringify(workspace)}: ${WORKSPACE_NAME_RULE}`);
     const path = normalizePath(`/${rest.join('/')}`);
     if (path === undefined) return sendError(reply, 'badRequest', 'Malformed node path');
     const raw = (request.query as Record<string, unknown>).format;

@@ -14,7 +14,7 @@ import multipart from '@fastify/multipart';
 import { PetalError } from '../../errors.js';
 import { ImportError } from '../../ingest/import-error.js';
 import { exportFileSegments } from '../../ingest/parse-file-name.js';
-import { ImportConflictError, importUploads, type Upload } from '../../ingest/run-import.js';
+import { ImportConflictError, importUploads, InvalidDocumentError, type Upload } from '../../ingest/run-import.js';
 import { createSpoolFolder } from '../../ingest/spool-folder.js';
 import { ancestorsOf, joinPath } from '../../repository/paths.js';
 import type { Repository } from '../../repository/session.js';
@@ -72,10 +72,11 @@ function authorizer(access: WriteAccess): (doc: ImportDocument) => void {
 function guardOf(access: WriteAccess): ImportGuard {
   return {
     create: (ws, path) => { if (!access.mayWrite(ws, path)) throw refuse(ws, path); },
-    remove: (ws, path) => {
+    remove: (ws, path, uuid) => {
       if (access.mayReplaceSubtree(ws, path)) return;
-      // A UUID's holder the caller cannot read is not named.
-      throw access.canRead(ws, path) ? refuse(ws, `${path} (or a node below it)`) : new PetalError('accessDenied', `You may not replace the node that holds a UUID of this import in ${ws}`);
+      if (uuid === undefined) throw refuse(ws, `${path} (or a node below it)`);
+      // A UUID's holder is never named, and one the caller may read is answered as a hidden one.
+      throw new PetalError('accessDenied', `uuid ${uuid} of this import cannot be used in ${ws}: it belongs to a node you may not replace`);
     },
   };
 }
@@ -128,7 +129,8 @@ async function receive(request: FastifyRequest, spoolDir: string, maxBytes: numb
 
 /** Multipart limits and import errors as the JSON errors of the table. */
 function asPetalError(err: unknown, maxBytes: number): unknown {
-  if (err instanceof ImportError) return new PetalError('invalidImport', err.message, { cause: err });
+  // A file that cannot be read as content is the caller's error (400), never a conflict with the content.
+  if (err instanceof ImportError || err instanceof InvalidDocumentError) return new PetalError('invalidImport', err.message, { cause: err });
   // The holder's path is not told over HTTP: the caller may not be allowed to read it.
   if (err instanceof ImportConflictError) return new PetalError('importConflict', err.publicMessage, { cause: err });
   const code = (err as { code?: unknown }).code;
@@ -167,7 +169,7 @@ export async function registerImportRoutes(app: FastifyInstance, o: ImportRouteO
       const result = await importUploads(o.repository.store, uploads, join(spoolDir, 'blobs'), {
         ...(o.publishing === true ? { publishing: true } : {}),
         onUuidCollision: policy,
-        ...(request.caller.user !== undefined ? { by: request.caller.user } : {}),
+        by: request.caller.user ?? 'anonymous', // as the Nodes API writes
         guard: guardOf(access),
         authorize: authorizer(access),
       });

@@ -9,6 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PetalError, type ErrorCode } from '../../errors.js';
 import { parseNodeBody, checkName } from '../../nodes-api/parse-node-body.js';
 import { repositoryNode } from '../../nodes-api/repository-node.js';
+import { caseVariantOf } from '../../repository/names.js';
 import { normalizePath } from '../../repository/paths.js';
 import { NodeWriteError, type NodeOperation, type NodeWriteReason } from '../../store/node-write.js';
 import type { NodeRecord } from '../../store/rows.js';
@@ -75,6 +76,13 @@ function operations(request: FastifyRequest, path: string): NodeOperation[] {
   return postOperations(request, path);
 }
 
+/** A PUT at `/` may create a workspace: not one whose name differs from an existing one's only by case. */
+async function refuseCaseVariant(o: NodesRouteOptions, workspace: string): Promise<void> {
+  const existing = await o.repository.store.listWorkspaces();
+  const other = existing.includes(workspace) ? undefined : caseVariantOf(workspace, existing);
+  if (other !== undefined) throw new PetalError('badRequest', `Workspace ${JSON.stringify(workspace)}: differs only by case from the workspace ${other}`);
+}
+
 /** The node as a GET at depth 0 answers it, with the same ETag. */
 function sendNode(reply: FastifyReply, node: NodeRecord, o: NodesRouteOptions): FastifyReply {
   const body = JSON.stringify(repositoryNode(node, { outName: o.outName, includeMetadata: false }));
@@ -88,6 +96,7 @@ export function nodesWriteHandler(o: NodesRouteOptions) {
     if (target === undefined) return reply;
     const { workspace, path } = target;
     const ops = operations(request, path); // every body error is thrown here, before the store is asked
+    if (request.method === 'PUT' && path === '/') await refuseCaseVariant(o, workspace);
     const states = ifMatchStates(request.headers['if-match']);
     try {
       const result = await o.repository.store.writeNodes(workspace, ops, {

@@ -78,20 +78,20 @@ function assemble(node: NodeRecord, children: ReadonlyMap<string, NodeRecord[]>,
 /** The URL's node target, or undefined once the error (404 without one, 400 for a malformed path) is sent. */
 export function nodeTargetOrError(request: FastifyRequest, reply: FastifyReply): { workspace: string; path: string } | undefined {
   const target = nodeTarget(request);
-  if (typeof target !== 'string') return target;
   if (target === 'missing') sendError(reply, 'pathNotFound', `Name a workspace and a path: ${NODES_PREFIX}/{workspace}{path}`);
-  else sendError(reply, 'badRequest', `Malformed node path (${WORKSPACE_NAME_RULE})`)
+  else if ('malformed' in target) sendError(reply, 'badRequest', target.malformed);
+  else return target;
   return undefined;
 }
 
 /** The workspace and normalized node path a Nodes API URL names (read and write handlers alike). */
-function nodeTarget(request: FastifyRequest): { workspace: string; path: string } | 'missing' | 'malformed' {
+function nodeTarget(request: FastifyRequest): { workspace: string; path: string } | 'missing' | { malformed: string } {
   const segments = segmentsAfter(request.canonicalPath, NODES_PREFIX);
   if (segments === undefined || segments.length === 0) return 'missing';
   const [workspace, ...rest] = segments as [string, ...string[]];
-  if (!isWorkspaceName(workspace)) return 'malformed';
+  if (!isWorkspaceName(workspace)) return { malformed: `Workspace ${JSON.stringify(workspace)}: ${WORKSPACE_NAME_RULE}` };
   const path = normalizePath(`/${rest.join('/')}`);
-  return path === undefined ? 'malformed' : { workspace, path };
+  return path === undefined ? { malformed: 'Malformed node path' } : { workspace, path };
 }
 
 export function registerNodesRoutes(app: FastifyInstance, o: NodesRouteOptions): void {

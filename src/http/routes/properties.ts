@@ -9,6 +9,7 @@ import { PetalError } from '../../errors.js';
 import { checkName, parseProperty } from '../../nodes-api/parse-node-body.js';
 import { repositoryProperties, type RepositoryProperty } from '../../nodes-api/repository-node.js';
 import { nameOf, normalizePath, parentOf } from '../../repository/paths.js';
+import { isMaintained } from '../../store/maintained-properties.js';
 import { NodeWriteError } from '../../store/node-write.js';
 import type { NodeRecord } from '../../store/rows.js';
 import { sendError } from '../error-handler.js';
@@ -26,7 +27,7 @@ function target(request: FastifyRequest): { workspace: string; path: string } {
     throw new PetalError('pathNotFound', `Name a workspace and a path: ${PROPERTIES_PREFIX}/{workspace}{path}`);
   }
   const [workspace, ...rest] = segments as [string, ...string[]];
-  if (!isWorkspaceName(workspace)) throw new PetalError('badRequest', `Malformed workspace: ${WORKSPACE_NAME_RULE}`);
+  if (!isWorkspaceName(workspace)) throw new PetalError('badRequest', `Workspace ${JSON.stringify(workspace)}: ${WORKSPACE_NAME_RULE}`);
   const path = normalizePath(`/${rest.join('/')}`);
   if (path === undefined) throw new PetalError('badRequest', 'Malformed path');
   return { workspace, path };
@@ -42,8 +43,11 @@ function sendProperty(reply: FastifyReply, property: RepositoryProperty): Fastif
     .header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(property));
 }
 
-/** `name`, `value` (repeated for several), `type` (default String), `multiple` (default false) of a PUT or POST. */
-function propertyFromQuery(query: Record<string, unknown>) {
+/**
+ * `name`, `value` (repeated for several), `type` (default String), `multiple` (default false) of a PUT
+ * or POST. A property Petal maintains is refused (400 naming `name`), never silently left unwritten.
+ */
+function propertyFromQuery(query: Record<string, unknown>, publishing: boolean) {
   const one = (key: string): string | undefined => {
     const v = query[key];
     if (v === undefined || typeof v === 'string') return v;
@@ -56,6 +60,7 @@ function propertyFromQuery(query: Record<string, unknown>) {
   const raw = { name: one('name') ?? '', type: one('type') ?? 'String', multiple: multiple === 'true', values };
   const property = parseProperty(raw, (k, i) => (k !== 'values' ? k : i === undefined ? 'value' : `value[${i}]`));
   if (NODE_FIELDS.has(property[0])) throw new PetalError('invalidField', `name: ${property[0]} is set through the Nodes API (type, mixins, identifier)`);
+  if (isMaintained(property[0], publishing)) throw new PetalError('invalidField', `name: ${property[0]} is maintained by Petal and cannot be set`);
   return property;
 }
 
@@ -73,7 +78,7 @@ export function registerPropertiesRoutes(app: FastifyInstance, o: NodesRouteOpti
     const remove = request.method === 'DELETE';
     const nodePath = remove ? parentOf(path) : path;
     if (nodePath === '/') throw new PetalError('badRequest', 'The root of a workspace has no properties to write');
-    const property = remove ? undefined : propertyFromQuery(request.query as Record<string, unknown>);
+    const property = remove ? undefined : propertyFromQuery(request.query as Record<string, unknown>, o.publishing === true);
     const removed = remove ? checkName(nameOf(path), 'path') : undefined;
     const states = ifMatchStates(request.headers['if-match']);
     try {

@@ -1,0 +1,29 @@
+// Ingest layer: an import over HTTP is written by its caller, as a Nodes API write is. Every imported
+// node gets `cms:created` / `cms:lastModified` now and `cms:createdBy` / `cms:lastModifiedBy` the
+// caller; the file's values for the properties Petal maintains (those four, JCR's `jcr:created*` and
+// `jcr:lastModified*`, and with publishing on the activation ones, which activation-on-import.ts then
+// sets from the published state) are dropped, so a file cannot forge who wrote what, or when.
+// `petal import` is the operator's tool (migrations): it keeps the file's values.
+import type { StoredProperty } from '../repository/property-type.js';
+import { isMaintained, stampMaintained, storedNow } from '../store/maintained-properties.js';
+import type { ImportDocument, NodeDraft } from '../store/rows.js';
+
+export interface Author {
+  readonly by: string;
+  /** As ImportRunOptions.publishing. */
+  readonly publishing: boolean;
+  /** The write's instant (as storedNow); now when absent. */
+  readonly now?: string;
+}
+
+/** Sets the maintained properties of every node of `documents` (in place) as written by `author.by` now. */
+export function authorDocuments(documents: readonly ImportDocument[], author: Author): void {
+  const now = author.now ?? storedNow();
+  const stamp = (draft: NodeDraft): void => {
+    const own: StoredProperty[] = draft.properties.filter(([name]) => !isMaintained(name, author.publishing));
+    // Every imported node is new (a re-imported one replaces the old): created now, as a Nodes API create.
+    draft.properties = stampMaintained(own, { by: author.by, now, created: true, publishing: false });
+    draft.children.forEach(stamp);
+  };
+  for (const doc of documents) doc.roots.forEach(stamp);
+}
