@@ -20,6 +20,30 @@ const COMMA = 0x2c, COLON = 0x3a, QUOTE = 0x22, U = 0x75;
 const SPACE = 0x20, TAB = 0x09, LF = 0x0a, CR = 0x0d;
 
 /**
+ * Where a scan is inside the text's strings: the next `"` and `\` at or after the string being read,
+ * kept between strings so that many strings, or a string of many escapes, never search the same text
+ * twice; and the characters of the last string read.
+ */
+interface StringCursor { quote: number; backslash: number; chars: number }
+
+/** The index of the `"` that ends the string whose text starts at `from` (-1: unterminated); sets `cursor.chars`. */
+function stringEnd(text: string, from: number, cursor: StringCursor): number {
+  let j = from;
+  let chars = 0;
+  for (;;) {
+    if (cursor.quote < j) cursor.quote = text.indexOf('"', j);
+    if (cursor.quote === -1) return -1;
+    if (cursor.backslash !== -1 && cursor.backslash < j) cursor.backslash = text.indexOf('\\', j);
+    if (cursor.backslash === -1 || cursor.backslash > cursor.quote) {
+      cursor.chars = chars + cursor.quote - j;
+      return cursor.quote;
+    }
+    chars += cursor.backslash - j + 1; // an escape is one character (`\uXXXX` one UTF-16 unit)
+    j = cursor.backslash + (text.charCodeAt(cursor.backslash + 1) === U ? 6 : 2);
+  }
+}
+
+/**
  * The first limit `text` passes, or undefined. Exact on valid JSON; on malformed text the counts are
  * exact up to the first error, which is as far as JSON.parse gets before it throws, so whatever the
  * scan lets through, JSON.parse builds no more than the limits allow.
@@ -27,14 +51,14 @@ const SPACE = 0x20, TAB = 0x09, LF = 0x0a, CR = 0x0d;
 export function scanJson(text: string, limits: JsonBodyLimits): JsonLimit | undefined {
   const { maxDepth, maxItems, maxStringChars } = limits;
   const n = text.length;
+  const cursor: StringCursor = { quote: -1, backslash: text.indexOf('\\'), chars: 0 };
   let depth = 0;
   let items = 0;
   let inToken = false; // inside a number or literal (counted at its first character)
-  // The next `"` and `\` at or after where a string's scan is: kept between strings so that a string
-  // of many escapes, or many strings, never search the same text twice.
-  let quote = -1;
-  let backslash = text.indexOf('\\');
-  for (let i = 0; i < n; i++) {
+  // A while loop whose index moves in one place: V8 (Node 20) miscompiled the first form of this
+  // scan, a for loop whose index a string's end also set, into one that never ended.
+  let i = 0;
+  while (i < n) {
     const c = text.charCodeAt(i);
     if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
       if (++depth > maxDepth) return 'depth';
@@ -47,27 +71,16 @@ export function scanJson(text: string, limits: JsonBodyLimits): JsonLimit | unde
       inToken = false;
     } else if (c === QUOTE) {
       if (++items > maxItems) return 'items';
-      let j = i + 1;
-      let chars = 0;
-      for (;;) {
-        if (quote < j) quote = text.indexOf('"', j);
-        if (quote === -1) return undefined; // unterminated: JSON.parse refuses it
-        if (backslash !== -1 && backslash < j) backslash = text.indexOf('\\', j);
-        if (backslash === -1 || backslash > quote) {
-          chars += quote - j;
-          j = quote;
-          break;
-        }
-        chars += backslash - j + 1; // an escape is one character (`\uXXXX` one UTF-16 unit)
-        j = backslash + (text.charCodeAt(backslash + 1) === U ? 6 : 2);
-      }
-      if (chars > maxStringChars) return 'string';
-      i = j;
+      const end = stringEnd(text, i + 1, cursor);
+      if (end === -1) return undefined; // unterminated: JSON.parse refuses it
+      if (cursor.chars > maxStringChars) return 'string';
       inToken = false;
+      i = end;
     } else if (!inToken) {
       inToken = true;
       if (++items > maxItems) return 'items';
     }
+    i++;
   }
   return undefined;
 }
