@@ -4,8 +4,10 @@
 // bodies, its JSON limits), and the same for a real 1,000-node write that both accept. Each request
 // goes through `inject` (no network); `transport` is the same body as text/plain to a route that
 // ignores it (what receiving it costs either way). The event loop's longest stall during the request
-// (the gap between ticks of a 1 ms timer) is measured beside it. Usage:
-//   node --import tsx bench/json-bodies.ts [rounds=5] [--dist]
+// (the gap between ticks of a 1 ms timer) is measured beside it. With --expose-gc the heap is
+// collected before each request, so that one request's garbage (2.5 million arrays) is not timed in
+// the next. Usage:
+//   node --expose-gc --import tsx bench/json-bodies.ts [rounds=5] [--dist]
 import Fastify, { type FastifyInstance } from 'fastify';
 import { load } from './bench-store.js';
 
@@ -63,6 +65,7 @@ async function measure(a: FastifyInstance, body: string, url = '/nodes', type = 
   let status = 0;
   let answer = '';
   for (let r = 0; r < rounds; r++) {
+    (globalThis as { gc?: () => void }).gc?.();
     const stall = stallMeter();
     const start = performance.now();
     const res = await a.inject({ method: 'PUT', url, payload: body, headers: { 'content-type': type } });
