@@ -28,6 +28,7 @@ import { defaultRenditionCacheDir } from '../assets/rendition-cache.js';
 import { registerSecurityHook } from './security-hook.js';
 import { registerRequestGuard } from './request-guard.js';
 import { registerGracefulClose } from './graceful-close.js';
+import { registerJsonBodyParser } from './json-body.js';
 import { DEFAULT_CACHE_MAX_BYTES, ResponseCache } from './response-cache.js';
 import fastifyCookie from '@fastify/cookie';
 import { registerCors } from './cors.js';
@@ -173,6 +174,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     registerMetrics(app, { registry: o.registry, contextPath: o.contextPath ?? '', repository: o.repository, renditions, responseCache: () => app.responseCache });
   }
   registerGracefulClose(app);
+  registerJsonBodyParser(app);
   await app.register(fastifyCookie);
   // Before the security hook: preflights carry no credentials and must not meet a 401.
   await registerCors(app, o.corsOrigins ?? [], { rules: () => o.site().cors ?? [], contextPath: o.contextPath ?? '' });

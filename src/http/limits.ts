@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import { errorBody } from './error-handler.js';
 import { DEFAULT_LIMITS } from '../config/load-config.js';
 import { ERRORS, type ErrorCode } from '../errors.js';
+import type { JsonBodyLimits } from './json-scan.js';
 
 export const LIMITS = {
   /** Longest request target (414 beyond); browsers and CDNs stop at about 8 KB. */
@@ -17,6 +18,19 @@ export const LIMITS = {
   /** Query string parameters (400 beyond). */
   maxQueryParams: 64,
 } as const;
+
+/**
+ * What a JSON body may hold (json-body.ts), checked by a linear scan before JSON.parse builds anything;
+ * a route may ask for others (`config.jsonBody`: the Nodes API allows more values and keys).
+ */
+export const JSON_BODY_LIMITS: JsonBodyLimits = {
+  /** A Nodes API write nested 20 levels of `nodes` deep is 44 levels of JSON. */
+  maxDepth: 64,
+  /** Values and keys: a 1 MiB body holds at most about 500,000 (`[1,1,…]`). */
+  maxItems: 100_000,
+  /** Characters of one string: SPEC's limit of submitted JSON strings. */
+  maxStringChars: 20_000_000,
+};
 
 /** How long a client may take (petal.yaml `limits:`); see DEFAULT_TIMEOUTS. */
 export interface HttpTimeouts {

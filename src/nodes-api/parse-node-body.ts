@@ -12,6 +12,8 @@ import type { NodeInput } from '../store/node-write.js';
 export const WRITE_LIMITS = {
   /** Request body, in bytes. */
   maxBodyBytes: 8 * 1024 * 1024,
+  /** Values and keys of the body's JSON: 1,000 nodes of 40 one-value properties hold about 410,000. */
+  maxJsonItems: 1_000_000,
   /** Nodes in one body (the node and all its `nodes`). */
   maxNodes: 1_000,
   /** Levels of `nodes` below the body's node. */

@@ -1,6 +1,7 @@
 // Notify layer: one signed POST of a delivery to its webhook (the sender's attempts and `petal webhooks
 // retry`), and the webhooks of petal.yaml with their secrets read from the environment.
 import type { WebhookConfig } from '../config/notify-config.js';
+import { sendOutbound } from './outbound-request.js';
 import { compileFilter, type WebhookFilter } from './webhook-events.js';
 import { signatureHeader, SIGNATURE_HEADER } from './signature.js';
 
@@ -30,14 +31,14 @@ export function webhookTargets(configs: readonly WebhookConfig[], env: NodeJS.Pr
 /** How an attempt ended: a 2xx, or why not. */
 export type AttemptResult = { readonly ok: true } | { readonly ok: false; readonly error: string };
 
-/** POSTs `body` signed now; never throws. Redirects count as failures (a POST must not become a GET). */
+/**
+ * POSTs `body` signed now; never throws. Redirects count as failures, never followed (a POST must not
+ * become a GET, and the signature is for this URL); the answer's body is not read.
+ */
 export async function postWebhook(target: WebhookTarget, id: string, body: string): Promise<AttemptResult> {
   try {
-    const res = await fetch(target.url, {
-      method: 'POST',
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(target.timeoutMs),
+    const res = await sendOutbound({
+      url: target.url, method: 'POST', body, timeoutMs: target.timeoutMs, maxResponseBytes: 0,
       headers: {
         'content-type': 'application/json',
         'user-agent': 'Petal-Webhooks',
@@ -45,11 +46,9 @@ export async function postWebhook(target: WebhookTarget, id: string, body: strin
         [DELIVERY_HEADER]: id,
       },
     });
-    await res.body?.cancel().catch(() => undefined); // the answer's body means nothing; free the socket
+    if (res.redirect) return { ok: false, error: `HTTP ${res.status} (a redirect: not followed)` };
     return res.status >= 200 && res.status < 300 ? { ok: true } : { ok: false, error: `HTTP ${res.status}` };
   } catch (err) {
-    const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
-    if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return { ok: false, error: `no answer within ${target.timeoutMs} ms` };
-    return { ok: false, error: `${err instanceof Error ? err.message : String(err)}${cause}` };
+    return { ok: false, error: err instanceof Error ? err.message : String(err) };
   }
 }

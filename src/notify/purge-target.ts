@@ -1,6 +1,7 @@
 // Notify layer: what every CDN purge target does (purge-fastly.ts, purge-cloudflare.ts, purge-http.ts):
 // send one batch of cache keys in its vendor's form, and say whether a failed call is worth repeating.
-// The purger (purger.ts) batches, retries and drops; targets only speak HTTP.
+// The purger (purger.ts) batches, retries and drops; targets only speak HTTP, through outbound-request.ts.
+import { MAX_RESPONSE_BYTES, sendOutbound, type OutboundResponse } from './outbound-request.js';
 
 /** One call's batch: the keys and the newest change they come from. */
 export interface PurgeBatch {
@@ -41,19 +42,23 @@ export const PURGE_CALL_TIMEOUT_MS = 10_000;
 
 /**
  * POSTs and turns every outcome but a 2xx into a PurgeCallError: 408, 429 and 5xx and network errors
- * are retriable, other 4xx are not (a wrong token or service id stays wrong). Returns the body text.
+ * are retriable, other 4xx are not (a wrong token or service id stays wrong), and neither is a 3xx (a
+ * redirect is never followed: the token is for this URL). Returns the body's first 64 KiB as text.
  */
 export async function postPurge(url: string, init: { headers: Record<string, string>; body?: string }, signal: AbortSignal): Promise<string> {
-  let res: Response;
+  let res: OutboundResponse;
   try {
-    res = await fetch(url, { method: 'POST', headers: init.headers, ...(init.body !== undefined ? { body: init.body } : {}), signal: AbortSignal.any([signal, AbortSignal.timeout(PURGE_CALL_TIMEOUT_MS)]) });
+    res = await sendOutbound({
+      url, method: 'POST', headers: init.headers, ...(init.body !== undefined ? { body: init.body } : {}),
+      timeoutMs: PURGE_CALL_TIMEOUT_MS, maxResponseBytes: MAX_RESPONSE_BYTES, signal,
+    });
   } catch (err) {
     throw new PurgeCallError(`POST ${url} failed: ${err instanceof Error ? err.message : String(err)}`, !signal.aborted);
   }
-  const text = await res.text().catch(() => '');
-  if (res.ok) return text;
+  if (res.redirect) throw new PurgeCallError(`POST ${url} answered ${res.status} (a redirect: not followed)`, false);
+  if (res.status >= 200 && res.status < 300) return res.text;
   const retriable = res.status === 408 || res.status === 429 || res.status >= 500;
-  throw new PurgeCallError(`POST ${url} answered ${res.status}${text !== '' ? `: ${text.slice(0, 200)}` : ''}`, retriable, retryAfter(res.headers.get('retry-after')));
+  throw new PurgeCallError(`POST ${url} answered ${res.status}${res.text !== '' ? `: ${res.text.slice(0, 200)}` : ''}`, retriable, retryAfter(res.headers.get('retry-after')));
 }
 
 function retryAfter(value: string | null): number | undefined {

@@ -15,6 +15,7 @@ import { etagOf, ifNoneMatchHits } from '../etag.js';
 import { segmentsAfter } from './dam.js';
 import { nodesWriteHandler } from './nodes-write.js';
 import { WRITE_LIMITS } from '../../nodes-api/parse-node-body.js';
+import { JSON_BODY_LIMITS } from '../limits.js';
 
 export const NODES_PREFIX = '/.rest/nodes/v1';
 export const MAX_NODES_DEPTH = 10;
@@ -123,9 +124,10 @@ export function registerNodesRoutes(app: FastifyInstance, o: NodesRouteOptions):
   const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
     sendError(reply.header('allow', 'GET, HEAD, PUT, POST, DELETE'), 'methodNotAllowed', 'The Nodes API reads with GET, creates with PUT, updates with POST and deletes with DELETE');
   const write = nodesWriteHandler(o);
+  const jsonBody = { ...JSON_BODY_LIMITS, maxItems: WRITE_LIMITS.maxJsonItems };
   for (const url of [prefix, `${prefix}/*`]) {
     app.get(url, handler);
-    app.route({ method: ['POST', 'PUT', 'DELETE'], url, handler: write, bodyLimit: WRITE_LIMITS.maxBodyBytes });
+    app.route({ method: ['POST', 'PUT', 'DELETE'], url, handler: write, bodyLimit: WRITE_LIMITS.maxBodyBytes, config: { jsonBody } });
     app.route({ method: ['PATCH', 'OPTIONS'], url, handler: notAllowed });
   }
 }
