@@ -109,11 +109,13 @@ export class SecurityService {
    * logout (logouts.yaml) ended. API tokens of a user given a new password no longer match it.
    */
   reload(config: SecurityConfig): void {
+    // Read first: a broken tokens.yaml must leave the previous configuration whole, not half replaced.
+    const tokens = this.#readTokens(config);
     const before = this.#config.users;
     this.#config = config;
     this.#identities = new Identities(config);
     this.#anonymous = undefined;
-    this.#tokens = this.#readTokens(config);
+    this.#tokens = tokens;
     this.#uri = new Map();
     this.#read = new Map();
     this.#acl = new Map();

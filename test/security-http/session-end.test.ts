@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { recordLogout } from '../../src/security/logouts-file.js';
+import { ConfigError } from '../../src/config/config-error.js';
 import { createToken, writeTokens } from '../../src/security/api-tokens.js';
 import { hashPassword, parsePasswordHash, passwordIdOf, verifyPassword } from '../../src/security/password-hash.js';
 import { loadSecurity } from '../../src/security/security-config.js';
@@ -176,5 +177,26 @@ describe('API tokens of older versions (not bound to a password)', () => {
     service.reload(loadSecurity({ folder }, folder));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/token old-ci \(user alice\) was created before tokens were bound .*petal token revoke old-ci/);
+  });
+});
+
+describe('a reload that fails', () => {
+  it('leaves the previous configuration whole (a broken tokens.yaml next to a changed users.yaml)', async () => {
+    const folder = tempFolder();
+    const usersFile = join(folder, 'users.yaml');
+    addUser(usersFile, { name: 'alice', passwordHash: strong, roles: [] });
+    const made = createToken({ user: 'alice', name: 'ci', passwordId: passwordIdOf(strong)! });
+    writeTokens(join(folder, 'tokens.yaml'), [made.record]);
+    const config = (users: Record<string, unknown>) => loadSecurity({ folder, roles: { reader: {} }, users }, folder);
+    const service = new SecurityService(config({}));
+    const bearer = { authorization: `Bearer ${made.token}`, client: '10.0.0.1' };
+    const before = await service.identify(bearer);
+    expect(before.ok && before.caller.roles).not.toContain('reader');
+    // alice moves to petal.yaml with a new role and a new password, while tokens.yaml is broken.
+    removeUser(usersFile, 'alice');
+    writeFileSync(join(folder, 'tokens.yaml'), 'tokens: [ broken\n');
+    expect(() => service.reload(config({ alice: { passwordHash: strong2, roles: ['reader'] } }))).toThrow(ConfigError);
+    const after = await service.identify(bearer);
+    expect(after.ok && after.caller.roles).toEqual(before.ok && before.caller.roles);
   });
 });
