@@ -8,7 +8,8 @@ import { DEFAULT_STORE_FILE, loadConfig, packageRoot, type CliOverrides } from '
 import { ImportError } from './ingest/import-error.js';
 import { importPaths, type ImportProgress } from './ingest/run-import.js';
 import { createLogger, createStore, startServer } from './main.js';
-import { tokenCommand, userCommand } from './security/cli-commands.js';
+import { userCommand } from './security/cli-commands.js';
+import { tokenCommand } from './security/token-commands.js';
 import { initCommand } from './init-magnolia.js';
 import { changesCommand } from './ingest/change-commands.js';
 import { webhooksCommand } from './notify/webhook-commands.js';
@@ -51,7 +52,10 @@ Usage:
                                         the webhooks and where each is; their deliveries (newest first;
                                         those given up); send one again now
   petal user add NAME --role R [--role R2] [--group G] [--password-stdin]
-                                        add a user (or set a new password) in <security folder>/users.yaml
+                                        add a user (or set their roles and password) in
+                                        <security folder>/users.yaml
+  petal user passwd NAME [--password-stdin]
+                                        a new password for NAME: ends their sessions and API tokens
   petal user logout|disable|enable|remove NAME
                                         end NAME's sessions; block, unblock or delete NAME
   petal types [--out FILE] [--config petal.yaml]
@@ -59,6 +63,8 @@ Usage:
                                         document /.rest/openapi.json serves)
   petal token create NAME --user U [--expires-days N]
                                         create an API token acting as U; printed once, stored hashed
+  petal token list [--user U] | revoke NAME | revoke --user U
+                                        list the tokens and whether each works; revoke one, or all of U's
   petal init --magnolia [--modules DIR] [--content DIR]... [--context-path PATH] [--front-end ORIGIN]
                                         write a petal.yaml serving light modules written for the original
                                         CMS to its front ends (mgnl: names, /magnoliaAuthor, CORS, anonymous
@@ -86,7 +92,7 @@ Options of import:
 Options of publish and unpublish:
   --at ISO            an ISO 8601 instant with an offset or Z (2026-05-01T08:00:00+02:00); a future one
                       stores a schedule that petal serve runs when due (publishing.enabled)
-Options of user add and token create:
+Options of user and token:
   The security folder is security.folder of petal.yaml (default ./security beside it, or in the
   current folder without a petal.yaml); it is created with mode 0700, its files with mode 0600.
   --password-stdin    read the password from standard input (default: a prompt, asked twice)

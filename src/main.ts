@@ -194,6 +194,8 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
 
   security = new SecurityService(config.security, { warn: (message) => log.warn(message) });
   const securityWatcher = watchSecurity(config, security, log);
+  // A user or token changed right after the start (a deploy script's next step) must not go unseen.
+  await securityWatcher?.ready;
   warnAboutAccess(registry, security, log);
 
   const shopStore = createShopStore(store, {

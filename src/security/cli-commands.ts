@@ -1,4 +1,5 @@
-// Security layer (CLI): `petal user add` and `petal token create`, which write the security folder.
+// Security layer (CLI): `petal user …`, which writes the security folder (users, logouts, and the
+// tokens a new password or a removal ends); `petal token …` is in token-commands.ts.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -6,31 +7,28 @@ import { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../config/config-error.js';
-import { createToken, readTokens, writeTokens } from './api-tokens.js';
-import { hashPassword } from './password-hash.js';
+import { revokeTokens } from './api-tokens.js';
+import { hashPassword, verifyPassword } from './password-hash.js';
 import { packageRoot } from '../config/load-config.js';
 import { loadSecurity, NAME_PATTERN, type SecurityConfig } from './security-config.js';
 import { recordLogout } from './logouts-file.js';
-import { addUser, removeUser, setUserEnabled } from './users-file.js';
+import { addUser, removeUser, replacePasswordHash, setUserEnabled } from './users-file.js';
 
 export const USER_USAGE = `Usage: petal user add NAME --role R [--role R2] [--group G] [--password-stdin] [--config petal.yaml]
-  Adds NAME (or sets a new password and roles) in <security folder>/users.yaml, with a scrypt hash.
+  Adds NAME (or sets their roles and password) in <security folder>/users.yaml, with a scrypt hash.
+       petal user passwd NAME [--password-stdin] [--config petal.yaml]
+  Gives NAME a new password, keeping their roles.
   The password is read from a prompt (asked twice), or from standard input with --password-stdin.
-  A new password ends the user's sessions.
+  A new password ends the user's sessions and API tokens (user add with the current password keeps them).
        petal user logout|disable|enable|remove NAME [--config petal.yaml]
   logout ends every session of NAME now; disable blocks NAME (sessions, Basic, tokens) until enable;
-  remove deletes NAME from users.yaml. A running server sees the change within a second.
-`;
-
-export const TOKEN_USAGE = `Usage: petal token create NAME --user U [--expires-days N] [--config petal.yaml]
-  Creates an API token acting as user U (send it as "Authorization: Bearer <token>") and prints it once.
-  Only its SHA-256 hash is kept, in <security folder>/tokens.yaml.
+  remove deletes NAME from users.yaml and their tokens from tokens.yaml.
+  A running server sees the change within a second.
 `;
 
 const MIN_PASSWORD = 8;
 const MAX_PASSWORD = 1024;
 const MAX_STDIN_BYTES = 64 * 1024;
-const MAX_EXPIRY_DAYS = 36500;
 
 /** Where the identities live, as the server will see them. */
 interface SecurityLocation {
@@ -72,15 +70,15 @@ export function locateSecurity(configFlag: string | undefined, env: NodeJS.Proce
 }
 
 /** Creates the security folder readable by its owner only (it holds password and token hashes). */
-function ensureFolder(folder: string): void {
+export function ensureFolder(folder: string): void {
   mkdirSync(folder, { recursive: true, mode: 0o700 });
 }
 
 /** A refusal of the command itself (not of a config file): printed as `petal: <message>`, exit 1. */
-class CommandError extends Error {}
+export class CommandError extends Error {}
 
 /** Runs a command body, turning a CommandError into its message and exit code 1. */
-async function reporting(body: () => Promise<number>): Promise<number> {
+export async function reporting(body: () => Promise<number>): Promise<number> {
   try {
     return await body();
   } catch (err) {
@@ -90,18 +88,31 @@ async function reporting(body: () => Promise<number>): Promise<number> {
   }
 }
 
-function usageError(message: string, usage: string): number {
+export function usageError(message: string, usage: string): number {
   process.stderr.write(`petal: ${message}\n\n${usage}`);
   return 2;
 }
 
 const USER_STATE_COMMANDS: ReadonlySet<string> = new Set(['logout', 'disable', 'enable', 'remove']);
 
-/** `petal user add|logout|disable|enable|remove …` */
+/** `petal user add|passwd|logout|disable|enable|remove …` */
 export function userCommand(args: readonly string[]): Promise<number> {
   const sub = args.find((a) => !a.startsWith('-'));
+  if (sub === 'passwd') return reporting(() => userPasswd(args));
   return reporting(() => (sub !== undefined && USER_STATE_COMMANDS.has(sub) ? userState(args) : userAdd(args)));
 }
+
+/**
+ * After a new password: the user's sessions end (logouts.yaml) and their API tokens are deleted from
+ * tokens.yaml. The server refuses both already (they are bound to the old password's id); this also
+ * ends tokens made before that binding, and frees their names. Returns how many tokens went.
+ */
+function endCredentials(security: SecurityConfig, name: string): number {
+  recordLogout(security.logoutsFile, name);
+  return revokeTokens(security.tokensFile, (r) => r.user === name).length;
+}
+
+const revoked = (n: number) => `${n} API token${n === 1 ? '' : 's'}`;
 
 /**
  * `petal user logout|disable|enable|remove NAME`: sessions live in the server's memory, so a logout
@@ -127,9 +138,11 @@ async function userState(args: readonly string[]): Promise<number> {
   if (sub !== 'enable') recordLogout(security.logoutsFile, name);
   if (sub === 'disable') setUserEnabled(security.usersFile, name, false);
   if (sub === 'enable') setUserEnabled(security.usersFile, name, true);
+  // A removed user's tokens go too: a user added later under the same name must not inherit them.
+  const gone = sub === 'remove' ? revokeTokens(security.tokensFile, (r) => r.user === name).length : 0;
   if (sub === 'remove') removeUser(security.usersFile, name);
   const done = { logout: 'ended the sessions of', disable: 'disabled', enable: 'enabled', remove: 'removed' }[sub as 'logout'];
-  process.stdout.write(`${done} user ${name}${sub === 'logout' ? '' : ` in ${security.usersFile}`}\n`);
+  process.stdout.write(`${done} user ${name}${sub === 'logout' ? '' : ` in ${security.usersFile}`}${sub === 'remove' ? ` (revoked ${revoked(gone)})` : ''}\n`);
   return 0;
 }
 
@@ -170,57 +183,46 @@ async function userAdd(args: readonly string[]): Promise<number> {
   if (problem !== undefined) throw new CommandError(problem);
 
   ensureFolder(security.folder);
-  const outcome = addUser(security.usersFile, { name, passwordHash: await hashPassword(password), roles, ...(groups !== undefined ? { groups } : {}) });
-  // A new password ends the sessions opened with the old one (the server also sees the hash change).
-  if (outcome === 'updated') recordLogout(security.logoutsFile, name);
-  process.stdout.write(`${outcome} user ${name} (roles: ${roles.join(', ') || 'none'}${groups !== undefined && groups.length > 0 ? `; groups: ${groups.join(', ')}` : ''}) in ${security.usersFile}\n`);
+  // Run again to change roles with the same password, user add keeps the hash, so sessions and tokens stay.
+  const current = owner !== undefined ? security.users.get(name)?.passwordHash : undefined;
+  const same = current !== undefined && await verifyPassword(password, current);
+  const outcome = addUser(security.usersFile, {
+    name, passwordHash: same ? current : await hashPassword(password), roles, ...(groups !== undefined ? { groups } : {}),
+  });
+  const ended = outcome === 'updated' && !same ? endCredentials(security, name) : undefined;
+  process.stdout.write(`${outcome} user ${name} (roles: ${roles.join(', ') || 'none'}${groups !== undefined && groups.length > 0 ? `; groups: ${groups.join(', ')}` : ''}) in ${security.usersFile}`
+    + `${same ? '; password unchanged' : ended !== undefined ? `; new password: ended their sessions and revoked ${revoked(ended)}` : ''}\n`);
   return 0;
 }
 
-/** `petal token create …` */
-export function tokenCommand(args: readonly string[]): Promise<number> {
-  return reporting(() => tokenCreate(args));
-}
-
-async function tokenCreate(args: readonly string[]): Promise<number> {
+/** `petal user passwd NAME`: a new password for a user of users.yaml, roles and groups kept. */
+async function userPasswd(args: readonly string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: [...args],
-    options: { user: { type: 'string' }, 'expires-days': { type: 'string' }, config: { type: 'string' }, help: { type: 'boolean' } },
+    options: { 'password-stdin': { type: 'boolean' }, config: { type: 'string' }, help: { type: 'boolean' } },
     allowPositionals: true,
   });
-  if (values.help) { process.stdout.write(TOKEN_USAGE); return 0; }
-  const [sub, name, ...extra] = positionals;
-  if (sub !== 'create') return usageError(sub === undefined ? 'petal token: missing sub-command' : `petal token: unknown sub-command ${JSON.stringify(sub)}`, TOKEN_USAGE);
-  if (name === undefined || extra.length > 0) return usageError('petal token create: name exactly one token', TOKEN_USAGE);
-  if (!NAME_PATTERN.test(name)) return usageError(`invalid token name ${JSON.stringify(name)}: use 1-64 letters, digits or . _ @ -`, TOKEN_USAGE);
-  const user = values.user;
-  if (user === undefined) return usageError('petal token create: --user is required', TOKEN_USAGE);
-  let expiresInDays: number | undefined;
-  if (values['expires-days'] !== undefined) {
-    const text = values['expires-days'];
-    expiresInDays = /^\d+$/.test(text) ? Number(text) : NaN;
-    if (!Number.isInteger(expiresInDays) || expiresInDays < 1 || expiresInDays > MAX_EXPIRY_DAYS) {
-      return usageError(`--expires-days must be a whole number of days from 1 to ${MAX_EXPIRY_DAYS}, not ${JSON.stringify(text)}`, TOKEN_USAGE);
-    }
-  }
-
+  if (values.help) { process.stdout.write(USER_USAGE); return 0; }
+  const [, name, ...extra] = positionals;
+  if (name === undefined || extra.length > 0) return usageError('petal user passwd: name exactly one user', USER_USAGE);
+  if (name === '__proto__' || !NAME_PATTERN.test(name)) return usageError(`invalid user name ${JSON.stringify(name)}: use 1-64 letters, digits or . _ @ -`, USER_USAGE);
   const { configFile, security } = locateSecurity(values.config);
-  const account = security.users.get(user);
-  // A token for a missing or disabled user would be refused on every request: say so now.
-  if (account === undefined) throw new CommandError(`user ${user} is not defined in ${configFile ?? 'no petal.yaml'} or ${security.folder} (add it with petal user add)`);
-  if (!account.enabled) throw new ConfigError(security.definedIn.users.get(user), `user ${user} is disabled`);
-
-  ensureFolder(security.folder);
-  const records = readTokens(security.tokensFile);
-  if (records.some((r) => r.name === name)) throw new ConfigError(security.tokensFile, `a token named ${name} exists already (delete its entry to revoke it)`);
-  const { token, record } = createToken({ user, name, ...(expiresInDays !== undefined ? { expiresInDays } : {}) });
-  writeTokens(security.tokensFile, [...records, record]);
-  // The token alone on stdout, so that TOKEN=$(petal token create …) works; the note goes to stderr.
-  process.stdout.write(`${token}\n`);
-  process.stderr.write(
-    `token ${name} for user ${user} created${record.expires !== undefined ? `, expires ${record.expires}` : ', never expires'}.\n`
-    + `Copy it now: it is not stored in clear (only its SHA-256 hash is kept, in ${security.tokensFile}).\n`,
-  );
+  const owner = security.definedIn.users.get(name);
+  if (owner === undefined) throw new CommandError(`user ${name} is not defined in ${configFile ?? 'no petal.yaml'} or ${security.folder} (add it with petal user add)`);
+  if (owner !== security.usersFile) {
+    throw new ConfigError(owner, `user ${name} is defined here; change it in this file (petal user passwd only edits ${security.usersFile})`);
+  }
+  const current = security.users.get(name)!.passwordHash;
+  const password = values['password-stdin'] ? await readPasswordFromStdin() : await promptPasswordTwice();
+  const problem = passwordProblem(password);
+  if (problem !== undefined) throw new CommandError(problem);
+  // Someone changing a leaked password who types the old one again would otherwise keep it unawares.
+  if (await verifyPassword(password, current)) throw new CommandError(`that is the current password of ${name}: choose a new one`);
+  if (!replacePasswordHash(security.usersFile, name, current, await hashPassword(password))) {
+    throw new CommandError(`the password of ${name} changed in ${security.usersFile} while this command ran: run it again`);
+  }
+  const ended = endCredentials(security, name);
+  process.stdout.write(`new password for user ${name} in ${security.usersFile}: ended their sessions and revoked ${revoked(ended)}\n`);
   return 0;
 }
 

@@ -1,6 +1,6 @@
 // Security layer: who is who. Resolves users to role names (through nested groups) and checks passwords;
 // immutable, so a reload builds a new instance and in-flight requests keep a consistent view.
-import { verifyAgainstDummy, verifyPassword } from './password-hash.js';
+import { passwordIdOf, verifyAgainstDummy, verifyPassword } from './password-hash.js';
 import type { GroupConfig, RoleConfig, SecurityConfig, UserConfig } from './security-config.js';
 
 // Longer inputs are refused without hashing them in full (scrypt pre-hashes the password with a cost
@@ -20,6 +20,8 @@ export class Identities {
   private readonly authenticated: readonly string[];
   /** Roles of every enabled user, computed once: a request never walks the group graph. */
   private readonly rolesByUser: ReadonlyMap<string, readonly string[]>;
+  /** passwordIdOf every enabled user's hash: what their tokens and sessions must still match. */
+  private readonly passwordIds: ReadonlyMap<string, string>;
 
   constructor(config: SecurityConfig) {
     this.users = config.users;
@@ -27,10 +29,20 @@ export class Identities {
     this.anonymous = Object.freeze([...new Set(config.anonymousRoles)].sort());
     this.authenticated = Object.freeze([...new Set(config.authenticatedRoles)].sort());
     const byUser = new Map<string, readonly string[]>();
+    const ids = new Map<string, string>();
     for (const [name, user] of config.users) {
-      if (user.enabled) byUser.set(name, Object.freeze(collectRoles(user, config.groups)));
+      if (!user.enabled) continue;
+      byUser.set(name, Object.freeze(collectRoles(user, config.groups)));
+      const id = passwordIdOf(user.passwordHash);
+      if (id !== undefined) ids.set(name, id);
     }
     this.rolesByUser = byUser;
+    this.passwordIds = ids;
+  }
+
+  /** Which password an enabled user has now (passwordIdOf their hash); undefined for unknown or disabled users. */
+  passwordIdOf(user: string): string | undefined {
+    return this.passwordIds.get(user);
   }
 
   /** Role names of an enabled user (direct and through groups, sorted); undefined for unknown or disabled users. */

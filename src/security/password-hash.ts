@@ -1,5 +1,5 @@
 // Security layer: memory-hard password hashes (scrypt from node:crypto, no dependency) in a self-describing string.
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 /** Cost parameters: N = 2^ln, block size r, parallelism p. */
 export interface ScryptParams {
@@ -62,14 +62,38 @@ function derive(password: string, salt: Buffer, keyLength: number, { ln, r, p }:
 }
 
 /** A new hash with a random 16-byte salt and a 32-byte key. `params` exists for tests and tuning. */
-export async function hashPassword(password: string, params: ScryptParams = DEFAULT_SCRYPT_PARAMS): Promise<string> {
+export function hashPassword(password: string, params: ScryptParams = DEFAULT_SCRYPT_PARAMS): Promise<string> {
+  return hashWithSalt(password, randomBytes(SALT_BYTES), params);
+}
+
+/**
+ * The same password hashed again with today's parameters and the salt of `encoded` (the hash it
+ * verified against), so its passwordId stays: upgrading a hash is not a password change.
+ */
+export async function rehashPassword(password: string, encoded: string, params: ScryptParams = DEFAULT_SCRYPT_PARAMS): Promise<string> {
+  const parsed = parsePasswordHash(encoded);
+  if (!parsed) throw new RangeError('not a $scrypt$ hash');
+  return hashWithSalt(password, parsed.salt, params);
+}
+
+async function hashWithSalt(password: string, salt: Buffer, params: ScryptParams): Promise<string> {
   const { ln, r, p } = params;
   if (ln < LN_MIN || ln > LN_MAX || r < R_MIN || r > R_MAX || p < P_MIN || p > P_MAX) {
     throw new RangeError(`scrypt parameters out of bounds: ln=${ln}, r=${r}, p=${p}`);
   }
-  const salt = randomBytes(SALT_BYTES);
   const key = await derive(password, salt, KEY_BYTES, params);
   return `$scrypt$ln=${ln},r=${r},p=${p}$${salt.toString('base64')}$${key.toString('base64')}`;
+}
+
+/**
+ * Which password a hash stands for, as 16 hex digits: a digest of its random salt. Every new password
+ * gets a new salt (petal user add, or any tool that makes a hash to paste into users.yaml), while
+ * rehashPassword keeps it. API tokens and sessions are bound to it: they end when it changes.
+ * Undefined for a string that is not a hash.
+ */
+export function passwordIdOf(encoded: string): string | undefined {
+  const parsed = parsePasswordHash(encoded);
+  return parsed && createHash('sha256').update('petal password id\0').update(parsed.salt).digest('hex').slice(0, 16);
 }
 
 /**

@@ -6,11 +6,11 @@ import { dirname } from 'node:path';
 import { ByteLru, stringBytes } from '../cache/byte-lru.js';
 import type { ReadRule } from '../query/glob.js';
 import type { ReadAccess } from '../repository/session.js';
-import { readTokens, verifyToken, type TokenRecord } from './api-tokens.js';
+import { findToken, readTokens, tokenPasswordCurrent, type TokenRecord } from './api-tokens.js';
 import { GATE_FULL, HashGate } from './hash-gate.js';
 import { Identities, roleSetKey } from './identities.js';
 import { LoginThrottle } from './login-throttle.js';
-import { hashPassword, needsRehash } from './password-hash.js';
+import { needsRehash, passwordIdOf, rehashPassword } from './password-hash.js';
 import type { SecurityConfig, UserConfig } from './security-config.js';
 import { SessionStore, type LoginSession } from './sessions.js';
 import { compileUriRules, type UriAccess } from './uri-permissions.js';
@@ -79,14 +79,12 @@ export class SecurityService {
   #read = new Map<string, ReadAccess>();
   #acl = new Map<string, WorkspaceAccess>();
   /** Successful Basic credentials by hash, so every request does not pay a scrypt (cleared on reload). */
-  #basic = new ByteLru<string, { user: string; until: number }>(BASIC_CACHE_BYTES);
+  #basic = new ByteLru<string, { user: string; passwordId: string; until: number }>(BASIC_CACHE_BYTES);
   /** Workspace-permission decisions of every role set, bounded in bytes (cleared on reload). */
   #aclCache: AclDecisionCache;
   readonly sessions: SessionStore;
   readonly throttle = new LoginThrottle();
   readonly #gate: HashGate;
-  /** Hashes this process wrote back when upgrading them: not a password change when reloaded. */
-  readonly #rehashed = new Map<string, string>();
   readonly #rehashing = new Set<string>();
   readonly #warned = new Set<string>();
   readonly #warn: (message: string) => void;
@@ -95,11 +93,11 @@ export class SecurityService {
   constructor(config: SecurityConfig, options: SecurityServiceOptions = {}) {
     this.#config = config;
     this.#identities = new Identities(config);
-    this.#tokens = readTokens(config.tokensFile);
+    this.#warn = options.warn ?? (() => undefined);
+    this.#tokens = this.#readTokens(config);
     this.sessions = new SessionStore(config.session);
     this.#aclCache = new ByteLru<string, AclPermission>(config.aclCacheMaxBytes);
     this.#gate = new HashGate({ maxConcurrent: config.login.maxConcurrentHashes, maxQueued: config.login.maxQueuedHashes });
-    this.#warn = options.warn ?? (() => undefined);
   }
 
   get config(): SecurityConfig {
@@ -109,14 +107,16 @@ export class SecurityService {
   /**
    * Takes a new configuration: compiled rules, permission decisions and cached credentials are dropped.
    * Sessions stay, except those of users removed, disabled or given a new password, and those a
-   * logout (logouts.yaml) ended.
+   * logout (logouts.yaml) ended. API tokens of a user given a new password no longer match it.
    */
   reload(config: SecurityConfig): void {
+    // Read first: a broken tokens.yaml must leave the previous configuration whole, not half replaced.
+    const tokens = this.#readTokens(config);
     const before = this.#config.users;
     this.#config = config;
     this.#identities = new Identities(config);
     this.#anonymous = undefined;
-    this.#tokens = readTokens(config.tokensFile);
+    this.#tokens = tokens;
     this.#uri = new Map();
     this.#read = new Map();
     this.#acl = new Map();
@@ -124,24 +124,42 @@ export class SecurityService {
     this.#aclCache = new ByteLru(config.aclCacheMaxBytes);
     this.#gate.limits = { maxConcurrent: config.login.maxConcurrentHashes, maxQueued: config.login.maxQueuedHashes };
     for (const [name, old] of before) {
-      if (this.#credentialsChanged(name, old, config.users.get(name))) this.sessions.destroyUser(name);
+      if (this.#credentialsChanged(old, config.users.get(name))) this.sessions.destroyUser(name);
     }
     for (const [name, at] of config.logouts) this.sessions.destroyUser(name, at);
   }
 
-  #credentialsChanged(name: string, old: UserConfig, now: UserConfig | undefined): boolean {
-    if (now === undefined || !now.enabled) return true;
-    if (now.passwordHash === old.passwordHash) return false;
-    // Our own upgrade of the hash (same password, stronger parameters) keeps the sessions.
-    return this.#rehashed.get(name) !== now.passwordHash;
+  /** Removed, disabled, or a new password; an upgraded hash (same salt, rehashPassword) is the same password. */
+  #credentialsChanged(old: UserConfig, now: UserConfig | undefined): boolean {
+    return now === undefined || !now.enabled || passwordIdOf(now.passwordHash) !== passwordIdOf(old.passwordHash);
   }
 
-  /** The live session of an id, or undefined (unknown, expired, or ended by a logout). */
+  /** The tokens file, with a warning (once per token) for records not bound to a password. */
+  #readTokens(config: SecurityConfig): readonly TokenRecord[] {
+    const records = readTokens(config.tokensFile);
+    for (const r of records) {
+      if (r.passwordId !== undefined || this.#warned.has(`token ${r.name}`)) continue;
+      this.#warned.add(`token ${r.name}`);
+      this.#warn(`${config.tokensFile}: token ${r.name} (user ${r.user}) was created before tokens were bound to their user's password, so a password changed by editing the users file does not end it; replace it (petal token revoke ${r.name}, then petal token create)`);
+    }
+    return records;
+  }
+
+  /** True while `user` is enabled and still has the password `passwordId` stands for. */
+  #samePassword(user: string, passwordId: string): boolean {
+    return this.#identities.passwordIdOf(user) === passwordId;
+  }
+
+  /**
+   * The live session of an id, or undefined (unknown, expired, opened with a password the user no
+   * longer has, or ended by a logout). The password is compared on every request, so a login that was
+   * being checked while the password changed cannot outlive the change.
+   */
   #session(id: string): LoginSession | undefined {
     const s = this.sessions.get(id);
     if (s === undefined) return undefined;
     const notBefore = this.#config.logouts.get(s.user);
-    if (notBefore !== undefined && s.created <= notBefore) {
+    if (!this.#samePassword(s.user, s.passwordId) || (notBefore !== undefined && s.created <= notBefore)) {
       this.sessions.destroy(s.id);
       return undefined;
     }
@@ -172,8 +190,9 @@ export class SecurityService {
       const scheme = (space < 0 ? auth : auth.slice(0, space)).toLowerCase();
       const value = space < 0 ? '' : auth.slice(space + 1).trim();
       if (scheme === 'bearer') {
-        const user = verifyToken(value, this.#tokens);
-        const caller = user === undefined ? undefined : this.#callerFor(user, 'token');
+        const record = findToken(value, this.#tokens);
+        const current = record !== undefined && tokenPasswordCurrent(record, this.#identities.passwordIdOf(record.user));
+        const caller = current ? this.#callerFor(record.user, 'token') : undefined;
         return caller ? { ok: true, caller } : { ok: false };
       }
       if (scheme === 'basic') return this.#basicLogin(value, c.client);
@@ -192,7 +211,7 @@ export class SecurityService {
   async #basicLogin(value: string, client: string): Promise<Identification> {
     const key = createHash('sha256').update(value).digest('hex');
     const hit = this.#basic.get(key);
-    if (hit && hit.until > Date.now()) {
+    if (hit && hit.until > Date.now() && this.#samePassword(hit.user, hit.passwordId)) {
       const caller = this.#callerFor(hit.user, 'basic');
       if (caller) return { ok: true, caller };
     }
@@ -207,7 +226,9 @@ export class SecurityService {
     const password = colon < 0 ? '' : decoded.slice(colon + 1);
     const result = await this.checkPassword(user, password, client);
     if (!result.ok) return result;
-    this.#basic.set(key, { user, until: Date.now() + BASIC_CACHE_MS }, stringBytes(key) + stringBytes(user) + 16);
+    // The password may have changed while it was being checked: then it is refused, and not cached.
+    if (!this.#samePassword(user, result.passwordId)) return { ok: false };
+    this.#basic.set(key, { user, passwordId: result.passwordId, until: Date.now() + BASIC_CACHE_MS }, stringBytes(key) + stringBytes(user) + 40);
     const caller = this.#callerFor(user, 'basic');
     return caller ? { ok: true, caller } : { ok: false };
   }
@@ -216,8 +237,9 @@ export class SecurityService {
    * Checks a password under the per-client throttle and the server-wide bound on hashes in flight;
    * every wrong password looks the same. The attempt is counted before hashing, so concurrent
    * attempts of one client cannot all pass the throttle; a success or a refusal for load gives it back.
+   * A success carries the passwordId of the hash the password matched, to bind a session to it.
    */
-  async checkPassword(user: string, password: string, client: string): Promise<{ ok: true } | Refusal> {
+  async checkPassword(user: string, password: string, client: string): Promise<{ ok: true; passwordId: string } | Refusal> {
     const attempt = this.throttle.attempt(client);
     if (!attempt.ok) return { ok: false, retryAfter: attempt.retryAfter };
     const identities = this.#identities;
@@ -226,16 +248,18 @@ export class SecurityService {
       this.throttle.succeeded(attempt.attempt);
       return { ok: false, busy: true, retryAfter: 1 };
     }
-    if (roles === undefined) return { ok: false };
+    const passwordId = identities.passwordIdOf(user);
+    if (roles === undefined || passwordId === undefined) return { ok: false };
     this.throttle.succeeded(attempt.attempt);
     await this.#upgradeHash(user, password, identities);
-    return { ok: true };
+    return { ok: true, passwordId };
   }
 
   /**
    * After a successful login: a hash made with weaker parameters than today's is replaced in its
    * file (atomically, and only if unchanged meanwhile). Users of petal.yaml cannot be rewritten: a
-   * warning says so once. Failures only warn: the login itself has succeeded.
+   * warning says so once. Failures only warn: the login itself has succeeded. The salt is kept, so
+   * the password's id, and with it the user's sessions and tokens on every instance, stay.
    */
   async #upgradeHash(user: string, password: string, identities: Identities): Promise<void> {
     const old = identities.user(user)?.passwordHash;
@@ -250,10 +274,9 @@ export class SecurityService {
     }
     this.#rehashing.add(user);
     try {
-      const next = await this.#gate.run(() => hashPassword(password));
+      const next = await this.#gate.run(() => rehashPassword(password, old));
       if (next === GATE_FULL) return; // busy: the next login tries again
-      this.#rehashed.set(user, next);
-      if (!replacePasswordHash(file, user, old, next)) this.#rehashed.delete(user);
+      replacePasswordHash(file, user, old, next);
     } catch (err) {
       this.#warn(`user ${user}: could not upgrade the password hash in ${file}: ${err instanceof Error ? err.message : String(err)}`);
     } finally {

@@ -6,6 +6,8 @@ import { randomBytes } from 'node:crypto';
 export interface LoginSession {
   readonly id: string;
   readonly user: string;
+  /** passwordIdOf the hash the login was checked against: the session ends when the password changes. */
+  readonly passwordId: string;
   readonly created: number;
   lastSeen: number;
 }
@@ -23,11 +25,11 @@ export class SessionStore {
   constructor(private readonly limits: SessionLimits, private readonly now: () => number = Date.now) {}
 
   /** A new session with a new id (never reuses one a client offered: no fixation). */
-  create(user: string): LoginSession {
+  create(user: string, passwordId: string): LoginSession {
     if (this.#sessions.size >= MAX_SESSIONS) this.#sweep();
     const id = randomBytes(32).toString('base64url');
     const t = this.now();
-    const s: LoginSession = { id, user, created: t, lastSeen: t };
+    const s: LoginSession = { id, user, passwordId, created: t, lastSeen: t };
     this.#sessions.set(id, s);
     return s;
   }

@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createToken, writeTokens } from '../../src/security/api-tokens.js';
+import { passwordIdOf } from '../../src/security/password-hash.js';
 import { loadSecurity } from '../../src/security/security-config.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import {
@@ -49,23 +50,25 @@ function securityConfig(hash: string, folder: string, change: { daveRoles?: stri
 }
 
 let hash: string;
+let pid: string;
 let folder: string;
 let t: TestApp;
 const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
   hash = await hashOf(PW);
+  pid = passwordIdOf(hash)!;
   folder = tempFolder();
   const day = 24 * 60 * 60 * 1000;
   const made = {
-    alice: createToken({ user: 'alice', name: 'alice-ci' }),
-    bob: createToken({ user: 'bob', name: 'bob-ci' }),
-    carol: createToken({ user: 'carol', name: 'carol-ci' }),
-    dave: createToken({ user: 'dave', name: 'dave-ci' }),
+    alice: createToken({ user: 'alice', name: 'alice-ci', passwordId: pid }),
+    bob: createToken({ user: 'bob', name: 'bob-ci', passwordId: pid }),
+    carol: createToken({ user: 'carol', name: 'carol-ci', passwordId: pid }),
+    dave: createToken({ user: 'dave', name: 'dave-ci', passwordId: pid }),
     // Created 2 days ago with a 1-day lifetime: expired.
-    expired: createToken({ user: 'alice', name: 'alice-old', expiresInDays: 1 }, new Date(Date.now() - 2 * day)),
+    expired: createToken({ user: 'alice', name: 'alice-old', passwordId: pid, expiresInDays: 1 }, new Date(Date.now() - 2 * day)),
     // Well-formed but never written to tokens.yaml.
-    unknown: createToken({ user: 'alice', name: 'never-stored' }),
+    unknown: createToken({ user: 'alice', name: 'never-stored', passwordId: pid }),
   };
   writeTokens(join(folder, 'tokens.yaml'), Object.entries(made).filter(([k]) => k !== 'unknown').map(([, v]) => v.record));
   for (const [k, v] of Object.entries(made)) tokens[k] = v.token;
@@ -414,7 +417,7 @@ describe('revocation takes effect on the next request (sessions, Basic, tokens)'
 
   it('revoking a token (deleting it from tokens.yaml) takes effect on reload', async () => {
     const file = join(folder, 'tokens.yaml');
-    const extra = createToken({ user: 'alice', name: 'to-revoke' });
+    const extra = createToken({ user: 'alice', name: 'to-revoke', passwordId: pid });
     const { readTokens } = await import('../../src/security/api-tokens.js');
     const before = readTokens(file);
     try {

@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken, writeTokens } from '../../src/security/api-tokens.js';
+import { passwordIdOf } from '../../src/security/password-hash.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { expectErrorShape, get, hashOf, login, loginForm, req, sessionCookie, sessionIdOf, tempFolder } from './helpers.js';
 
@@ -17,7 +18,7 @@ let token = '';
 beforeAll(async () => {
   const hash = await hashOf(PW);
   const folder = tempFolder();
-  const made = createToken({ user: 'alice', name: 'csrf' });
+  const made = createToken({ user: 'alice', name: 'csrf', passwordId: passwordIdOf(hash)! });
   writeTokens(join(folder, 'tokens.yaml'), [made.record]);
   token = made.token;
   t = await createTestApp({

@@ -141,6 +141,8 @@ describe('petal token create', () => {
     const r = await runPetal(['help'], '');
     expect(r.stdout).toContain('petal user add NAME');
     expect(r.stdout).toContain('petal token create NAME');
+    expect(r.stdout).toContain('petal user passwd NAME');
+    expect(r.stdout).toContain('petal token list [--user U] | revoke NAME | revoke --user U');
   });
 });
 

@@ -2,7 +2,7 @@
 // parameters out of bounds) and the dummy hash that makes unknown users cost the same time.
 import { describe, expect, it } from 'vitest';
 import {
-  DUMMY_HASH, hashPassword, isPasswordHash, parsePasswordHash, verifyAgainstDummy, verifyPassword,
+  DUMMY_HASH, hashPassword, isPasswordHash, parsePasswordHash, passwordIdOf, rehashPassword, verifyAgainstDummy, verifyPassword,
 } from '../../src/security/password-hash.js';
 
 const FORMAT = /^\$scrypt\$ln=17,r=8,p=1\$[A-Za-z0-9+/]+={0,2}\$[A-Za-z0-9+/]+={0,2}$/;
@@ -71,6 +71,21 @@ describe('password hashes', () => {
     }
     await expect(hashPassword('x', { ln: 9, r: 8, p: 1 })).rejects.toThrow(RangeError);
     await expect(hashPassword('x', { ln: 10, r: 8, p: 5 })).rejects.toThrow(RangeError);
+  });
+
+  // Issue 28 point 12: tokens and sessions are bound to passwordIdOf; only a new password may change it.
+  it('gives every new hash a new passwordId, and keeps it when the same password is hashed again with other parameters', async () => {
+    const weak = { ln: 10, r: 8, p: 1 } as const;
+    const [a, b] = await Promise.all([hashPassword('same password', weak), hashPassword('same password', weak)]);
+    expect(passwordIdOf(a)).toMatch(/^[0-9a-f]{16}$/);
+    expect(passwordIdOf(a)).not.toBe(passwordIdOf(b));
+    const upgraded = await rehashPassword('same password', a, { ln: 11, r: 8, p: 1 });
+    expect(upgraded.startsWith('$scrypt$ln=11,r=8,p=1$')).toBe(true);
+    expect(upgraded).not.toBe(a);
+    expect(passwordIdOf(upgraded)).toBe(passwordIdOf(a));
+    expect(await verifyPassword('same password', upgraded)).toBe(true);
+    expect(passwordIdOf('not a hash')).toBeUndefined();
+    await expect(rehashPassword('x', 'not a hash')).rejects.toThrow(RangeError);
   });
 
   it('has a dummy hash with the default parameters that no password opens, costing a real verification', async () => {

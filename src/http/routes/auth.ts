@@ -42,7 +42,7 @@ export function registerAuthRoutes(
     if (!result.ok) return sendRefusal(reply, result, 'Invalid user name or password');
     const old = request.cookies?.[SESSION_COOKIE];
     if (old !== undefined) security.sessions.destroy(old);
-    const session = security.sessions.create(user);
+    const session = security.sessions.create(user, result.passwordId);
     reply.setCookie(SESSION_COOKIE, session.id, {
       path: '/', httpOnly: true, sameSite: 'lax', secure: request.protocol === 'https',
       maxAge: security.config.session.absoluteHours * 3600,
