@@ -18,6 +18,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { schedulesCommand } from '../../src/ingest/publish-commands.js';
 import { createStore, startServer, type RunningServer } from '../../src/main.js';
 import { createToken, writeTokens } from '../../src/security/api-tokens.js';
+import { passwordIdOf } from '../../src/security/password-hash.js';
 import { addUser, setUserEnabled } from '../../src/security/users-file.js';
 import type { Schedule } from '../../src/store/publishing.js';
 import { createScratchDatabase, type ScratchDatabase } from '../helpers/scratch-database.js';
@@ -29,9 +30,10 @@ const EDITORS = { a: 'ana', b: 'bea', c: 'cid', d: 'dan' } as const;
 const rule = (path: string, permission: string) => `{ path: ${path}, permission: ${permission} }`;
 const page = (name: string) => `  '${name}':\n    'jcr:primaryType': 'mgnl:page'\n    'title': '${name}'\n    'main':\n      'jcr:primaryType': 'mgnl:area'\n`;
 /** API tokens (`petal token create`): a fast check per request, where a password costs a scrypt. */
-const TOKENS = new Map(['boss', ...Object.values(EDITORS)].map((user) => [user, createToken({ user, name: `${user}-token` })]));
+/** Made once the users' password hash is known: a token is bound to the password it was made with. */
+let TOKENS = new Map<string, ReturnType<typeof createToken>>();
 const as = (user: string) => ({ authorization: `Bearer ${TOKENS.get(user)!.token}` });
-const BOSS = as('boss');
+const BOSS = { get authorization() { return as('boss').authorization; } };
 
 interface Backend {
   readonly name: string;
@@ -134,6 +136,8 @@ for (const backend of [sqlite, postgres]) {
         ...editorRoles, '',
       ].join('\n'));
       const passwordHash = await hashOf(PW);
+      const passwordId = passwordIdOf(passwordHash)!;
+      TOKENS = new Map(['boss', ...Object.values(EDITORS)].map((user) => [user, createToken({ user, name: `${user}-token`, passwordId })]));
       mkdirSync(join(dir, 'security'), { recursive: true });
       writeTokens(join(dir, 'security', 'tokens.yaml'), [...TOKENS.values()].map((t) => t.record));
       addUser(usersFile(), { name: 'boss', passwordHash, roles: ['boss'] });
