@@ -59,7 +59,7 @@ it('dispatches unpublish and schedules; help names them and --at', async () => {
   expect(off.err).toContain('set publishing: {enabled: true} in petal.yaml');
   const badAt = await petal(['publish', 'website', '/site', '--at', 'tomorrow', '--store', store]);
   expect(badAt.code).toBe(2);
-  expect(badAt.err).toContain('--at must be an ISO 8601 instant with an offset or Z');
+  expect(badAt.err).toContain('--at must be an ISO 8601 date-time on the calendar with its offset or Z');
   const none = await petal(['schedules', '--store', store]);
   expect(none.code).toBe(0);
   expect(none.out).toBe('no schedules\n');
