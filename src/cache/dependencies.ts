@@ -10,6 +10,7 @@
 // Keys are hashes: two names sharing one only ever drop an answer too many, never too few.
 import type { ChangeEvent, ChangedNode } from '../store/changes.js';
 import { depthOf, parentOf } from '../repository/paths.js';
+import { stringBytes } from './byte-lru.js';
 
 /** Keys one answer lists at most; beyond it the answer depends on its workspaces as a whole. */
 export const MAX_DEPENDENCY_KEYS = 512;
@@ -29,39 +30,61 @@ function hash(text: string): string {
 }
 
 /**
- * Hashes of `${ws}\n${name}` already computed, per workspace: every answer recorded (the response cache,
- * cache tags) hashes each node it read twice (its path, its child list), and the same nodes again and
- * again. Bounded: a workspace's map is emptied past MEMO_PER_WORKSPACE names (names may come from
- * requests: a missing path is recorded too), and the whole memo past MEMO_WORKSPACES workspaces.
+ * Hashes of `${ws}\n${path}` of the rows read, per workspace: every answer recorded (the response
+ * cache, cache tags) hashes each node it read twice (its path, its child list), and the same nodes
+ * again and again. Only rows' paths (the content's, fresh strings of the store) are remembered:
+ * a path a request names (looked up, maybe missing) is hashed every time, so a flood of random paths
+ * never fills the memo, and no slice of a URL is kept. Bounded in bytes over all workspaces (names,
+ * hashes, Map slots), emptied when full; paths longer than MEMO_LONGEST_PATH are not remembered.
  */
-const MEMO_PER_WORKSPACE = 65_536;
-const MEMO_WORKSPACES = 256;
+const MEMO_MAX_BYTES = 4 * 1024 * 1024;
+const MEMO_LONGEST_PATH = 256;
+/** A remembered path besides its own string: its Map slot, the hash string, room for the table to double. */
+const MEMO_ENTRY_BYTES = 128 + 32;
+const MEMO_WORKSPACE_BYTES = 512;
 const memo = new Map<string, Map<string, string>>();
+let memoBytes = 0;
 
-function nameHash(ws: string, name: string): string {
+function rowHash(ws: string, path: string): string {
+  if (path.length > MEMO_LONGEST_PATH) return hash(`${ws}\n${path}`);
   let names = memo.get(ws);
+  let h = names?.get(path);
+  if (h !== undefined) return h;
+  h = hash(`${ws}\n${path}`);
+  const cost = MEMO_ENTRY_BYTES + stringBytes(path) + (names === undefined ? MEMO_WORKSPACE_BYTES + stringBytes(ws) : 0);
+  if (memoBytes + cost > MEMO_MAX_BYTES) {
+    memo.clear();
+    memoBytes = 0;
+    names = undefined;
+  }
   if (names === undefined) {
-    if (memo.size >= MEMO_WORKSPACES) memo.clear();
     memo.set(ws, (names = new Map()));
+    memoBytes += MEMO_WORKSPACE_BYTES + stringBytes(ws);
   }
-  let h = names.get(name);
-  if (h === undefined) {
-    if (names.size >= MEMO_PER_WORKSPACE) names.clear();
-    h = hash(`${ws}\n${name}`);
-    names.set(name, h);
-  }
+  names.set(path, h);
+  memoBytes += MEMO_ENTRY_BYTES + stringBytes(path);
   return h;
 }
 
-export const nodeKey = (ws: string, path: string): string => `n${nameHash(ws, path)}`;
-export const idKey = (ws: string, id: string): string => `i${nameHash(ws, id)}`;
-export const childrenKey = (ws: string, path: string): string => `c${nameHash(ws, path)}`;
-/** Hashes of workspace names and endpoint paths (few: configuration names them, not requests). */
+/** Estimated bytes of the memo of row hashes (for tests). */
+export function rowHashMemoBytes(): number {
+  return memoBytes;
+}
+
+export const nodeKey = (ws: string, path: string): string => `n${hash(`${ws}\n${path}`)}`;
+export const idKey = (ws: string, id: string): string => `i${hash(`${ws}\n${id}`)}`;
+export const childrenKey = (ws: string, path: string): string => `c${hash(`${ws}\n${path}`)}`;
+/**
+ * Hashes of workspace names and endpoint paths (few: configuration names them, not requests), at
+ * most PLAIN_MAX of at most MEMO_LONGEST_PATH characters.
+ */
+const PLAIN_MAX = 256;
 const plain = new Map<string, string>();
 function plainHash(text: string): string {
+  if (text.length > MEMO_LONGEST_PATH) return hash(text);
   let h = plain.get(text);
   if (h === undefined) {
-    if (plain.size >= MEMO_WORKSPACES) plain.clear();
+    if (plain.size >= PLAIN_MAX) plain.clear();
     h = hash(text);
     plain.set(text, h);
   }
@@ -104,14 +127,22 @@ export class Dependencies {
     this.#add(ws, childrenKey(ws, path));
   }
 
+  /** Rows read (their paths are the store's): remembered hashes, see rowHash. */
+  nodes(ws: string, rows: readonly { readonly path: string }[]): void {
+    for (const r of rows) this.#add(ws, `n${rowHash(ws, r.path)}`);
+  }
+
+  #row(ws: string, path: string, children: boolean): void {
+    const h = rowHash(ws, path);
+    this.#add(ws, `n${h}`);
+    if (children) this.#add(ws, `c${h}`);
+  }
+
   /** Rows of a subtree read below `root` down to `depth` levels: each row, and the child lists read. */
   subtree(ws: string, root: string, depth: number, rows: readonly { readonly path: string }[]): void {
     if (depth >= 1) this.children(ws, root);
     const limit = depthOf(root) + depth;
-    for (const r of rows) {
-      this.node(ws, r.path);
-      if (depthOf(r.path) < limit) this.children(ws, r.path);
-    }
+    for (const r of rows) this.#row(ws, r.path, depthOf(r.path) < limit);
   }
 
   /**
@@ -123,9 +154,8 @@ export class Dependencies {
     const rootSet = new Set(roots);
     for (const root of rootSet) this.children(ws, root);
     for (const r of rows) {
-      this.node(ws, r.path);
       const root = nearestRoot(r.path, rootSet);
-      if (root === undefined || depthOf(r.path) < depthOf(root) + depth) this.children(ws, r.path);
+      this.#row(ws, r.path, root === undefined || depthOf(r.path) < depthOf(root) + depth);
     }
   }
 

@@ -11,13 +11,20 @@ import type { ChangeBatch } from '../store/change-feed.js';
 import type { ErrorCode } from '../errors.js';
 import { changeKeys } from '../cache/dependencies.js';
 import { DependencyIndex, RecentDrops } from '../cache/dependency-index.js';
+import { stringBytes } from '../cache/byte-lru.js';
+import { DIGEST_KEY_BYTES, digestKey } from '../cache/digest-key.js';
 
 export const DEFAULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
-/** Bookkeeping counted for each entry on top of its body and key (Map slot, object, header strings). */
-const ENTRY_OVERHEAD = 256;
-/** Bookkeeping counted for each dependency key of an entry (its string and its slot in the index). */
-const KEY_OVERHEAD = 96;
+/**
+ * What an entry costs besides its strings, body bytes and dependency keys: its Map slot, the entry
+ * and answer objects, the error object of a cached 404, the dependency array's header, and the
+ * body's Buffer (its object, its ArrayBuffer and the backing store's bookkeeping outside the heap).
+ * Measured at about 600 bytes on Node 20 (x64); test/cache/charged-bytes.test.ts holds it to that.
+ */
+const ENTRY_OVERHEAD = 768;
+/** A dependency key in the entry's list: its slot and its string (a letter and a hash). */
+const DEPENDENCY_BYTES = 8 + 32;
 
 export interface CachedResponse {
   /** The encoded JSON body. */
@@ -69,6 +76,12 @@ export interface CacheStats {
   readonly clears: number;
 }
 
+/**
+ * Rendered answers by request, bounded by `maxBytes` counted over everything the cache holds: keys
+ * (SHA-256 digests of the request key, which may be as long as the URL), bodies (in Buffers of their
+ * own: a pooled one would hold an 8 KB slab), header strings, per-entry objects, and the dependency
+ * index (cache/dependency-index.ts).
+ */
 export class ResponseCache {
   readonly maxBytes: number;
   /** Bodies larger than this are not kept (1/8 of the budget): one answer never empties the cache. */
@@ -122,7 +135,7 @@ export class ResponseCache {
 
   /** A stored answer for a request made while the store is unreachable. */
   getStale(key: string, owner: object): StaleResponse | undefined {
-    const entry = this.#map.get(key);
+    const entry = this.#map.get(digestKey(key));
     if (entry === undefined || entry.value.owner !== owner) {
       this.#misses++;
       return undefined;
@@ -133,15 +146,16 @@ export class ResponseCache {
 
   get(key: string, owner: object): CachedResponse | undefined {
     const map = this.#map;
-    const entry = map.get(key);
+    const digest = digestKey(key);
+    const entry = map.get(digest);
     if (entry === undefined || entry.value.owner !== owner) {
       this.#misses++;
       return undefined;
     }
     this.#hits++;
     // Most recently used last: re-inserting moves it to the end of the Map's order.
-    map.delete(key);
-    map.set(key, entry);
+    map.delete(digest);
+    map.set(digest, entry);
     return entry.value;
   }
 
@@ -152,20 +166,24 @@ export class ResponseCache {
    */
   set(key: string, value: CachedResponse, epoch: number, deps: readonly string[]): boolean {
     if (value.body.length > this.maxEntryBytes || this.#drops.hitSince(epoch, this.#epoch, deps)) return false;
-    const size = value.body.length + 2 * key.length + 2 * tagBytes(value.tagHeaders) + ENTRY_OVERHEAD + deps.length * KEY_OVERHEAD;
+    const size = entryBytes(value, deps);
     if (size > this.maxBytes) return false;
-    this.#remove(key);
-    this.#map.set(key, { value, size, storedAt: Date.now(), deps });
-    this.#index.add(key, deps);
+    const digest = digestKey(key);
+    this.#remove(digest);
+    const body = value.body;
+    // A small Buffer is a view of a shared 8 KB slab: kept, it would keep the whole slab.
+    const owned = body.byteOffset === 0 && body.buffer.byteLength === body.length ? value : { ...value, body: ownCopy(body) };
+    this.#map.set(digest, { value: owned, size, storedAt: Date.now(), deps });
+    this.#index.add(digest, deps);
     this.#bytes += size;
-    if (this.#bytes > this.maxBytes) {
+    if (this.#bytes + this.#index.bytes > this.maxBytes) {
       for (const k of this.#map.keys()) { // least recently used first
-        if (this.#bytes <= this.maxBytes) break;
+        if (this.#bytes + this.#index.bytes <= this.maxBytes) break;
         this.#remove(k);
         this.#evictions++;
       }
     }
-    return true;
+    return this.#map.has(digest); // with its dependency index, it may not have fit after all
   }
 
   #remove(key: string): boolean {
@@ -178,7 +196,7 @@ export class ResponseCache {
   }
 
   has(key: string): boolean {
-    return this.#map.has(key);
+    return this.#map.has(digestKey(key));
   }
 
   /** Drops every entry (endpoint definitions reloaded, configuration changed, events unreadable). */
@@ -192,7 +210,7 @@ export class ResponseCache {
 
   stats(): CacheStats {
     return {
-      entries: this.#map.size, bytes: this.#bytes, maxBytes: this.maxBytes,
+      entries: this.#map.size, bytes: this.#bytes + this.#index.bytes, maxBytes: this.maxBytes,
       hits: this.#hits, misses: this.#misses, evictions: this.#evictions, staleHits: this.#staleHits,
       dropped: this.#dropped, clears: this.#clears,
     };
@@ -215,16 +233,19 @@ export function canonicalQuery(query: QueryParams): string {
 }
 
 const MAX_REMEMBERED_HEADERS = 512;
+/** Longer `Accept-Language` values are resolved every time: 512 of them would otherwise hold 8 MB. */
+const LONGEST_REMEMBERED_HEADER = 256;
 const localeByHeader = new WeakMap<SiteConfig, Map<string, string>>();
 
 /**
  * The part of the cache key that stands for the response language: nothing when the query has a
  * non-blank `lang` (the query string is in the key already); otherwise the locale `Accept-Language`
- * resolves to on this site, remembered per header value (browsers send few distinct ones).
+ * resolves to on this site, remembered per header value (browsers send few distinct ones, and short ones).
  */
 export function languageKey(lang: string | undefined, acceptLanguage: string | undefined, site: SiteConfig): string {
   if (lang !== undefined && lang.trim() !== '') return '';
   if (acceptLanguage === undefined || acceptLanguage === '') return site.defaultLocale;
+  if (acceptLanguage.length > LONGEST_REMEMBERED_HEADER) return resolveLocale(undefined, acceptLanguage, site).locale;
   let memo = localeByHeader.get(site);
   if (memo === undefined) {
     memo = new Map();
@@ -239,8 +260,21 @@ export function languageKey(lang: string | undefined, acceptLanguage: string | u
   return locale;
 }
 
-function tagBytes(headers: Readonly<Record<string, string>> | undefined): number {
-  let n = 0;
-  if (headers !== undefined) for (const k in headers) n += headers[k]!.length;
+/** Estimated bytes of an entry: see ENTRY_OVERHEAD (the index's share is counted by the index). */
+function entryBytes(v: CachedResponse, deps: readonly string[]): number {
+  let n = ENTRY_OVERHEAD + DIGEST_KEY_BYTES + v.body.length + stringBytes(v.etag) + stringBytes(v.contentLanguage)
+    + stringBytes(v.vary) + deps.length * DEPENDENCY_BYTES;
+  if (v.cacheControl !== undefined) n += stringBytes(v.cacheControl);
+  if (v.error !== undefined) n += stringBytes(v.error.message);
+  if (v.tagHeaders !== undefined) {
+    n += 64; // the object
+    for (const k in v.tagHeaders) n += 16 + stringBytes(k) + stringBytes(v.tagHeaders[k]!);
+  }
   return n;
+}
+
+function ownCopy(body: Buffer): Buffer {
+  const copy = Buffer.allocUnsafeSlow(body.length);
+  body.copy(copy);
+  return copy;
 }

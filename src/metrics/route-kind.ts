@@ -20,6 +20,8 @@ const PREFIXES: readonly (readonly [string, RouteKind | 'delivery'])[] = [
 
 const REST_PREFIX = '/.rest';
 const MEMO_MAX = 4_096;
+/** Longer paths are classified every time: 4,096 of 8 KB each would hold 64 MB. */
+const MEMO_LONGEST_PATH = 256;
 
 function kindOfPattern(pattern: string): RouteKind | 'delivery' {
   for (const [prefix, kind] of PREFIXES) {
@@ -53,6 +55,7 @@ export function routeClassifier(registry: EndpointRegistry, contextPath: string)
     }
     if (kind !== 'delivery') return kind;
     const canonical = request.canonicalPath;
+    if (canonical.length > MEMO_LONGEST_PATH) return deliveryKind(canonical);
     let found = byPath.get(canonical);
     if (found === undefined) {
       found = deliveryKind(canonical);

@@ -33,7 +33,7 @@ export function recordingSession(session: Session, deps: Dependencies | undefine
     getChildrenPages: async (ws, parents, limit) => {
       const pages = await session.getChildrenPages(ws, parents, limit);
       for (const p of parents) deps.children(ws, p.parentPath);
-      for (const page of pages) for (const n of page.nodes) deps.node(ws, n.path);
+      for (const page of pages) deps.nodes(ws, page.nodes);
       return pages;
     },
     query: async (spec, extra) => {

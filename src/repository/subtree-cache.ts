@@ -9,6 +9,7 @@ import type { NodeRecord } from '../store/rows.js';
 import type { ChangeBatch, ChangeFeed } from '../store/change-feed.js';
 import type { ChangeEvent } from '../store/changes.js';
 import { ByteLru, stringBytes } from '../cache/byte-lru.js';
+import { digestKey, LONGEST_CACHED_PATH } from '../cache/digest-key.js';
 import { recordsBytes } from '../store/record-bytes.js';
 import { ancestorsOf, depthOf } from './paths.js';
 
@@ -25,7 +26,14 @@ export interface SubtreeCacheOptions {
   readonly maxRowsPerEntry?: number;
 }
 
-const keyOf = (workspace: string, depth: number, path: string): string => `${workspace}\n${depth}\n${path}`;
+/**
+ * Workspace and path as a digest: both are the caller's (the Nodes API takes any workspace name), may
+ * be slices holding a whole URL, and two bytes a character.
+ */
+const placeOf = (workspace: string, path: string): string => digestKey(`${workspace}\n${path}`);
+const keyOf = (depth: number, place: string): string => `${depth}\n${place}`;
+/** A key is a cons string of its parts until V8 flattens it: counted twice over. */
+const keyBytes = (key: string): number => 2 * stringBytes(key);
 
 export class SubtreeCache {
   readonly #store: ContentStore;
@@ -67,15 +75,17 @@ export class SubtreeCache {
     if (generation === undefined) return this.#store.getSubtree(workspace, path, depth);
     const behind = this.#feed.sync(generation);
     if (behind !== undefined) await behind;
-    const key = keyOf(workspace, depth, path);
+    const key = keyOf(depth, placeOf(workspace, path));
     const hit = this.#entries.get(key);
     if (hit !== undefined) return hit.slice();
     const epoch = this.#epoch;
     const rows = await this.#store.getSubtree(workspace, path, depth);
     // A change applied while the store read may have hit these rows: keep them only if none was.
-    if (rows.length <= this.#maxPerEntry && epoch === this.#epoch) {
-      // A miss (no rows) still costs its key: that is what a flood of random paths fills.
-      this.#entries.set(key, rows.slice(), stringBytes(key) + recordsBytes(rows));
+    // A miss still costs its key and entry (what a flood of random paths fills); an absurd path's miss
+    // is not kept at all.
+    const keep = rows.length > 0 ? rows.length <= this.#maxPerEntry : path.length <= LONGEST_CACHED_PATH;
+    if (keep && epoch === this.#epoch) {
+      this.#entries.set(key, rows.slice(), keyBytes(key) + recordsBytes(rows));
       this.#depths.add(depth);
     }
     return rows;
@@ -98,9 +108,9 @@ export class SubtreeCache {
    */
   #applyEvent(event: ChangeEvent): void {
     const ws = event.workspace;
+    // Nodes unnamed (a large import): keys do not tell workspaces apart, so every entry goes.
     if (event.truncated) {
-      const prefix = `${ws}\n`;
-      for (const key of [...this.#entries.keys()]) if (key.startsWith(prefix)) this.#entries.delete(key);
+      this.#entries.clear();
       return;
     }
     const paths = new Set<string>();
@@ -110,12 +120,15 @@ export class SubtreeCache {
         if (n.from !== undefined) paths.add(n.from);
       }
     }
+    const places = new Map<string, string>(); // roots shared by the paths of one event
     for (const path of paths) {
       const level = depthOf(path);
       const roots = ['/', ...ancestorsOf(path), path];
       for (const root of roots) {
         const above = level - depthOf(root);
-        for (const d of this.#depths) if (d >= above) this.#entries.delete(keyOf(ws, d, root));
+        let place = places.get(root);
+        if (place === undefined) places.set(root, (place = placeOf(ws, root)));
+        for (const d of this.#depths) if (d >= above) this.#entries.delete(keyOf(d, place));
       }
     }
   }

@@ -16,7 +16,7 @@ import { SessionStore, type LoginSession } from './sessions.js';
 import { compileUriRules, type UriAccess } from './uri-permissions.js';
 import { replacePasswordHash } from './users-file.js';
 import {
-  compileAcl, subtreeWritable, type AclDecisionCache, type AclPermission, type AclRule, type WorkspaceAccess,
+  compileAcl, subtreeWritable, type AclDecisionCache, type AclPermission, type AclRule, type CompiledAclRule, type WorkspaceAccess,
 } from './workspace-acl.js';
 
 /** Write decisions of one caller; a node they may not read is one they may not write. */
@@ -298,14 +298,17 @@ export class SecurityService {
     let a = this.#read.get(caller.roleKey);
     if (!a) {
       const acl = this.#workspaceAccess(caller);
-      const rulesCache = new Map<string, readonly ReadRule[] | null>();
+      // By the compiled rules, not the workspace name: workspaces without rules of their own share
+      // one list, so names a request makes up (the Nodes API takes any) never grow the map.
+      const rulesCache = new Map<readonly CompiledAclRule[], readonly ReadRule[] | null>();
       a = {
         canRead: (ws, path) => acl.canRead(ws, path),
         rulesFor: (ws) => {
-          let rules = rulesCache.get(ws);
+          const compiled = acl.rulesFor(ws);
+          let rules = rulesCache.get(compiled);
           if (rules === undefined) {
-            rules = acl.readsAll(ws) ? null : acl.rulesFor(ws).map((x) => ({ pattern: x.path, read: x.grantsRead }));
-            rulesCache.set(ws, rules);
+            rules = acl.readsAll(ws) ? null : compiled.map((x) => ({ pattern: x.path, read: x.grantsRead }));
+            rulesCache.set(compiled, rules);
           }
           return rules;
         },

@@ -2,7 +2,8 @@
 // (its descendants), `/*` (every node, root included), `/` (the root), `*` anywhere as a glob.
 // Precedence as Magnolia's: longest matching pattern wins, tie → most permissive, no match → no access.
 // Rules under the workspace key `*` apply to every workspace, merged with that workspace's own.
-import { ByteLru, stringBytes } from '../cache/byte-lru.js';
+import { ByteLru } from '../cache/byte-lru.js';
+import { DIGEST_KEY_BYTES, digestKey, LONGEST_CACHED_PATH } from '../cache/digest-key.js';
 import { compileGlob, type Glob } from './uri-permissions.js';
 
 export type AclPermission = 'deny' | 'read' | 'readWrite';
@@ -113,11 +114,14 @@ export function compileAcl(
 
   const permissionAt = (workspace: string, path: string): AclPermission => {
     const state = stateOf(workspace);
-    const key = state.prefix + path;
+    // An absurd path is decided every time: remembered, it would only push real decisions out.
+    if (path.length > LONGEST_CACHED_PATH) return decideAcl(state.rules, path);
+    // A digest: the path is the caller's, and may be a slice keeping a whole URL alive.
+    const key = digestKey(state.prefix + path);
     const cached = cache.get(key);
     if (cached !== undefined) return cached;
     const permission = decideAcl(state.rules, path);
-    cache.set(key, permission, stringBytes(key));
+    cache.set(key, permission, DIGEST_KEY_BYTES);
     return permission;
   };
 

@@ -227,6 +227,7 @@ describe('cache hits', () => {
 
 describe('an app with its own cache budget', () => {
   let small: FastifyInstance;
+  let tiny: FastifyInstance;
   let none: FastifyInstance;
 
   beforeAll(async () => {
@@ -235,12 +236,16 @@ describe('an app with its own cache budget', () => {
       site: () => TWO_LANGUAGE_SITE, outName: outputNameFor('cms'), logger: false as const,
     };
     const bodyBytes = (await t.app.inject({ method: 'GET', url: '/.rest/delivery/plain/site/a' })).rawPayload.length;
-    // Room for about two small answers per key (body + key + overhead), and bodies up to 1/8 of it.
-    small = await buildApp({ ...base, cache: { maxBytes: Math.max(8 * bodyBytes, 3 * (bodyBytes + 400)) } });
+    // Room for about two small answers (body, and about 2.5 KB of key, objects, headers and
+    // dependency index: see ResponseCache), and bodies up to 1/8 of it.
+    small = await buildApp({ ...base, cache: { maxBytes: Math.max(8 * bodyBytes, 3 * (bodyBytes + 2_500)) } });
+    // Bodies up to the size of that small answer.
+    tiny = await buildApp({ ...base, cache: { maxBytes: 8 * bodyBytes } });
     none = await buildApp({ ...base, cache: false });
   });
   afterAll(async () => {
     await small.close();
+    await tiny.close();
     await none.close();
   });
 
@@ -261,9 +266,8 @@ describe('an app with its own cache budget', () => {
   });
 
   it('does not keep bodies above an eighth of the budget', async () => {
-    const cache = small.responseCache!;
-    cache.clear();
-    const res = await small.inject({ method: 'GET', url: '/.rest/delivery/pages/site' }); // depth 1: larger
+    const cache = tiny.responseCache!;
+    const res = await tiny.inject({ method: 'GET', url: '/.rest/delivery/pages/site' }); // depth 1: larger
     expect(res.rawPayload.length).toBeGreaterThan(cache.maxEntryBytes);
     expect(cache.stats().entries).toBe(0);
   });

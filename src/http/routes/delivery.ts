@@ -20,6 +20,7 @@ import type { PagesRegistry } from '../../delivery/pages/pages-registry.js';
 import { traitValuesOf, traitKey } from '../trait-values.js';
 import { templateAnnotations } from '../../delivery/pages/template-annotations.js';
 import { Dependencies, endpointKey } from '../../cache/dependencies.js';
+import { LONGEST_CACHED_PATH } from '../../cache/digest-key.js';
 import { isPetalError, type ErrorCode } from '../../errors.js';
 import { isPreviewRequest, PREVIEW_CACHE_CONTROL } from '../content-state.js';
 import { cacheControlOf } from '../cache-control.js';
@@ -228,7 +229,8 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
         body, etag: '', contentLanguage: '', cacheControl: undefined, vary: '', owner: definition,
         error: { code: err.code, message: err.message }, ...(t !== undefined ? { tagHeaders: t } : {}),
       };
-      cache?.set(key, missing, epoch, keys);
+      // Not for an absurd path: a flood of random long ones would only push real answers out.
+      if (restPath.length <= LONGEST_CACHED_PATH) cache?.set(key, missing, epoch, keys);
       return sendAnswer(request, reply, missing);
     }
     // Encoded once for the cache (its budget counts bytes); otherwise the socket write encodes it.

@@ -13,6 +13,11 @@ import type { OrderedPrefix } from './ordered-prefix.js';
 
 /** Default of `cache.queryIndexMaxBytes`. */
 export const DEFAULT_QUERY_INDEX_BYTES = 1024 * 1024 * 1024;
+/**
+ * Results (bit sets of conditions, conjunctions, ordered prefixes) at most: 256 bit sets of a
+ * million-node workspace, thousands of a smaller one; a quarter of a smaller budget.
+ */
+export const RESULTS_MAX_BYTES = 32 * 1024 * 1024;
 
 export type PerName = { readonly column: Column } | { readonly keys: OrderKeys };
 /**
@@ -51,8 +56,10 @@ export class MemoryBudget {
 
   constructor(readonly maxBytes: number) {
     // Half for per-name structures (they are what makes a query fast), the rest for results and rows.
+    // Per-name structures and rows exist only for what the content holds; results are keyed by the
+    // query string, so a flood of random filters fills their share: at most RESULTS_MAX_BYTES.
     this.perName = new ByteLru(Math.floor(maxBytes / 2));
-    this.results = new ByteLru(Math.floor(maxBytes / 4));
+    this.results = new ByteLru(Math.min(RESULTS_MAX_BYTES, Math.floor(maxBytes / 4)));
     this.records = new ByteLru(Math.floor(maxBytes / 4));
   }
 
@@ -75,12 +82,19 @@ export class MemoryBudget {
 }
 
 /**
+ * What a typed array costs besides its elements: its object and its ArrayBuffer in the heap, and the
+ * backing store's bookkeeping outside it (about 200 bytes on Node 20, x64). A small query's bit set
+ * is mostly this.
+ */
+const TYPED_ARRAY_BYTES = 256;
+
+/**
  * A column's arrays (ordinals, positions, kinds, numbers, codes: 23 bytes an entry), its
  * distinct texts, and a reserve for what is built on first use (`numOrder`, 4 bytes an entry, and
  * the folded texts), so that the entry's cost does not grow after it is counted.
  */
 export function columnBytes(col: Column): number {
-  let n = 64 + col.ords.length * (23 + 4);
+  let n = 64 + 6 * TYPED_ARRAY_BYTES + col.ords.length * (23 + 4);
   for (const t of col.dict) n += 2 * stringBytes(t);
   return n;
 }
@@ -90,11 +104,11 @@ export function columnBytes(col: Column): number {
  * point into: it stays alive as long as they do, even once its own cache entry is evicted.
  */
 export function orderKeysBytes(col: Column, size: number): number {
-  return 64 + size * (4 + 4) + columnBytes(col);
+  return 64 + 2 * TYPED_ARRAY_BYTES + size * (4 + 4) + columnBytes(col);
 }
 
 export function bitmapBytes(b: Bitmap): number {
-  return 64 + b.words.length * 4;
+  return 64 + TYPED_ARRAY_BYTES + b.words.length * 4;
 }
 
 /** A cached result: its bit set or ordinals, and the references to delta records it holds (the records are the delta's). */
@@ -102,7 +116,7 @@ export function resultBytes(r: Result): number {
   if ('words' in r) return bitmapBytes(r);
   switch (r.kind) {
     case 'conjunction': return 16 + bitmapBytes(r.matches);
-    case 'delta': return 64 + 8 * r.extras.length;
-    case 'prefix': return 64 + 4 * r.ordinals.length;
+    case 'delta': return 64 + 16 + 8 * r.extras.length;
+    case 'prefix': return 64 + TYPED_ARRAY_BYTES + 4 * r.ordinals.length;
   }
 }

@@ -223,7 +223,8 @@ export class QueryIndex {
   /** Keeps a bit set or conjunction if the caches have not dropped since `epoch` and the base is in use. */
   #keepResult(epoch: number, ws: Workspace, key: string, value: Result): void {
     if (epoch !== this.#epoch || !this.#live.has(ws.key)) return;
-    this.#budget.results.set(key, value, stringBytes(key) + resultBytes(value));
+    // The key is a cons string of its parts (a query's conditions, orders, words) until V8 flattens it.
+    this.#budget.results.set(key, value, 2 * stringBytes(key) + resultBytes(value));
   }
 
   /** The kinds of these properties among the nodes the rules let the caller read. */
