@@ -8,6 +8,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { DEFAULT_LIMITS, loadConfig, type LimitsConfig, type PetalConfig, type SiteConfig } from './config/load-config.js';
 import type { HttpTimeouts } from './http/limits.js';
 import { closeGracefully } from './http/graceful-close.js';
+import type { RateLimitOptions } from './http/rate-limits.js';
 import { ConfigError } from './config/config-error.js';
 import { SecurityService } from './security/security-service.js';
 import { discoverSites } from './config/discover-sites.js';
@@ -222,7 +223,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     ...(config.publishing !== undefined ? { publishing: config.publishing } : {}),
     ...(config.cacheControl !== undefined ? { cacheControl: config.cacheControl } : {}),
     ...(config.cdn !== undefined ? { tagHeader: config.cdn.tagHeader } : {}),
-    rateLimit: config.rateLimit ?? { enabled: true, rules: {} }, // the defaults of rate-limits.ts
+    rateLimit: rateLimitOptionsOf(config),
     explorer: explorerEnabled(config.explorer, process.env.NODE_ENV),
     metrics,
   });
@@ -257,6 +258,17 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
       await store.close();
     },
   };
+}
+
+/** petal.yaml `rateLimit:` (absent: the defaults of rate-limits.ts) with its exemption secret read; a variable named but not set stops the start. */
+export function rateLimitOptionsOf(config: PetalConfig, env: NodeJS.ProcessEnv = process.env): RateLimitOptions {
+  const { exemptSecretEnv, ...rest } = config.rateLimit ?? { enabled: true, rules: {} };
+  if (exemptSecretEnv === undefined || !rest.enabled) return rest;
+  const secret = env[exemptSecretEnv];
+  if (secret === undefined || secret.length < 16) {
+    throw new ConfigError(config.configFile, `rateLimit: the environment variable ${exemptSecretEnv} (its exemptSecretEnv) is ${secret === undefined ? 'not set' : 'shorter than 16 characters'}`);
+  }
+  return { ...rest, exemptSecret: secret };
 }
 
 /** petal.yaml `metrics:` with its token read; a token variable named but not set stops the start. */

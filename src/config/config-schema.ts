@@ -166,6 +166,8 @@ export const configSchema = z.strictObject({
     shopWrites: rateLimitRule.optional(),
     logins: rateLimitRule.optional(),
     writes: rateLimitRule.optional(),
+    exempt: z.array(z.string().refine(isProxyAddress, 'expected an IP address, a CIDR range (10.0.0.0/8) or loopback, linklocal, uniquelocal')).optional(),
+    exemptSecretEnv: envName.optional(),
   }).optional(),
   /** The API explorer page at /.petal/explorer (README: OpenAPI); off by default when NODE_ENV=production. */
   explorer: z.boolean().optional(),

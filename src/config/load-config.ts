@@ -391,5 +391,10 @@ function rateLimitOf(raw: NonNullable<RawConfig['rateLimit']>): RateLimitConfig 
     const rule = raw[k];
     if (rule !== undefined) rules[k] = rule;
   }
-  return { enabled: raw.enabled ?? true, ...(raw.redis !== undefined ? { redis: raw.redis } : {}), rules };
+  return {
+    enabled: raw.enabled ?? true, rules,
+    ...(raw.redis !== undefined ? { redis: raw.redis } : {}),
+    ...(raw.exempt !== undefined ? { exempt: raw.exempt } : {}),
+    ...(raw.exemptSecretEnv !== undefined ? { exemptSecretEnv: raw.exemptSecretEnv } : {}),
+  };
 }

@@ -60,4 +60,8 @@ export interface RateLimitConfig {
   readonly enabled: boolean;
   readonly redis?: string;
   readonly rules: Partial<Readonly<Record<RateLimitClass, RateLimitRule>>>;
+  /** Client addresses and CIDR ranges never counted (an SSR server, a CDN's edge ranges). */
+  readonly exempt?: readonly string[];
+  /** An environment variable holding a secret: requests sending it in `x-petal-rate-limit-secret` are not counted. */
+  readonly exemptSecretEnv?: string;
 }

@@ -10,6 +10,7 @@ import type { RateLimitClass, RateLimitConfig, RateLimitRule } from '../config/n
 import type { EndpointRegistry } from '../delivery/endpoint-registry.js';
 import { parseMethod } from '../delivery/parse-request.js';
 import { PetalError } from '../errors.js';
+import { exemptionOf } from './rate-limit-exempt.js';
 import { COMMANDS_PREFIX } from './routes/commands.js';
 import { restPathOf } from './routes/delivery.js';
 import { IMPORT_PATH } from './routes/import.js';
@@ -17,16 +18,14 @@ import { NODES_PREFIX } from './routes/nodes.js';
 import { PROPERTIES_PREFIX } from './routes/properties.js';
 
 /**
- * Per client address and minute. A page view of a headless site makes a handful of delivery reads (a
- * page, its navigation, a few images), so 1,200 a minute is a visitor opening 100+ pages a minute, or
- * an office behind one NAT address browsing hard; a crawler script reaches it in seconds. Queries cost
- * more (filters, sorting, no subtree reuse): a quarter of that. Shop writes are a click each (add,
- * change, order); logins are rare (failed ones are throttled apart by login-throttle.ts). Writes come
- * from editors' tools: 5 a second sustained; bulk loads go through one import request.
+ * Per client address and minute, for the classes limited by default. Delivery reads and queries are
+ * not: behind a CDN every miss comes from a few edge addresses, and behind an SSR server from one, so a
+ * per-address count would throttle a healthy site (peers such as Directus leave reads unlimited too);
+ * a deployment open to scripts sets `deliveryReads`/`queries` itself. Shop writes are a click each
+ * (add, change, order); logins are rare (failed ones are throttled apart by login-throttle.ts). Writes
+ * come from editors' tools: 5 a second sustained; bulk loads go through one import request.
  */
-export const DEFAULT_RATE_LIMITS: Readonly<Record<RateLimitClass, RateLimitRule>> = {
-  deliveryReads: { max: 1_200, windowMs: 60_000 },
-  queries: { max: 300, windowMs: 60_000 },
+export const DEFAULT_RATE_LIMITS: Readonly<Partial<Record<RateLimitClass, RateLimitRule>>> = {
   shopWrites: { max: 60, windowMs: 60_000 },
   logins: { max: 30, windowMs: 60_000 },
   writes: { max: 300, windowMs: 60_000 },
@@ -37,7 +36,9 @@ const NOUNS: Readonly<Record<RateLimitClass, string>> = {
   deliveryReads: 'delivery reads', queries: 'Query nodes requests', shopWrites: 'shop writes', logins: 'logins', writes: 'writes',
 };
 
-export interface RateLimitOptions extends RateLimitConfig {
+export interface RateLimitOptions extends Omit<RateLimitConfig, 'exemptSecretEnv'> {
+  /** The value of `exemptSecretEnv`'s variable. */
+  readonly exemptSecret?: string;
   /** Prefix of the Redis keys (default `petal-rl:`); tests use one per run. */
   readonly keyPrefix?: string;
 }
@@ -90,10 +91,13 @@ export async function registerRateLimits(
     skipOnError: true,
     ...(redis !== undefined ? { redis, nameSpace: o.keyPrefix ?? 'petal-rl:' } : {}),
   });
-  const limiters = {} as Record<RateLimitClass, Limiter>;
-  for (const cls of Object.keys(DEFAULT_RATE_LIMITS) as RateLimitClass[]) {
+  const allowList = exemptionOf(o);
+  const limiters: Partial<Record<RateLimitClass, Limiter>> = {};
+  for (const cls of Object.keys(NOUNS) as RateLimitClass[]) {
     const rule = o.rules[cls] ?? DEFAULT_RATE_LIMITS[cls];
+    if (rule === undefined) continue; // not limited
     limiters[cls] = app.rateLimit({
+      ...(allowList !== undefined ? { allowList } : {}),
       max: rule.max,
       timeWindow: rule.windowMs,
       cache: LOCAL_CLIENTS,
@@ -104,11 +108,13 @@ export async function registerRateLimits(
     }) as Limiter;
   }
 
-  const deliveryLimiter: Limiter = (request, reply) => {
-    const match = routes.registry.match(restPathOf(request.canonicalPath));
-    const query = match?.rest !== undefined && parseMethod(match.rest).kind === 'query';
-    return (query ? limiters.queries : limiters.deliveryReads)(request, reply);
-  };
+  const { queries, deliveryReads } = limiters;
+  const deliveryLimiter: Limiter | undefined = queries === undefined && deliveryReads === undefined ? undefined
+    : async (request, reply) => {
+      const match = routes.registry.match(restPathOf(request.canonicalPath));
+      const query = match?.rest !== undefined && parseMethod(match.rest).kind === 'query';
+      return (query ? queries : deliveryReads)?.(request, reply);
+    };
   const ctx = routes.contextPath;
   app.addHook('onRoute', (route: RouteOptions) => {
     const url = ctx !== '' && route.url.startsWith(ctx) ? route.url.slice(ctx.length) : route.url;
@@ -116,7 +122,8 @@ export async function registerRateLimits(
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
       const cls = routeClass(method, url);
-      if (cls !== undefined) byMethod.set(method, cls === 'delivery' ? deliveryLimiter : limiters[cls]);
+      const limiter = cls === undefined ? undefined : cls === 'delivery' ? deliveryLimiter : limiters[cls];
+      if (limiter !== undefined) byMethod.set(method, limiter);
     }
     if (byMethod.size === 0) return; // nothing per request on unlimited routes
     // Most routes have one class for all their methods (GET and HEAD): then the limiter is the hook.
