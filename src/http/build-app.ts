@@ -32,7 +32,7 @@ import { registerJsonBodyParser } from './json-body.js';
 import { DEFAULT_CACHE_MAX_BYTES, ResponseCache } from './response-cache.js';
 import fastifyCookie from '@fastify/cookie';
 import { registerCors } from './cors.js';
-import { previewRewrite, registerContentState, type PublishingOptions } from './content-state.js';
+import { previewRewrite, registerContentState, requestedUrl, servedState, type PublishingOptions } from './content-state.js';
 import type { CacheControlConfig, TagHeader } from '../config/notify-config.js';
 import type { PagesRegistry } from '../delivery/pages/pages-registry.js';
 import type { SecurityService } from '../security/security-service.js';
@@ -159,9 +159,11 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
 
   // One log line per request, only when someone reads it (no hook at all otherwise).
   if (o.logger && o.logger.isLevelEnabled('info')) {
+    const publishing = o.publishing !== undefined;
     app.addHook('onResponse', (request, reply, done) => {
+      const state = servedState(request, publishing);
       request.log.info(
-        { reqId: request.id, method: request.method, url: request.raw.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+        { reqId: request.id, method: request.method, url: requestedUrl(request.raw), ...(state !== undefined ? { state } : {}), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
         'request',
       );
       done();
@@ -187,7 +189,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   });
 
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request, reply) => sendError(reply, 'notFound', `No route for ${request.method} ${request.url.split('?')[0]}`));
+  app.setNotFoundHandler((request, reply) => sendError(reply, 'notFound', `No route for ${request.method} ${requestedUrl(request.raw).split('?')[0]}`));
 
   const maxBytes = o.cache === false ? 0 : o.cache?.maxBytes ?? DEFAULT_CACHE_MAX_BYTES;
   const cache = maxBytes > 0 ? new ResponseCache({ maxBytes }) : null;

@@ -24,15 +24,27 @@ export interface PublishingOptions {
 }
 
 const PREVIEW = Symbol('petal.preview');
+const REQUESTED = Symbol('petal.requestedUrl');
 
 /** Answers of the working content under publishing: for the caller alone, kept by no cache. */
 export const PREVIEW_CACHE_CONTROL = 'private, no-store';
 
-type MarkedRequest = IncomingMessage & { [PREVIEW]?: true };
+type MarkedRequest = IncomingMessage & { [PREVIEW]?: true; [REQUESTED]?: string };
 
 /** True when the request came in under the preview context path (decided before routing). */
 export function isPreviewRequest(raw: IncomingMessage): boolean {
   return (raw as MarkedRequest)[PREVIEW] === true;
+}
+
+/** The URL as the client sent it: a preview request's is rewritten before routing (logs and messages say what was asked). */
+export function requestedUrl(raw: IncomingMessage): string {
+  return (raw as MarkedRequest)[REQUESTED] ?? raw.url ?? '/';
+}
+
+/** What the request log calls the state served: undefined when publishing is off (one state only). */
+export function servedState(request: FastifyRequest, publishing: boolean): 'live' | 'preview' | undefined {
+  if (!publishing) return undefined;
+  return request.contentState === 'published' ? 'live' : 'preview';
 }
 
 /**
@@ -49,6 +61,7 @@ export function previewRewrite(previewContextPath: string, contextPath: string):
     // The prefix must end at a segment boundary: `/previewer` is not under `/preview`.
     if (url.length !== prefix.length && next !== 0x2f && next !== 0x3f) return url;
     (req as MarkedRequest)[PREVIEW] = true;
+    (req as MarkedRequest)[REQUESTED] = url;
     const rest = url.slice(prefix.length);
     return contextPath + (rest === '' || rest.startsWith('?') ? `/${rest}` : rest);
   };

@@ -1,5 +1,7 @@
 // Request logging: one line per request at `info`, and one per unexpected error, each naming the
 // request id the caller got in `x-request-id` (requests have no child loggers, so every line says it).
+// With publishing on, a line names the URL as requested (a preview URL is rewritten before routing)
+// and the state served, live or preview.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
@@ -56,5 +58,52 @@ describe('request logs', () => {
     } finally {
       store.getSubtree = original;
     }
+  });
+});
+
+describe('request logs with publishing on', () => {
+  const logged: Record<string, unknown>[] = [];
+  let p: TestApp;
+  beforeAll(async () => {
+    p = await createTestApp({
+      logger: pino({ level: 'info' }, new Writable({
+        write(chunk: Buffer, _enc, done) {
+          for (const line of chunk.toString('utf8').split('\n')) if (line !== '') logged.push(JSON.parse(line) as Record<string, unknown>);
+          done();
+        },
+      })),
+      definitions: { 'delivery/pages_v1.yaml': 'workspace: website\n$type: jcrDeliveryEndpoint_v2\ndepth: 1\n' },
+      content: { 'website.site.yaml': 'site:\n  jcr:primaryType: mgnl:page\n  title: Site\n' },
+      contextPath: '/magnoliaPublic',
+      // Anonymous callers may preview here, so that the preview request is answered, not refused.
+      publishing: { previewContextPath: '/magnoliaAuthor', previewRoles: ['anonymous'] },
+    });
+  });
+  afterAll(async () => {
+    await p?.close();
+  });
+
+  const lineOf = (id: unknown) => logged.filter((l) => l.reqId === id && l.msg === 'request');
+
+  it('logs a preview request under the preview path, as preview', async () => {
+    const res = await p.app.inject({ url: '/magnoliaAuthor/.rest/delivery/pages/v1/site?lang=en' });
+    expect(res.statusCode).toBe(200);
+    expect(lineOf(res.headers['x-request-id'])).toEqual([
+      expect.objectContaining({ url: '/magnoliaAuthor/.rest/delivery/pages/v1/site?lang=en', state: 'preview', status: 200 }),
+    ]);
+  });
+
+  it('logs a public request under the public path, as live', async () => {
+    const res = await p.app.inject({ url: '/magnoliaPublic/.rest/delivery/pages/v1/site' });
+    expect(res.statusCode).toBe(404); // never published
+    expect(lineOf(res.headers['x-request-id'])).toEqual([
+      expect.objectContaining({ url: '/magnoliaPublic/.rest/delivery/pages/v1/site', state: 'live', status: 404 }),
+    ]);
+  });
+
+  it('names the requested path in a preview 404 for an unknown route', async () => {
+    const res = await p.app.inject({ url: '/magnoliaAuthor/nowhere' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error.message).toBe('No route for GET /magnoliaAuthor/nowhere');
   });
 });
