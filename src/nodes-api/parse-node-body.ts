@@ -1,7 +1,8 @@
 // Nodes API: a write's JSON body (a node in repository form: `name`, `type`, `path`, `identifier`,
 // `properties: [{name, type, multiple, values}]`, `nodes: [...]`) validated and typed as imports type
 // values, before anything is written. Every error is a 400 (413 for the bounds) naming the field, such
-// as `nodes[0].properties[2].values[0]`. Pure: no store, no HTTP.
+// as `nodes[0].name`, and a property by its name and place: `price (nodes[0].properties[2].values[0])`.
+// Pure: no store, no HTTP.
 import { PetalError } from '../errors.js';
 import { reservedPrefixProblem, toCanonicalName } from '../repository/names.js';
 import { joinPath, isValidName } from '../repository/paths.js';
@@ -89,6 +90,9 @@ export function parseProperty(raw: unknown, at: FieldNamer, label = 'a property'
   const name = checkName(raw.name, at('name'));
   const reserved = reservedPrefixProblem(name);
   if (reserved !== undefined) throw invalid(at('name'), reserved);
+  // From here on the property has a name, which an editor recognises sooner than a position.
+  const outer = at;
+  at = (k, j) => `${name} (${outer(k, j)})`;
   if (typeof raw.type !== 'string') throw invalid(at('type'), 'a property type (String, Long, Double, Decimal, Boolean, Date, Reference, WeakReference, Name, Path, URI)');
   const type = parsePropertyType(raw.type);
   if (type === undefined) throw invalid(at('type'), `unknown property type ${JSON.stringify(raw.type)}`);
@@ -129,12 +133,12 @@ function parseNode(raw: unknown, field: string, path: string | undefined, depth:
     // What a GET with includeMetadata answers: taken as the node's type, mixins and identifier.
     if (prop[0] === 'jcr:primaryType') {
       const given = toCanonicalName(String(values[0]));
-      if (type !== undefined && toCanonicalName(type) !== given) throw invalid(`${f}.values[0]`, `disagrees with "type" (${type})`);
+      if (type !== undefined && toCanonicalName(type) !== given) throw invalid(`jcr:primaryType (${f}.values[0])`, `disagrees with "type" (${type})`);
       type = given;
     } else if (prop[0] === 'jcr:mixinTypes') mixins = values.map((v) => toCanonicalName(String(v)));
     else if (prop[0] === 'jcr:uuid') {
-      if (id !== undefined && id !== String(values[0])) throw invalid(`${f}.values[0]`, `disagrees with "identifier" (${id})`);
-      id = optionalString(values[0], `${f}.values[0]`);
+      if (id !== undefined && id !== String(values[0])) throw invalid(`jcr:uuid (${f}.values[0])`, `disagrees with "identifier" (${id})`);
+      id = optionalString(values[0], `jcr:uuid (${f}.values[0])`);
     } else properties.push(prop);
   });
   if (id !== undefined) {

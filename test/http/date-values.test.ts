@@ -28,7 +28,7 @@ describe('Date values of the Nodes API', () => {
     const name = `x${value.replace(/[^0-9]/g, '')}`;
     const res = await req(t.app, { method: 'PUT', url: `${API}/travel`, headers: BOSS, payload: { name, properties: [date(value)] } });
     expectErrorShape(res, 400, 'invalidValueFormat');
-    expect(res.body.error.message).toContain('properties[0].values[0]');
+    expect(res.body.error.message).toContain('when (properties[0].values[0]):');
     expect((await get(t.app, `${API}/travel/${name}`, BOSS)).status).toBe(404);
   });
 

@@ -126,13 +126,13 @@ describe('PUT creates a child node', () => {
 describe('bad bodies: 400 naming the field, nothing written', () => {
   const cases: [string, unknown, string, string][] = [
     ['not an object', [1, 2], 'badRequest', 'body'],
-    ['Long that is not a number', { name: 'x', properties: [prop('n', 'Long', ['12abc'])] }, 'invalidValueFormat', 'properties[0].values[0]'],
-    ['Double', { name: 'x', properties: [prop('s', 'String', ['ok']), prop('d', 'Double', ['x'])] }, 'invalidValueFormat', 'properties[1].values[0]'],
-    ['Decimal', { name: 'x', properties: [prop('d', 'Decimal', ['1,5'])] }, 'invalidValueFormat', 'properties[0].values[0]'],
-    ['Boolean', { name: 'x', properties: [prop('b', 'Boolean', ['yes'])] }, 'invalidValueFormat', 'properties[0].values[0]'],
-    ['Date', { name: 'x', properties: [prop('d', 'Date', ['tomorrow'])] }, 'invalidValueFormat', 'properties[0].values[0]'],
-    ['unknown type', { name: 'x', properties: [prop('p', 'Money', ['1'])] }, 'invalidField', 'properties[0].type'],
-    ['multiple false with several values', { name: 'x', properties: [prop('p', 'String', ['a', 'b'])] }, 'invalidField', 'properties[0].values'],
+    ['Long that is not a number', { name: 'x', properties: [prop('n', 'Long', ['12abc'])] }, 'invalidValueFormat', 'n (properties[0].values[0])'],
+    ['Double', { name: 'x', properties: [prop('s', 'String', ['ok']), prop('d', 'Double', ['x'])] }, 'invalidValueFormat', 'd (properties[1].values[0])'],
+    ['Decimal', { name: 'x', properties: [prop('d', 'Decimal', ['1,5'])] }, 'invalidValueFormat', 'd (properties[0].values[0])'],
+    ['Boolean', { name: 'x', properties: [prop('b', 'Boolean', ['yes'])] }, 'invalidValueFormat', 'b (properties[0].values[0])'],
+    ['Date', { name: 'x', properties: [prop('d', 'Date', ['tomorrow'])] }, 'invalidValueFormat', 'd (properties[0].values[0])'],
+    ['unknown type', { name: 'x', properties: [prop('p', 'Money', ['1'])] }, 'invalidField', 'p (properties[0].type)'],
+    ['multiple false with several values', { name: 'x', properties: [prop('p', 'String', ['a', 'b'])] }, 'invalidField', 'p (properties[0].values)'],
     ['name with /', { name: 'a/b' }, 'invalidField', 'name'],
     ['name with [', { name: 'a[1]' }, 'invalidField', 'name'],
     ['name with *', { name: 'a*' }, 'invalidField', 'name'],
@@ -141,7 +141,7 @@ describe('bad bodies: 400 naming the field, nothing written', () => {
     ['name .', { name: '.' }, 'invalidField', 'name'],
     ['name ..', { name: '..' }, 'invalidField', 'name'],
     ['child name', { name: 'x', nodes: [{ name: 'ok' }, { name: 'bad/name' }] }, 'invalidField', 'nodes[1].name'],
-    ['nested value', { name: 'x', nodes: [{ name: 'k', properties: [prop('n', 'Long', ['z'])] }] }, 'invalidValueFormat', 'nodes[0].properties[0].values[0]'],
+    ['nested value', { name: 'x', nodes: [{ name: 'k', properties: [prop('n', 'Long', ['z'])] }] }, 'invalidValueFormat', 'n (nodes[0].properties[0].values[0])'],
     ['duplicate child names', { name: 'x', nodes: [{ name: 'k' }, { name: 'k' }] }, 'invalidField', 'nodes[1].name'],
     ['property name with |', { name: 'x', properties: [prop('a|b', 'String', ['v'])] }, 'invalidField', 'properties[0].name'],
     ['path elsewhere', { name: 'x', path: '/elsewhere/x' }, 'invalidField', 'path'],
@@ -152,6 +152,12 @@ describe('bad bodies: 400 naming the field, nothing written', () => {
     expectErrorShape(res, 400, code);
     expect(res.body.error.message).toContain(field === 'body' ? 'body' : `${field}:`);
     expect(await snapshot()).toEqual(s);
+  });
+
+  it('names a property by its name and place, the whole message as an editor reads it', async () => {
+    const res = await send('PUT', '/travel', { name: 'x', properties: [prop('title', 'String', ['ok']), prop('price', 'Long', ['12abc'])] });
+    expectErrorShape(res, 400, 'invalidValueFormat');
+    expect(res.body.error.message).toMatch(/^price \(properties\[1\]\.values\[0\]\): /);
   });
 
   it('bounds: too many nodes is a 413 naming the bound, nothing written', async () => {

@@ -71,7 +71,7 @@ describe('Properties API', () => {
     const s = await snapshot();
     const bad = await call('PUT', '/travel?name=count&value=ten&type=Long');
     expectErrorShape(bad, 400, 'invalidValueFormat');
-    expect(bad.body.error.message).toMatch(/^value\[0\]: /);
+    expect(bad.body.error.message).toMatch(/^count \(value\[0\]\): /);
     expectErrorShape(await call('PUT', '/travel?name=a|b&value=1'), 400, 'invalidField');
     expectErrorShape(await call('PUT', '/travel?name=p&value=1&value=2'), 400, 'invalidField');
     expectErrorShape(await call('PUT', '/travel?name=p&value=1&type=Money'), 400, 'invalidField');

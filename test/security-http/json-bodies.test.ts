@@ -62,7 +62,7 @@ describe('the Nodes API (8 MiB bodies)', () => {
   it('allows more values and keys than the default: 200,000 reach the Nodes API\'s own checks', async () => {
     const { res, parsed } = await send('PUT', `${NODES}/travel`, `{"name":"many","properties":[{"name":"p","type":"String","multiple":true,"values":[${Array(200_000).fill('"v"').join(',')}]}]}`);
     expectErrorShape(res, 413, 'payloadTooLarge');
-    expect(res.body.error.message).toContain(`properties[0].values: at most ${WRITE_LIMITS.maxValues} values`);
+    expect(res.body.error.message).toContain(`p (properties[0].values): at most ${WRITE_LIMITS.maxValues} values`);
     expect(parsed).toBe(true);
   });
 
