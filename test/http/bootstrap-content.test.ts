@@ -181,6 +181,36 @@ for (const backend of backends) {
   });
 }
 
+describe('bootstrap content with publishing on (sqlite)', () => {
+  it('writes the working state only; a kept node keeps its activation status, a re-imported one is modified', async () => {
+    const site = await makeSite('sqlite:./petal.db', ['publishing: { enabled: true }']);
+    let server: RunningServer | undefined = await start(site);
+    const node = async (path: string) => (await server!.app.inject({ method: 'GET', url: `${API}${path}?includeMetadata=true`, headers: site.auth })).json() as { properties: { name: string; values: string[] }[] };
+    const status = async (path: string) => (await node(path)).properties.find((p) => p.name === 'cms:activationStatus')?.values[0];
+    try {
+      const published = await server.app.inject({
+        method: 'POST', url: '/.rest/commands/v2/activate', headers: site.auth, payload: { repository: 'website', path: '/travel', recursive: true },
+      });
+      expect(published.statusCode, published.body).toBe(200);
+      expect(await status('/travel/b')).toBe('true');
+      await setTitle(server, site, '/travel/a', 'Edited A');
+      const edited = await node('/travel/a');
+      expect(await status('/travel/a')).toBe('modified');
+      await server.close();
+      server = undefined;
+      writeFileSync(join(site.dir, 'content', 'website.travel.yaml'), travel({ a: 'A2', b: 'B2', c: 'C' }));
+      server = await start(site);
+      expect(await node('/travel/a')).toEqual(edited);
+      expect(await title(server, site, '/travel/b')).toBe('B2');
+      expect(await status('/travel/b')).toBe('modified');
+      expect(await status('/travel/c')).toBe('true');
+    } finally {
+      await server?.close();
+      rmSync(site.dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe.skipIf(PG === '')('bootstrap content: two instances on one PostgreSQL database', () => {
   it('started together, exactly one imports; the other sees the record and skips the file', async () => {
     const db = (await createScratchDatabase())!;
