@@ -7,6 +7,7 @@ import { ConfigError } from './config/config-error.js';
 import { DEFAULT_STORE_FILE, loadConfig, packageRoot, type CliOverrides } from './config/load-config.js';
 import { ImportError } from './ingest/import-error.js';
 import { importPaths, type ImportProgress } from './ingest/run-import.js';
+import { recordImport } from './ingest/bootstrap.js';
 import { createLogger, createStore, startServer } from './main.js';
 import { userCommand } from './security/cli-commands.js';
 import { tokenCommand } from './security/token-commands.js';
@@ -28,7 +29,9 @@ const HELP = `Petal: a fast, self-hostable content delivery server (the delivery
 
 Usage:
   petal serve [options]                 serve the delivery API
-  petal import [options] FILE_OR_DIR... import content exports (YAML bootstrap, JCR XML system view)
+  petal import [options] [--force] FILE_OR_DIR...
+                                        import content exports (YAML bootstrap, JCR XML system view)
+                                        whole, and record them as imported (a start skips them unchanged)
   petal export WORKSPACE PATH [--format yaml|xml] [--out FILE]
                                         write a node's subtree (PATH / = the workspace) as a file petal
                                         import takes back; to standard output, or FILE (a folder gets the
@@ -85,6 +88,9 @@ Options of import:
                       a UUID already used at another path: give the node a new UUID (default),
                       move it here (replace), or abort the import (fail)
   --verbose           list every warning (default: the first 10)
+  --force             say that the files overwrite their nodes, editors' changes included (what petal
+                      import always does; a start imports a changed content: file only where no write
+                      changed its nodes, unless contentPolicy: overwrite)
   --publish           then publish each imported top-level node as its next version (publishing on:
                       into the published state with its subtree, parents first)
   --by NAME           who publishes (publish, unpublish and import --publish; default: the
@@ -243,7 +249,7 @@ async function runImport(args: string[]): Promise<number> {
     args,
     options: {
       config: { type: 'string' }, store: { type: 'string' }, 'on-uuid-collision': { type: 'string' }, help: { type: 'boolean' },
-      verbose: { type: 'boolean' }, publish: { type: 'boolean' }, by: { type: 'string' },
+      verbose: { type: 'boolean' }, publish: { type: 'boolean' }, by: { type: 'string' }, force: { type: 'boolean' },
     },
     allowPositionals: true,
   });
@@ -280,6 +286,8 @@ async function runImport(args: string[]): Promise<number> {
   try {
     const r = await importPaths(store, positionals, {
       onUuidCollision: (policy ?? config.onUuidCollision) as 'new' | 'replace' | 'fail', onProgress,
+      // Whole, as always (--force or not), and recorded: a start then skips these files while unchanged.
+      prepare: recordImport(config.baseDir ?? process.cwd()),
       ...(config.publishing !== undefined ? { publishing: true } : {}),
     });
     bar?.stop();

@@ -20,7 +20,7 @@ import { loadDefinitions, type DefinitionProblem } from './delivery/load-definit
 import { buildApp } from './http/build-app.js';
 import type { MetricsOptions } from './metrics/metrics-route.js';
 import type { ResponseCache } from './http/response-cache.js';
-import { importPaths } from './ingest/run-import.js';
+import { bootstrapContent } from './ingest/bootstrap.js';
 import { sweepAbandonedSpoolFolders } from './ingest/spool-folder.js';
 import { outputNameFor } from './repository/names.js';
 import { NodeTypeRegistry } from './repository/node-types.js';
@@ -120,6 +120,20 @@ export function logProblems(log: Logger, problems: readonly DefinitionProblem[])
   }
 }
 
+/** The `content:` files: each imported once, again when changed (ingest/bootstrap.ts). */
+async function bootstrap(store: ContentStore, config: PetalConfig, log: Logger): Promise<void> {
+  const r = await bootstrapContent(store, config.content, {
+    baseDir: config.baseDir ?? process.cwd(), policy: config.contentPolicy ?? 'seed', onUuidCollision: config.onUuidCollision,
+    ...(config.publishing !== undefined ? { publishing: true } : {}),
+  });
+  if (r.unchanged > 0) log.info(`${r.unchanged} bootstrap files unchanged`);
+  if (r.imported !== undefined) log.info(`imported ${r.imported.nodes} nodes from ${r.imported.files} new or changed files of ${config.content.join(', ')}`);
+  for (const w of r.imported?.warnings ?? []) log.warn(w);
+  for (const k of r.kept) {
+    log.warn(`bootstrap: kept ${k.nodes.length} nodes changed since the last import of ${k.file}: ${k.nodes.join(', ')}`);
+  }
+}
+
 export interface RunningServer {
   readonly app: FastifyInstance;
   readonly url: string;
@@ -151,11 +165,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   await purger?.start();
   // Decoded binaries of imports killed earlier (`petal import` or a start): tens of MB each.
   for (const f of await sweepAbandonedSpoolFolders()) log.info(`removed ${f}, left by an import that was killed`);
-  if (config.content.length > 0) {
-    const r = await importPaths(store, config.content, { onUuidCollision: config.onUuidCollision, ...(config.publishing !== undefined ? { publishing: true } : {}) });
-    log.info(`imported ${r.nodes} nodes from ${r.files} files of ${config.content.join(', ')}`);
-    for (const w of r.warnings) log.warn(w);
-  }
+  if (config.content.length > 0) await bootstrap(store, config, log);
   const types = new NodeTypeRegistry(config.nodeTypes);
   const repository = new Repository(store, types, config.subtreeCacheMaxBytes !== undefined ? { maxBytes: config.subtreeCacheMaxBytes } : {});
   const registry = new EndpointRegistry();

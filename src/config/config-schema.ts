@@ -86,6 +86,8 @@ export const configSchema = z.strictObject({
   replicas: z.array(z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgres:// URL')).optional(),
   modules: stringList.optional(),
   content: stringList.optional(),
+  /** What a start does with a `content:` file changed since its last import (ingest/bootstrap.ts). */
+  contentPolicy: z.enum(['seed', 'overwrite']).optional(),
   port: z.number().int().min(0).max(65535).optional(),
   host: z.string().min(1).optional(),
   namespace: z.enum(['cms', 'mgnl']).optional(),

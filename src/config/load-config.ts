@@ -49,8 +49,11 @@ export interface PetalConfig {
   /** Read replicas (`postgres://` URLs) of a PostgreSQL store. */
   readonly replicas?: readonly string[];
   readonly modules: readonly string[];
-  /** Content exports imported at every start (re-importing replaces the same nodes). */
+  /** Content exports imported at a start when new or changed (ingest/bootstrap.ts). */
   readonly content: readonly string[];
+  /** A changed `content:` file: write only nodes no write changed since (`seed`, absent) or all of it. */
+  readonly contentPolicy?: 'seed' | 'overwrite';
+  readonly baseDir?: string; // the config file's folder: `content:` files are recorded relative to it
   readonly port: number;
   readonly host: string;
   readonly namespace: Namespace;
@@ -239,6 +242,7 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     ...(replicas.length > 0 ? { replicas } : {}),
     modules,
     content: (raw.content ?? []).map((c) => abs(c, baseDir)),
+    contentPolicy: raw.contentPolicy ?? 'seed', baseDir,
     port: overrides.port ?? envPort ?? raw.port ?? 8080,
     host: overrides.host ?? env.PETAL_HOST ?? raw.host ?? '0.0.0.0',
     namespace: raw.namespace ?? 'cms',

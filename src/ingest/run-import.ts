@@ -7,6 +7,7 @@ import { listExportFiles, loadExport, sortExportFiles } from './load-export.js';
 import { ImportError } from './import-error.js';
 import { ImportConflictError, InvalidDocumentError } from '../store/write-import.js';
 import type { ImportGuard } from '../store/rows.js';
+import type { BootstrapRecords } from '../store/bootstrap-files.js';
 import { joinPath } from '../repository/paths.js';
 import { caseVariantOf } from '../repository/names.js';
 import { createSpoolFolder } from './spool-folder.js';
@@ -27,6 +28,16 @@ export interface ImportRunOptions {
   readonly spoolParent?: string;
   /** Publishing is on: imported nodes get their activation status from the published state (activation-on-import.ts). */
   readonly publishing?: boolean;
+  /**
+   * Called with the parsed documents (activation marked) just before they are written: the documents
+   * to write instead, and the bootstrap records to write in their transaction (bootstrap.ts).
+   */
+  readonly prepare?: (documents: readonly ImportDocument[]) => Promise<PreparedImport>;
+}
+
+export interface PreparedImport {
+  readonly documents: readonly ImportDocument[];
+  readonly bootstrap?: BootstrapRecords;
 }
 
 export interface ImportRunResult {
@@ -64,12 +75,15 @@ export async function importPaths(store: ContentStore, paths: readonly string[],
     await refuseCaseVariants(store, documents);
     options.onProgress?.({ phase: 'write', bytesDone, bytesTotal });
     if (options.publishing === true) await markActivation(store, documents);
-    const result = await store.importDocuments(documents, { onUuidCollision: options.onUuidCollision });
+    const prepared = options.prepare !== undefined ? await options.prepare(documents) : { documents };
+    const result = await store.importDocuments(prepared.documents, {
+      onUuidCollision: options.onUuidCollision, ...(prepared.bootstrap !== undefined ? { bootstrap: prepared.bootstrap } : {}),
+    });
     const ms = performance.now() - started;
-    const { warnings, ...indexSegments } = await refreshIndex(store, documents, result.warnings);
+    const { warnings, ...indexSegments } = await refreshIndex(store, prepared.documents, result.warnings);
     return {
       files: files.length, nodes: result.nodes, bytes: bytesTotal, ms, warnings,
-      roots: rootsOf(documents), indexSegments,
+      roots: rootsOf(prepared.documents), indexSegments,
     };
   } finally {
     await rm(spoolDir, { recursive: true, force: true });

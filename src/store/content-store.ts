@@ -12,6 +12,7 @@ import type { ByteLruStats } from '../cache/byte-lru.js';
 import type { QueryIndexStats } from './query-index/memory-budget.js';
 import type { NewSchedule, Schedule, StateRequest, StateResult } from './publishing.js';
 import type { WebhookLog } from './webhook-log.js';
+import type { BootstrapFile } from './bootstrap-files.js';
 
 /** What a store's caches of request-chosen keys hold, each against its byte bound. */
 export interface StoreMemoryStats {
@@ -89,6 +90,12 @@ export interface ContentStore {
 
   /** Writes all documents in one transaction: all of them become visible, or none (then it throws). */
   importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult>;
+  /**
+   * Runs `body` with the recorded bootstrap files (bootstrap-files.ts; written by an import with
+   * `options.bootstrap`) while no other caller runs one, in this process or (PostgreSQL) in any
+   * instance sharing the database: one instance checks and imports, the others then see its records.
+   */
+  withBootstrapFiles<T>(body: (recorded: readonly BootstrapFile[]) => Promise<T>): Promise<T>;
 
   /**
    * The Nodes API's writes (create, update, delete, move) in ONE transaction with ONE change event of

@@ -1,6 +1,7 @@
 // Store layer: the few primitives an import needs inside one transaction, implemented by each backend.
 import type { BlobSpool, NodeRecord } from './rows.js';
 import type { ChangedNode, NewChange } from './changes.js';
+import type { BootstrapRecords } from './bootstrap-files.js';
 
 export interface InsertNode {
   readonly id: string;
@@ -40,4 +41,9 @@ export interface ImportTx {
   /** Writes a change event (the store numbers and dates it). */
   recordChange(change: NewChange): Promise<void>;
   bumpGeneration(): Promise<void>;
+  /**
+   * Records the bootstrap files after the import's change events (`ownChanges` of them): throws a
+   * BootstrapRaceError when more events than those came after `records.decidedAt`.
+   */
+  recordBootstrap(records: BootstrapRecords, ownChanges: number): Promise<void>;
 }

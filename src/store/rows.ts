@@ -1,5 +1,6 @@
 // Store layer: the rows a ContentStore reads and writes. No HTTP, no rendering.
 import type { StoredProperty } from '../repository/property-type.js';
+import type { BootstrapRecords } from './bootstrap-files.js';
 
 /** One node as stored. Paths are absolute in the workspace (`/` is the root, which is never stored). */
 export interface NodeRecord {
@@ -66,6 +67,8 @@ export interface ImportOptions {
    * to refuse, and the whole import rolls back.
    */
   readonly guard?: ImportGuard;
+  /** The start-time import's record of its files, written in the import's transaction (bootstrap-files.ts). */
+  readonly bootstrap?: BootstrapRecords;
 }
 
 export interface ImportGuard {

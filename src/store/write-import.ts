@@ -79,7 +79,9 @@ export async function writeImport(
     }
   }
   // In the import's transaction: the events commit (or roll back) with the nodes.
-  for (const change of changes.changes('import', options.by)) await tx.recordChange(change);
+  const events = changes.changes('import', options.by);
+  for (const change of events) await tx.recordChange(change);
+  if (options.bootstrap !== undefined) await tx.recordBootstrap(options.bootstrap, events.length);
   await tx.bumpGeneration();
   return { nodes, warnings };
 }

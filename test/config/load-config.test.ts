@@ -70,6 +70,8 @@ describe('loadConfig: which file', () => {
       store: `sqlite:${join(cwd, DEFAULT_STORE_FILE)}`,
       modules: [join(cwd, 'mods')],
       content: [],
+      contentPolicy: 'seed',
+      baseDir: cwd,
       port: 8080,
       host: '0.0.0.0',
       namespace: 'cms',
@@ -133,6 +135,14 @@ describe('loadConfig: which file', () => {
     expect(loadConfig({ config: write('t.yaml', 'cache: { queryIndexThreshold: 2000 }\n') }, {}, cwd).queryIndexThreshold).toBe(2000);
     expect(loadConfig({ config: write('t1.yaml', 'port: 9124\n') }, {}, cwd).queryIndexThreshold).toBeUndefined();
     expect(configError(() => loadConfig({ config: write('t2.yaml', 'cache: { queryIndexThreshold: -1 }\n') }, {}, cwd)).message).toMatch(/queryIndexThreshold/);
+  });
+
+  it('reads contentPolicy (absent: seed) and the folder content files are recorded against, and names a bad policy', () => {
+    const c = loadConfig({ config: write('sub/p1.yaml', 'contentPolicy: overwrite\n') }, {}, cwd);
+    expect(c.contentPolicy).toBe('overwrite');
+    expect(c.baseDir).toBe(join(cwd, 'sub'));
+    expect(loadConfig({ config: write('p2.yaml', 'port: 1\n') }, {}, cwd).contentPolicy).toBe('seed');
+    expect(configError(() => loadConfig({ config: write('p3.yaml', 'contentPolicy: always\n') }, {}, cwd)).message).toMatch(/contentPolicy/);
   });
 
   it('reads cache.persistQueryIndex (absent: on), and rejects a value that is not a boolean', () => {

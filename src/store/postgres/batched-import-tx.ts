@@ -37,7 +37,7 @@ interface Known {
 
 const isAtOrBelow = (path: string, root: string): boolean => path === root || path.startsWith(`${root}/`);
 
-export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' | 'bumpGeneration' | 'recordChange'> {
+export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' | 'bumpGeneration' | 'recordChange' | 'recordBootstrap'> {
   readonly #client: pg.PoolClient;
   /**
    * Other connections, reading the last commit: while this transaction has only inserted into a

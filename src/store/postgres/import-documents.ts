@@ -10,6 +10,7 @@ import { BatchedImportTx } from './batched-import-tx.js';
 import { IMPORT_LOCK } from './migrations.js';
 import { SQL, exec, run } from './statements.js';
 import { recordChange } from './changes.js';
+import { recordBootstrap } from './bootstrap-files.js';
 
 export const BLOB_CHUNK = 1 << 20;
 
@@ -35,6 +36,10 @@ export async function importDocuments(
     recordChange: async (change) => {
       await batched.flush();
       await recordChange(client, change);
+    },
+    recordBootstrap: async (records, ownChanges) => {
+      await batched.flush();
+      await recordBootstrap(client, records, ownChanges);
     },
     insertNode: (node) => batched.insertNode(node),
     hasBlob: async (hash) => (await run(client, SQL.hasBlob, [hash])).length > 0,

@@ -19,6 +19,8 @@ import { postgresColumnSource } from './column-source.js';
 import { tsQueryText } from './full-text.js';
 import { withoutHiddenWordMatches } from '../hidden-full-text.js';
 import { importDocuments } from './import-documents.js';
+import { withBootstrapLock } from './bootstrap-files.js';
+import type { BootstrapFile } from '../bootstrap-files.js';
 import { nodeWriteTransaction } from './node-write-transaction.js';
 import { writeNodes } from '../write-nodes.js';
 import { publishState, publishVersion, unpublishState, type StateTx } from '../publish-state.js';
@@ -303,6 +305,10 @@ export class PostgresStore implements ContentStore {
   async importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
     // The query index applies the import's change events when it sees the new generation.
     return this.#write(() => importDocuments(this.#db, this.#channel, documents, options));
+  }
+
+  async withBootstrapFiles<T>(body: (recorded: readonly BootstrapFile[]) => Promise<T>): Promise<T> {
+    return withBootstrapLock(this.#db, body);
   }
 
   async writeNodes(workspace: string, operations: readonly NodeOperation[], options: NodeWriteOptions): Promise<NodeWriteResult> {

@@ -8,6 +8,7 @@ import { CHANGES_SQL } from './changes.js';
 import { INDEX_SEGMENTS_SQL } from './index-segments.js';
 import { SCHEDULE_RUN_AS_SQL, SCHEDULES_SQL } from './schedules.js';
 import { WEBHOOKS_SQL } from './webhook-log.js';
+import { BOOTSTRAP_FILES_SQL } from './bootstrap-files.js';
 
 export interface Migration {
   readonly version: number;
@@ -196,6 +197,11 @@ END;
     version: 10,
     name: 'publishing: whose rights a schedule runs with',
     sql: SCHEDULE_RUN_AS_SQL,
+  },
+  {
+    version: 11,
+    name: 'bootstrap files: imported once, by content hash',
+    sql: BOOTSTRAP_FILES_SQL,
   },
 ];
 

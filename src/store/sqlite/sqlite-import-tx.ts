@@ -19,6 +19,8 @@ import { ListedKinds } from '../listed-kinds.js';
 import type { BlobSpool, ImportDocument, NodeDraft } from '../rows.js';
 import type { ChangedNode, NewChange } from '../changes.js';
 import { recordVia, subtreeVia } from './changes.js';
+import { recordBootstrapVia } from './bootstrap-files.js';
+import type { BootstrapRecords } from '../bootstrap-files.js';
 import { DEFER_MIN_NODES, DeferredIndexes, shouldDefer } from './deferred-indexes.js';
 import type { ImportConnection, RowBuffer, StatementCall } from './import-connection.js';
 import { KnownNodes } from './import-known-nodes.js';
@@ -217,6 +219,11 @@ export class SqliteImportTx implements ImportTx {
 
   async bumpGeneration(): Promise<void> {
     await this.#db.run(SQL.bump);
+  }
+
+  async recordBootstrap(records: BootstrapRecords, ownChanges: number): Promise<void> {
+    await this.#flush();
+    await recordBootstrapVia(this.#db, records, ownChanges);
   }
 }
 

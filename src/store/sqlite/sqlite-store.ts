@@ -45,6 +45,8 @@ import { sqliteIndexSegments } from './index-segments.js';
 import type { SqliteStoreOptions } from './sqlite-store-options.js';
 export type { SqliteStoreOptions } from './sqlite-store-options.js';
 import { persistOptions } from '../query-index/persisted-segments.js';
+import { BootstrapTurns } from './bootstrap-files.js';
+import type { BootstrapFile } from '../bootstrap-files.js';
 
 const GENERATION_HINT_MS = 100;
 
@@ -285,6 +287,11 @@ export class SqliteStore implements ContentStore {
     });
   }
 
+  readonly #bootstrap = new BootstrapTurns();
+  async withBootstrapFiles<T>(body: (recorded: readonly BootstrapFile[]) => Promise<T>): Promise<T> {
+    return this.#bootstrap.run(() => this.#reader(), body);
+  }
+
   async writeNodes(workspace: string, operations: readonly NodeOperation[], options: NodeWriteOptions): Promise<NodeWriteResult> {
     return this.#nodeWrite((tx) => writeNodes(tx, workspace, operations, options));
   }
@@ -352,13 +359,8 @@ export class SqliteStore implements ContentStore {
     return this.#v.subtree(workspace, path, name, depth);
   }
 
-  async changesSince(sequence: number, limit: number): Promise<ChangeEvent[]> {
-    return this.#c.since(sequence, limit);
-  }
-
-  async latestChange(): Promise<number> {
-    return this.#c.latest();
-  }
+  async changesSince(sequence: number, limit: number): Promise<ChangeEvent[]> { return this.#c.since(sequence, limit); }
+  async latestChange(): Promise<number> { return this.#c.latest(); }
 
   get #c(): SqliteChanges {
     if (!this.#changes) throw new StoreClosedError('SqliteStore is not open');
