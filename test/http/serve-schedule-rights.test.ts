@@ -85,7 +85,7 @@ const postgres: Backend = {
 };
 
 /** Waits for a state the server reaches on its own (a poll, a reload of the security files). */
-async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const value = await check();
