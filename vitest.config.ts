@@ -9,6 +9,7 @@ export default defineConfig({
     // default-cost scrypt or a child process's start takes seconds, so the limits are generous.
     testTimeout: 120_000,
     hookTimeout: 180_000,
+    // Forks, not threads: test/helpers/run-cli.ts changes the working folder (process.chdir), which a worker thread may not.
     pool: 'forks',
     // Vitest's default on a 2-core machine is one fork, and much of the suite waits on child
     // processes (the CLI, servers, crash tests) and on PostgreSQL: two forks keep both cores busy.
