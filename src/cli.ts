@@ -24,6 +24,8 @@ import { takenAlongBy } from './repository/publish-rules.js';
 import { exportCommand } from './export/export-command.js';
 import { typesCommand } from './openapi/types-command.js';
 import { ExportError } from './export/export-error.js';
+import { checkMovedDefaultStore } from './config/moved-default-store.js';
+import { missingStore } from './store/store-exists.js';
 
 const HELP = `Petal: a fast, self-hostable content delivery server (the delivery API of Magnolia CMS).
 
@@ -76,7 +78,11 @@ Usage:
 
 Options (serve, import, export, publish, unpublish, schedules, versions, changes, webhooks; --config also for user and token):
   --config FILE       petal.yaml to use (default: ./petal.yaml, else the bundled demo for serve)
-  --store URL         sqlite:FILE (default sqlite:./data/petal.db) or postgres://user@host:5432/db
+  --store URL         sqlite:FILE or postgres://user@host:5432/db; a relative FILE is taken from the
+                      current folder. Default: store: of petal.yaml, else data/petal.db beside
+                      petal.yaml (./data/petal.db without one)
+  versions, changes, schedules, webhooks list|log and export only read: they refuse a store that
+  does not exist yet (exit 1) rather than create an empty one
 Options of serve:
   --modules DIR       a light-modules folder; repeat for several
   --port N            port to listen on (default 8080)
@@ -191,7 +197,7 @@ export async function main(argv: string[]): Promise<number> {
         return 2;
     }
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof ImportError || err instanceof ImportConflictError || err instanceof InvalidDocumentError || err instanceof ExportError) {
+    if (err instanceof ConfigError || err instanceof MissingStoreError || err instanceof ImportError || err instanceof ImportConflictError || err instanceof InvalidDocumentError || err instanceof ExportError) {
       process.stderr.write(`petal: ${err.message}\n`);
       return 1;
     }
@@ -215,6 +221,7 @@ async function serve(args: string[]): Promise<number> {
   });
   if (values.help) { process.stdout.write(HELP); return 0; }
   const config = loadConfig(overridesFrom(values));
+  checkMovedDefaultStore(config, process.cwd());
   const log = createLogger(config.logLevel);
   if (config.isDemo) log.info(`no petal.yaml here: serving the bundled demo (${config.configFile})`);
   if (config.security.users.size === 0) {
@@ -235,10 +242,18 @@ function notice(message: string): void {
   process.stderr.write(`petal: ${message}\n`);
 }
 
+/** A read-only command named a store that is not there: it is not created. */
+class MissingStoreError extends Error {}
+
 /** The store of --store / --config, as `petal import` picks it (the default store without either). */
-const openStore: StoreOpener = async (flags) => {
+const openStore: StoreOpener = async (flags, options = {}) => {
   const config = loadConfig(overridesFrom(flags));
+  checkMovedDefaultStore(config, process.cwd());
   const url = config.isDemo ? `sqlite:${resolve(DEFAULT_STORE_FILE)}` : config.store;
+  if (options.readOnly === true) {
+    const missing = await missingStore(url);
+    if (missing !== undefined) throw new MissingStoreError(`no store at ${missing} (run \`petal serve\` or \`petal import\` first, or pass --store)`);
+  }
   const store = createStore(url, { onNotice: notice });
   await store.open();
   return { store, url, config };
@@ -269,6 +284,7 @@ async function runImport(args: string[]): Promise<number> {
   }
   // Without --store or a petal.yaml, import into the default store that `petal serve` also uses.
   const config = loadConfig(overridesFrom(values));
+  checkMovedDefaultStore(config, process.cwd());
   // Without --store or a petal.yaml, import into the default store that `petal serve --modules` reads.
   const storeUrl = config.isDemo ? `sqlite:${resolve(DEFAULT_STORE_FILE)}` : config.store;
   const store = createStore(storeUrl, { onNotice: notice, ...(config.persistQueryIndex !== undefined ? { persistQueryIndex: config.persistQueryIndex } : {}) });

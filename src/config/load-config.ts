@@ -105,6 +105,8 @@ export interface PetalConfig {
   /** Client timeouts and the shutdown grace (`limits:`): only the keys petal.yaml sets. */
   readonly limits?: LimitsConfig;
   readonly isDemo: boolean;
+  /** No --store, PETAL_STORE nor store: chose the store: it is DEFAULT_STORE_FILE beside petal.yaml (or in the current folder without one). */
+  readonly storeIsDefault?: true;
 }
 
 export interface PublishingConfig {
@@ -211,7 +213,9 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
 
   const store = overrides.store !== undefined ? normalizeStore(overrides.store, cwd)
     : env.PETAL_STORE !== undefined && env.PETAL_STORE !== '' ? normalizeStore(env.PETAL_STORE, cwd)
-    : normalizeStore(raw.store, raw.store !== undefined ? baseDir : cwd);
+    // Like modules: and content:, the store of a petal.yaml (set or default) lies beside that file.
+    : normalizeStore(raw.store, baseDir);
+  const storeIsDefault = overrides.store === undefined && (env.PETAL_STORE === undefined || env.PETAL_STORE === '') && raw.store === undefined;
   const modules = overrides.modules?.map((m) => abs(m, cwd)) ?? envModules?.map((m) => abs(m, cwd)) ?? (raw.modules ?? []).map((m) => abs(m, baseDir));
   const portText = env.PETAL_PORT?.trim();
   const envPort = portText !== undefined && portText !== '' ? (/^\d+$/.test(portText) ? Number(portText) : NaN) : undefined;
@@ -289,6 +293,7 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     },
     limits: checkLimits(raw.limits ?? {}, file),
     isDemo,
+    ...(storeIsDefault ? { storeIsDefault: true as const } : {}),
   };
 }
 

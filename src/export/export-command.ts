@@ -37,7 +37,7 @@ export async function exportCommand(args: string[], open: StoreOpener): Promise<
   const format = values.format ?? (path === '/' ? 'xml' : 'yaml');
   if (!isExportFormat(format)) { process.stderr.write(`petal export: --format must be yaml or xml, not ${JSON.stringify(format)}\n`); return 2; }
 
-  const { store, url } = await open(values);
+  const { store, url } = await open(values, { readOnly: true });
   try {
     const prepared = await prepareExport(storeSource(store), store, workspace, path, format);
     if (!prepared.ok) {

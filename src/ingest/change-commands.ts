@@ -32,7 +32,7 @@ export async function changesCommand(args: string[], open: StoreOpener): Promise
   if (!COUNT.test(limit) || Number(limit) < 1 || Number(limit) > CHANGES_PAGE_MAX) {
     return fail(`--limit must be a whole number from 1 to ${CHANGES_PAGE_MAX}, not ${JSON.stringify(limit)}`);
   }
-  const { store } = await open(values);
+  const { store } = await open(values, { readOnly: true });
   try {
     const events = await store.changesSince(Number(values.since), Number(limit));
     if (values.json) process.stdout.write(`${JSON.stringify(events, null, 2)}\n`);

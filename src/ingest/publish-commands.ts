@@ -153,7 +153,7 @@ export async function schedulesCommand(args: string[], open: StoreOpener): Promi
     process.stderr.write(`petal schedules: unexpected argument ${JSON.stringify(positionals[0])}\n\n${SCHEDULES_USAGE}`);
     return 2;
   }
-  const { store } = await open(values);
+  const { store } = await open(values, { readOnly: true }); // nothing to cancel in a store that is not there
   try {
     if (values.cancel !== undefined) {
       const gone = await store.cancelSchedule(values.cancel);

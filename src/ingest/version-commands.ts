@@ -17,7 +17,8 @@ export const VERSIONS_USAGE = `Usage: petal versions WORKSPACE PATH [--json] [--
  * Opens the store the flags name (as `petal import` does); returns it with its URL for messages and the
  * settings of the config the commands read (absent: publishing off, no extra node types).
  */
-export type StoreOpener = (flags: { config?: string; store?: string }) => Promise<{
+/** `readOnly`: refuse a store that is not there yet instead of creating it (store-exists.ts). */
+export type StoreOpener = (flags: { config?: string; store?: string }, options?: { readOnly?: boolean }) => Promise<{
   store: ContentStore; url: string; config?: Pick<PetalConfig, 'publishing' | 'nodeTypes' | 'webhooks'>;
 }>;
 
@@ -63,7 +64,7 @@ export async function versionsCommand(args: string[], open: StoreOpener): Promis
   if (values.help) { process.stdout.write(VERSIONS_USAGE); return 0; }
   const t = target('versions', positionals, VERSIONS_USAGE);
   if (typeof t === 'string') { process.stderr.write(t); return 2; }
-  const { store } = await open(values);
+  const { store } = await open(values, { readOnly: true });
   try {
     // The store's list: an operator sees the versions of a node that was deleted since, too.
     const list = await store.listVersions(t.workspace, t.path);

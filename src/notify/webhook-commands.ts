@@ -6,7 +6,7 @@ import type { ContentStore } from '../store/content-store.js';
 import { DELIVERIES_PAGE_MAX, type WebhookDelivery } from '../store/webhook-log.js';
 import { postWebhook, webhookTargets, WebhookSecretError } from './post-webhook.js';
 
-export type WebhookStoreOpener = (flags: { config?: string; store?: string }) => Promise<{
+export type WebhookStoreOpener = (flags: { config?: string; store?: string }, options?: { readOnly?: boolean }) => Promise<{
   store: ContentStore; url: string; config?: Pick<PetalConfig, 'webhooks'>;
 }>;
 
@@ -39,7 +39,7 @@ export async function webhooksCommand(args: string[], open: WebhookStoreOpener):
   if (more.length !== expected) return fail(sub === 'retry' ? 'retry takes one delivery ID' : `unexpected argument ${JSON.stringify(more[0])}`);
   const limit = values.limit ?? '20';
   if (!COUNT.test(limit) || Number(limit) < 1 || Number(limit) > DELIVERIES_PAGE_MAX) return fail(`--limit must be a whole number from 1 to ${DELIVERIES_PAGE_MAX}, not ${JSON.stringify(limit)}`);
-  const { store, config } = await open(values);
+  const { store, config } = await open(values, { readOnly: sub !== 'retry' });
   try {
     if (sub === 'list') return await list(store, config?.webhooks ?? [], values.json === true);
     if (sub === 'log') {

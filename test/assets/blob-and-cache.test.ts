@@ -1,7 +1,7 @@
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BLOB_CHUNK_BYTES, openBlob, parseAssetId, resourceInfo, type BlobSource } from '../../src/assets/read-binary.js';
 import {
   RenditionBusyError, RenditionCache, RenditionFolderError, Semaphore, defaultRenditionCacheDir,
@@ -238,7 +238,8 @@ describe('RenditionCache folder safety and bound', () => {
       await cache.get(cache.pathFor('e'.repeat(64), `${i}x0`, 'jpg'), async (temp) => writeFileSync(temp, Buffer.alloc(1000)));
       if (i % 5 === 0) await cache.get(first, async () => { throw new Error('the first file is kept while used'); });
     }
-    await new Promise((r) => setTimeout(r, 50)); // evicted files are deleted in the background
+    // Evicted files are deleted in the background.
+    await vi.waitFor(() => expect(readdirSync(join(dir, 'e'.repeat(64))).length).toBe(cache.usage.files), { timeout: 30_000, interval: 20 });
     const files = readdirSync(join(dir, 'e'.repeat(64)));
     expect(cache.usage.bytes).toBeLessThanOrEqual(maxBytes);
     expect(files.length).toBe(cache.usage.files);
@@ -247,8 +248,7 @@ describe('RenditionCache folder safety and bound', () => {
     expect(files).toContain('200x0.jpg');
     // A new cache over the same folder adopts what is there and keeps the bound.
     const again = new RenditionCache({ cacheDir: dir, maxBytes: 16 * 1024 });
-    await new Promise((r) => setTimeout(r, 50));
+    await vi.waitFor(() => expect(readdirSync(join(dir, 'e'.repeat(64))).length).toBe(again.usage.files), { timeout: 30_000, interval: 20 });
     expect(again.usage.bytes).toBeLessThanOrEqual(16 * 1024);
-    expect(readdirSync(join(dir, 'e'.repeat(64))).length).toBe(again.usage.files);
   });
 });

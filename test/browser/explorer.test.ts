@@ -74,7 +74,7 @@ describe.skipIf(missing)('the API explorer in Chromium', () => {
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
     });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await browser?.close();
     await open?.close();
@@ -93,7 +93,7 @@ describe.skipIf(missing)('the API explorer in Chromium', () => {
     } finally {
       await context.close();
     }
-  }, 60_000);
+  }, 180_000);
 
   it('sends the requests with the visitor\'s session cookie', async () => {
     const anonymous = await browser.newContext();
@@ -109,5 +109,5 @@ describe.skipIf(missing)('the API explorer in Chromium', () => {
       await anonymous.close();
       await signedIn.close();
     }
-  }, 60_000);
+  }, 180_000);
 });

@@ -5,27 +5,19 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli.js';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
 let dir: string;
 
 /** Runs `petal args` in this process: its exit code and what it wrote. */
 async function petal(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => { out += String(chunk); return true; });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => { err += String(chunk); return true; });
-  try {
-    return { code: await main(args), out, err };
-  } finally {
-    vi.restoreAllMocks();
-  }
+  const r = await runCli(args, { cwd: dir });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'petal-import-publish-')); });
 afterEach(() => {
-  vi.restoreAllMocks();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -51,6 +43,14 @@ it('publishes the imported roots into the published state, warning about a root 
   }
 });
 
+/** A folder of one page to import. */
+function content(): string {
+  const folder = join(dir, 'content');
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, 'website.site.yaml'), "'site':\n  'jcr:primaryType': 'mgnl:page'\n");
+  return folder;
+}
+
 it('dispatches unpublish and schedules; help names them and --at', async () => {
   const store = `sqlite:${join(dir, 'x.db')}`;
   // Publishing is off without a petal.yaml that enables it: unpublish is refused, with what to set.
@@ -60,7 +60,13 @@ it('dispatches unpublish and schedules; help names them and --at', async () => {
   const badAt = await petal(['publish', 'website', '/site', '--at', 'tomorrow', '--store', store]);
   expect(badAt.code).toBe(2);
   expect(badAt.err).toContain('--at must be an ISO 8601 date-time on the calendar with its offset or Z');
-  const none = await petal(['schedules', '--store', store]);
+  // Listing only reads: a store that is not there is refused, not made (issue 29).
+  const fresh = `sqlite:${join(dir, 'fresh.db')}`;
+  const missing = await petal(['schedules', '--store', fresh]);
+  expect(missing.code).toBe(1);
+  expect(missing.err).toContain(`no store at ${join(dir, 'fresh.db')}`);
+  expect((await petal(['import', '--store', fresh, content()])).code).toBe(0);
+  const none = await petal(['schedules', '--store', fresh]);
   expect(none.code).toBe(0);
   expect(none.out).toBe('no schedules\n');
   const help = await petal(['--help']);

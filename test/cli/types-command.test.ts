@@ -48,10 +48,10 @@ describe('petal types', () => {
     expect(text).not.toContain('/.rest/private/'); // the public view: stock needs a role
     writeFileSync(join(dir, 'client.ts'), CLIENT);
     expect(compile(dir)).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('a client misusing the result does not compile', () => {
     writeFileSync(join(dir, 'client.ts'), `${CLIENT}\nexport const bad: string = ({} as Parameters<typeof firstName>[0]).results;\n`);
     expect(compile(dir).join('\n')).toMatch(/not assignable to type 'string'/);
-  }, 60_000);
+  }, 180_000);
 });

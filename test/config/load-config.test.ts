@@ -68,6 +68,7 @@ describe('loadConfig: which file', () => {
     expect(security.users.size).toBe(0);
     expect(c).toEqual({
       store: `sqlite:${join(cwd, DEFAULT_STORE_FILE)}`,
+      storeIsDefault: true,
       modules: [join(cwd, 'mods')],
       content: [],
       contentPolicy: 'seed',
@@ -192,10 +193,13 @@ describe('loadConfig: paths', () => {
     expect(c.content).toEqual([join(cwd, 'content')]);
   });
 
-  it('resolves the default store against the cwd, not the file', () => {
+  it('resolves the default store against the file, like modules and content (issue 29)', () => {
     write('conf/petal.yaml', 'port: 1\n');
     const c = loadConfig({ config: 'conf/petal.yaml' }, {}, cwd);
-    expect(c.store).toBe(`sqlite:${join(cwd, DEFAULT_STORE_FILE)}`);
+    expect(c.store).toBe(`sqlite:${join(cwd, 'conf', DEFAULT_STORE_FILE)}`);
+    expect(c.storeIsDefault).toBe(true);
+    expect(loadConfig({ config: 'conf/petal.yaml', store: 'x.db' }, {}, cwd).storeIsDefault).toBeUndefined();
+    expect(loadConfig({ config: 'conf/petal.yaml' }, { PETAL_STORE: 'x.db' }, cwd).storeIsDefault).toBeUndefined();
   });
 
   it('resolves flags and environment against the cwd', () => {

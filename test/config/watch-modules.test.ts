@@ -12,7 +12,7 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** Resolves once `calls()` reaches `count`, or rejects after `timeoutMs`. */
-async function waitFor(calls: () => number, count: number, timeoutMs = 5000): Promise<void> {
+async function waitFor(calls: () => number, count: number, timeoutMs = 30_000): Promise<void> {
   const start = Date.now();
   while (calls() < count) {
     if (Date.now() - start > timeoutMs) throw new Error(`onChange was called ${calls()} times, expected ${count}`);

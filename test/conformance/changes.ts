@@ -166,6 +166,6 @@ export function changesSuite(fixture: StoreFixture): void {
       expect(last!.changed).toHaveLength(0); // big got a fresh uuid: removed + created
       expect(last!.created).toHaveLength(CHANGE_NODE_LIMIT - 1);
       expect(last!.removed).toHaveLength(1);
-    }, 60_000);
+    }, 180_000);
   });
 }

@@ -93,6 +93,6 @@ export function childPagesSuite(fixture: StoreFixture): void {
       const all = await readAll(store(), hugeWs, '/h', 1e9);
       expect(all.sizes).toEqual([MAX_CHILD_PAGE, 5]);
       expect(pathsOf(all.rows)).toEqual(Array.from({ length: HUGE }, (_, i) => `/h/n${i}`));
-    }, 60_000);
+    }, 180_000);
   });
 }

@@ -59,7 +59,7 @@ export function importBatchesSuite(fixture: StoreFixture): void {
       expect((await store().query(query(ws, [eq('tags', 'all')]))).total).toBe(MANY);
       expect((await store().query(query(ws, [eq('tags', 't1')]))).total).toBe(MANY / 3);
       expect(await store().propertyKinds(ws, ['rank', 'title'])).toEqual(new Map([['rank', ['number']], ['title', ['string']]]));
-    }, 60_000);
+    }, 180_000);
 
     test('a failure after several batches leaves the store exactly as before', async () => {
       const ws = freshWorkspace('failing');
@@ -73,7 +73,7 @@ export function importBatchesSuite(fixture: StoreFixture): void {
       // The store still takes imports afterwards.
       await store().importDocuments([document(ws, '/', [draft('after')])], NEW);
       expect(pathsOf(await store().getSubtree(ws, '/', 1))).toEqual(['/kept', '/after']);
-    }, 60_000);
+    }, 180_000);
 
     test('a name twice among siblings of one document: the later node wins, its twin leaves no index rows', async () => {
       const ws = freshWorkspace('twins');

@@ -76,7 +76,7 @@ describe.skipIf(url === '')('postgres batched import', () => {
     expect(count('petal_path_of_id')).toBe(0);
     expect(labels.length).toBeLessThan(60);
     expect(await s.countNodes('tours')).toBe(5_005);
-  }, 60_000);
+  }, 180_000);
 
   it('asks the last commit, on another connection, what it did not write while it only inserted; a pool of one asks its own', async () => {
     const run = async (max: number | undefined) => {
@@ -116,7 +116,7 @@ describe.skipIf(url === '')('postgres batched import', () => {
     expect(pooled.answer.order).toEqual(['/a', '/b', '/c', '/e']);
     expect(pooled.answer.ids).toEqual(['/a']);
     expect(pooled.answer.warnings).toEqual([expect.stringContaining('already belongs to tours:/a; /c/d gets the new uuid …')]);
-  }, 60_000);
+  }, 180_000);
 
   it('replaced and moved nodes leave no full-text rows behind, and queries see only their new values', async () => {
     const s = await fresh();
@@ -159,7 +159,7 @@ describe.skipIf(url === '')('postgres batched import', () => {
     expect(rows.nodes).toBe(before.rows.nodes + 5_001);
     expect(rows.fts).toBe(before.rows.fts + 5_000);
     expect(await s.generation()).toBe(before.generation + 1);
-  }, 60_000);
+  }, 180_000);
 
   it('after deletes, updates and re-imports, queries see exactly the values of the nodes left (U+0000 and "\\u0000" in names too)', async () => {
     const s = await fresh();
@@ -199,5 +199,5 @@ describe.skipIf(url === '')('postgres batched import', () => {
     expect(await s.countNodes()).toBe(0);
     await sql(`ALTER TABLE ${schema}.nodes DROP CONSTRAINT no_boom`);
     expect((await s.importDocuments([document('tours', '/', [draft('boom', {}, children)])], NEW)).nodes).toBe(1_000);
-  }, 60_000);
+  }, 180_000);
 });

@@ -48,8 +48,9 @@ describe.skipIf(url === '')('postgres LISTEN/NOTIFY', () => {
     await a.importDocuments([document('website', '/', [draft('news', {}, [draft('one')])])], NEW);
     const written = await a.generation();
     expect(written).toBe(1);
-    await vi.waitFor(() => expect(heard).toEqual([written]), { timeout: 1_000, interval: 5 });
-    expect(Date.now() - started).toBeLessThan(1_000);
+    await vi.waitFor(() => expect(heard).toEqual([written]), { timeout: 4_000, interval: 5 });
+    // By notification, not the 5 s poll: under 3 s leaves room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(3_000);
     expect(b.generationHint()).toBe(written);
 
     // At once (no waiting for anything else): the query index reloads for the new generation.
@@ -60,7 +61,7 @@ describe.skipIf(url === '')('postgres LISTEN/NOTIFY', () => {
 
     stop();
     await a.importDocuments([document('website', '/news', [draft('two')])], NEW);
-    await vi.waitFor(() => expect(b.generationHint()).toBe(2), { timeout: 1_000, interval: 5 });
+    await vi.waitFor(() => expect(b.generationHint()).toBe(2), { timeout: 4_000, interval: 5 });
     expect(heard).toEqual([1]); // removed listeners hear nothing more
   });
 
@@ -72,7 +73,7 @@ describe.skipIf(url === '')('postgres LISTEN/NOTIFY', () => {
     const bad = document('website', '/', [draft('fine'), draft('bad/name')]);
     await expect(a.importDocuments([bad], NEW)).rejects.toThrow();
     await a.importDocuments([document('website', '/', [draft('ok')])], NEW);
-    await vi.waitFor(() => expect(heard.length).toBeGreaterThan(0), { timeout: 1_000, interval: 5 });
+    await vi.waitFor(() => expect(heard.length).toBeGreaterThan(0), { timeout: 4_000, interval: 5 });
     expect(heard).toEqual([await a.generation()]);
   });
 
@@ -86,20 +87,20 @@ describe.skipIf(url === '')('postgres LISTEN/NOTIFY', () => {
       [`petal-listen petal_changes_${schema}`],
     );
     expect(killed).toHaveLength(2); // the listeners of both stores
-    await vi.waitFor(() => expect(b.generationHint()).toBeUndefined(), { timeout: 1_000, interval: 5 });
+    await vi.waitFor(() => expect(b.generationHint()).toBeUndefined(), { timeout: 4_000, interval: 5 });
     // Meanwhile an import commits; without the listener it is not announced to b.
     await a.importDocuments([document('website', '/', [draft('while-away')])], NEW);
     // The listener comes back, reads the generation it missed, and hears the next import at once.
     await vi.waitFor(() => expect(b.generationHint()).toBe(1), { timeout: 3_000, interval: 10 });
     await a.importDocuments([document('website', '/', [draft('after')])], NEW);
-    await vi.waitFor(() => expect(heard).toEqual([1, 2]), { timeout: 1_000, interval: 5 });
+    await vi.waitFor(() => expect(heard).toEqual([1, 2]), { timeout: 4_000, interval: 5 });
   });
 
   it('after a reconnect, a generation older than the one known (database restored, failed over) is believed', async () => {
     const [a, b, schema] = await pair();
     await a.importDocuments([document('website', '/', [draft('one')])], NEW);
     await a.importDocuments([document('website', '/', [draft('two')])], NEW);
-    await vi.waitFor(() => expect(b.generationHint()).toBe(2), { timeout: 1_000, interval: 5 });
+    await vi.waitFor(() => expect(b.generationHint()).toBe(2), { timeout: 4_000, interval: 5 });
     expect((await b.query(all('website'))).total).toBe(2);
     const heard: number[] = [];
     b.onChange((g) => heard.push(g));
@@ -118,7 +119,7 @@ describe.skipIf(url === '')('postgres LISTEN/NOTIFY', () => {
     expect(heard).toEqual([0]); // caches of b's users drop
     // The next commit is numbered 1 again: b must not take it for one it has already seen.
     await a.importDocuments([document('website', '/', [draft('three')])], NEW);
-    await vi.waitFor(() => expect(b.generationHint()).toBe(1), { timeout: 1_000, interval: 5 });
+    await vi.waitFor(() => expect(b.generationHint()).toBe(1), { timeout: 4_000, interval: 5 });
     expect((await b.query(all('website'))).nodes.map((n) => n.path)).toContain('/three');
   });
 

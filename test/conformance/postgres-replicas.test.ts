@@ -92,7 +92,7 @@ describe.skipIf(url === '')('postgres read replicas', () => {
       ran.clear();
       await store.getNode('website', '/a');
       expect(statementsOn('')).toEqual([]);
-    }, { timeout: 2_000, interval: 20 });
+    }, { timeout: 10_000, interval: 20 });
 
     ran.clear();
     for (let i = 0; i < 6; i++) await store.getNode('website', '/a');
@@ -154,7 +154,7 @@ describe.skipIf(url === '')('postgres read replicas', () => {
       ran.clear();
       expect(await read()).toEqual(title('two'));
       expect(statementsOn('lagging')).toContain('petal_by_path');
-    }, { timeout: 2_000, interval: 20 });
+    }, { timeout: 10_000, interval: 20 });
   });
 
   it('another instance’s announced write also keeps reads on the primary until the replica has it', async () => {
@@ -168,7 +168,7 @@ describe.skipIf(url === '')('postgres read replicas', () => {
     const other = await open(new PostgresStore({ url, schema: primarySchema }));
     expect(await store.getNode('website', '/page')).toBeUndefined();
     await other.importDocuments([document('website', '/', [draft('page')])], NEW);
-    await vi.waitFor(() => expect(store.generationHint()).toBe(1), { timeout: 1_000, interval: 5 });
+    await vi.waitFor(() => expect(store.generationHint()).toBe(1), { timeout: 4_000, interval: 5 });
     ran.clear();
     expect((await store.getNode('website', '/page'))?.name).toBe('page');
     expect((await store.query(all('website'))).total).toBe(1);

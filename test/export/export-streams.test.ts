@@ -87,7 +87,7 @@ describe('exports stream', () => {
       expect(nodes).toBe(111_111);
       expect(tree.rowsRead).toBe(111_110);
       expect(tree.largestBatch).toBeLessThanOrEqual(SIBLING_BATCH);
-    }, 60_000);
+    }, 180_000);
   }
 
   it('reads folders of many children one or two at a time: no read brings back more than ROWS_PER_READ rows', async () => {
@@ -101,7 +101,7 @@ describe('exports stream', () => {
     expect(tree.largestRead).toBe(ROWS_PER_READ);
     // Leaves, which bring back nothing, are read a full batch at a time.
     expect(tree.largestBatch).toBe(SIBLING_BATCH);
-  }, 60_000);
+  }, 180_000);
 
   for (const format of ['yaml', 'xml'] as const) {
     it(`${format}: a node of 20 000 children is read in pages of at most ROWS_PER_READ rows, the output as a whole read gives it`, async () => {
@@ -113,6 +113,6 @@ describe('exports stream', () => {
       expect(tree.largestRead).toBeLessThanOrEqual(ROWS_PER_READ);
       const whole = wholeTree(tree, node('/top'));
       expect(paged).toBe(await text(format === 'xml' ? writeJcrXml(whole, { blobs: NO_BLOBS, workspaceRoot: false }) : writeYaml(whole, { blobs: NO_BLOBS })));
-    }, 60_000);
+    }, 180_000);
   }
 });

@@ -86,6 +86,6 @@ describe('export of a store with wide folders', () => {
         : writeYaml(events, { blobs: store }));
       expect(paged.length).toBeGreaterThan(1_000_000 * (ws === WS ? 1 : 0.1));
       expect(paged).toBe(expected);
-    }, 60_000);
+    }, 180_000);
   }
 });

@@ -21,7 +21,7 @@ export function openSocket(port: number): Promise<Socket> {
 }
 
 /** Everything the server sends on `socket` until it closes the connection (or `timeoutMs` passes). */
-export function readUntilClosed(socket: Socket, timeoutMs = 10_000): Promise<RawAnswer> {
+export function readUntilClosed(socket: Socket, timeoutMs = 30_000): Promise<RawAnswer> {
   const started = Date.now();
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];

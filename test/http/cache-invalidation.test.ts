@@ -89,7 +89,7 @@ beforeAll(async () => {
     definitions: DEFINITIONS, moduleFiles: MODULE_FILES,
     content: { 'website.site.yaml': WEBSITE, 'category.cats.yaml': CATEGORY },
   });
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await t?.close();
 });
@@ -239,5 +239,5 @@ describe('a change drops the answers that depend on it, and only those', () => {
     expect((await get(`${PLAIN}/site/news`)).hit).toBe(true);
     expect((await get(`${PLAIN}/site/other`)).hit).toBe(false);
     expect((await get('/.rest/delivery/cats/cats/x')).hit).toBe(false);
-  }, 60_000);
+  }, 180_000);
 });

@@ -24,7 +24,7 @@ describe('cache tags', () => {
       site: { name: 'fallback', locales: ['en'], defaultLocale: 'en', theme: 'test-theme' },
     });
     demo = await createTestApp({ moduleRoots: [join(DEMO, 'light-modules')], contentPaths: [join(DEMO, 'content')], tagHeader: 'surrogate-key' });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await refs?.close();
     await demo?.close();

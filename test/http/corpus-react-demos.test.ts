@@ -68,5 +68,5 @@ describe.skipIf(!CORPORA_AVAILABLE)('react-demos tours over the travel-spa conte
       expect(Math.abs(m.width! - Math.round(width * scale))).toBeLessThanOrEqual(1);
       expect(Math.abs(m.height! - Math.round(height * scale))).toBeLessThanOrEqual(1);
     }
-  }, 60_000);
+  }, 180_000);
 });

@@ -10,7 +10,7 @@ let t: TestApp;
 describe('the demo', () => {
   beforeAll(async () => {
     t = await createTestApp({ moduleRoots: [join(DEMO, 'light-modules')], contentPaths: [join(DEMO, 'content')] });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
   });

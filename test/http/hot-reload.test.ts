@@ -17,7 +17,7 @@ let dir: string;
 let server: RunningServer;
 let endpoints: string;
 
-async function until(check: () => Promise<boolean>, ms = 8000): Promise<void> {
+async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (await check()) return;

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TransformPolicy } from '../../src/assets/image-transform.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { ANTARCTICA, ASSET_CONTENT, ASSET_MODULES, assetFolderXml, binaryOf, type GeneratedAsset } from '../assets/asset-xml.js';
@@ -226,12 +226,13 @@ describe('the rendition cache under a flood of distinct free transforms', () => 
       expect(t.renditions.resizeCount).toBe(60);
       expect(peak).toBeLessThanOrEqual(maxBytes);
       expect(cache.usage.files).toBeLessThanOrEqual(5);
-      await new Promise((r) => setTimeout(r, 50)); // evicted files are unlinked asynchronously
-      const dirs = readdirSync(cache.dir).filter((d) => !d.startsWith('.'));
-      const onDisk = dirs.flatMap((d) => readdirSync(join(cache.dir, d)).map((f) => join(cache.dir, d, f)));
-      expect(onDisk.length).toBeLessThanOrEqual(5);
+      const dirs = () => readdirSync(cache.dir).filter((d) => !d.startsWith('.'));
+      const files = () => dirs().flatMap((d) => readdirSync(join(cache.dir, d)).map((f) => join(cache.dir, d, f)));
+      // Evicted files are unlinked asynchronously.
+      await vi.waitFor(() => expect(files().length).toBeLessThanOrEqual(5), { timeout: 30_000, interval: 20 });
+      const onDisk = files();
       expect(statSync(cache.dir).mode & 0o777).toBe(0o700);
-      for (const d of dirs) expect(statSync(join(cache.dir, d)).mode & 0o777).toBe(0o700);
+      for (const d of dirs()) expect(statSync(join(cache.dir, d)).mode & 0o777).toBe(0o700);
       for (const f of onDisk) expect(statSync(f).mode & 0o777).toBe(0o600);
     } finally {
       await t.close();

@@ -40,7 +40,7 @@ describe('OpenAPI document of the demo', () => {
   const boss = { authorization: basic('boss', PW) };
   beforeAll(async () => {
     t = await createTestApp({ moduleRoots: [join(DEMO, 'light-modules')], security: await demoSecurity(), shop: true });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
   });
@@ -128,7 +128,7 @@ describe.skipIf(!CORPORA_AVAILABLE)('OpenAPI document of the travel-spa modules'
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ moduleRoots: [join(CORPORA, 'travel-spa', 'magnolia', 'light-modules')] });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
   });
@@ -212,7 +212,7 @@ describe.skipIf(!CORPORA_AVAILABLE)('OpenAPI document of the magnetic-saas modul
   let t: TestApp;
   beforeAll(async () => {
     t = await createTestApp({ moduleRoots: [join(CORPORA, 'magnetic-saas', 'light-modules')] });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
   });

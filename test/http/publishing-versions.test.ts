@@ -53,7 +53,7 @@ beforeAll(async () => {
       users: { ed: { passwordHash: hash, roles: ['editor'] } },
     },
   });
-}, 60_000);
+}, 180_000);
 afterAll(async () => t?.close());
 
 async function command(name: string, path: string, recursive = false): Promise<Record<string, unknown>> {

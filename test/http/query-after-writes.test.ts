@@ -34,7 +34,7 @@ beforeAll(async () => {
     content: { 'tours.europe.yaml': europe, 'tours.asia.yaml': asia },
     security: SECURITY,
   });
-}, 60_000);
+}, 180_000);
 afterAll(async () => { await t?.close(); });
 
 const LIST = '/.rest/delivery/tours?@ancestor=/europe&category=walk&orderBy=price%20desc&limit=5';

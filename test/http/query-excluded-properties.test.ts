@@ -70,7 +70,7 @@ const names = (b: { results: Record<string, unknown>[] }) => b.results.map((n) =
 
 beforeAll(async () => {
   t = await createTestApp({ definitions: DEFINITIONS, content: { 'plants.catalog.yaml': PLANTS }, site: TWO_LANGUAGE_SITE });
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await t?.close();
 });

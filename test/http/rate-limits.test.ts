@@ -24,12 +24,12 @@ const MINUTE = 60_000;
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 
-/** Whether Redis answers PING within a second (CI starts it: .ci/run). */
+/** Whether Redis answers PING within 5 s (a loaded machine) (CI starts it: .ci/run). */
 async function redisAnswers(): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: '127.0.0.1', port: 6379 });
     const done = (ok: boolean) => { socket.destroy(); resolve(ok); };
-    socket.setTimeout(1000, () => done(false));
+    socket.setTimeout(5000, () => done(false));
     socket.on('error', () => done(false));
     socket.on('connect', () => socket.write('PING\r\n'));
     socket.on('data', (d) => done(d.toString().startsWith('+PONG')));

@@ -23,32 +23,32 @@ afterAll(async () => {
 
 describe('a client that half-closes after its request', () => {
   it('gets the 401 of a wrong Basic password', async () => {
-    const res = await rawRequest(port, `GET /.auth/me HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic('alice', 'wrong')}\r\n\r\n`, { halfClose: true, timeoutMs: 5_000 });
+    const res = await rawRequest(port, `GET /.auth/me HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic('alice', 'wrong')}\r\n\r\n`, { halfClose: true, timeoutMs: 30_000 });
     expect(res.status, res.head).toBe(401);
     expect(headerOf(res.head, 'www-authenticate')).toMatch(/^Basic /);
     expect(JSON.parse(res.body).error.code).toBe('notAuthorized');
   });
 
   it('gets the answer of a right one, and of an anonymous request', async () => {
-    const signedIn = await rawRequest(port, `GET /.auth/me HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic('alice', PW)}\r\n\r\n`, { halfClose: true, timeoutMs: 5_000 });
+    const signedIn = await rawRequest(port, `GET /.auth/me HTTP/1.1\r\nHost: x\r\nAuthorization: ${basic('alice', PW)}\r\n\r\n`, { halfClose: true, timeoutMs: 30_000 });
     expect(signedIn.status, signedIn.head).toBe(200);
     expect(JSON.parse(signedIn.body)).toMatchObject({ user: 'alice' });
-    const anonymous = await rawRequest(port, 'GET /.health HTTP/1.1\r\nHost: x\r\n\r\n', { halfClose: true, timeoutMs: 5_000 });
+    const anonymous = await rawRequest(port, 'GET /.health HTTP/1.1\r\nHost: x\r\n\r\n', { halfClose: true, timeoutMs: 30_000 });
     expect(anonymous.status, anonymous.head).toBe(200);
   });
 
   it('with a request cut short gets a 400, and one without any request is closed', async () => {
-    const cut = await rawRequest(port, 'GET /.health HTTP/1.1\r\nHost: x\r\n', { halfClose: true, timeoutMs: 5_000 });
+    const cut = await rawRequest(port, 'GET /.health HTTP/1.1\r\nHost: x\r\n', { halfClose: true, timeoutMs: 30_000 });
     expect([0, 400]).toContain(cut.status);
-    const nothing = await rawRequest(port, '', { halfClose: true, timeoutMs: 5_000 });
+    const nothing = await rawRequest(port, '', { halfClose: true, timeoutMs: 30_000 });
     expect(nothing.status).toBe(0);
-    expect(nothing.closedAfterMs).toBeLessThan(4_000);
+    expect(nothing.closedAfterMs).toBeLessThan(20_000); // closed by the server, not by our 30 s limit
   });
 });
 
 describe('Expect', () => {
   it('an expectation other than 100-continue is 417 expectationFailed JSON', async () => {
-    const res = await rawRequest(port, 'GET /.health HTTP/1.1\r\nHost: x\r\nExpect: the-unexpected\r\n\r\n', { timeoutMs: 5_000 });
+    const res = await rawRequest(port, 'GET /.health HTTP/1.1\r\nHost: x\r\nExpect: the-unexpected\r\n\r\n', { timeoutMs: 30_000 });
     expect(res.status, res.head).toBe(417);
     expect(headerOf(res.head, 'x-content-type-options')).toBe('nosniff');
     expect(JSON.parse(res.body).error).toMatchObject({ code: 'expectationFailed' });
@@ -56,7 +56,7 @@ describe('Expect', () => {
   });
 
   it('100-continue is honoured', async () => {
-    const res = await rawRequest(port, 'GET /.health HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n', { timeoutMs: 5_000 });
+    const res = await rawRequest(port, 'GET /.health HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n', { timeoutMs: 30_000 });
     expect(res.status, res.head).toBe(100);
     expect(res.body).toMatch(/^HTTP\/1\.1 200 /);
   });
@@ -64,7 +64,7 @@ describe('Expect', () => {
 
 describe('CONNECT', () => {
   it.each(['example.com:443', '127.0.0.1:22', '/'])('CONNECT %s is 405 methodNotAllowed JSON', async (target) => {
-    const res = await rawRequest(port, `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`, { timeoutMs: 5_000 });
+    const res = await rawRequest(port, `CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`, { timeoutMs: 30_000 });
     expect(res.status, res.head).toBe(405);
     expect(headerOf(res.head, 'content-type')).toMatch(/^application\/json/);
     expect(headerOf(res.head, 'x-content-type-options')).toBe('nosniff');
@@ -73,7 +73,7 @@ describe('CONNECT', () => {
   });
 
   it('an Upgrade request (no protocol is offered) is answered as a plain request', async () => {
-    const res = await rawRequest(port, 'GET /.health HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n', { timeoutMs: 3_000 });
+    const res = await rawRequest(port, 'GET /.health HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n', { timeoutMs: 30_000 });
     expect(res.status, res.head).toBe(200);
   });
 

@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 /** Waits for a condition the server reaches on its own (its first poll runs as it starts). */
-async function until(check: () => Promise<boolean>, ms = 8000): Promise<void> {
+async function until(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (await check()) return;

@@ -85,7 +85,7 @@ const postgres: Backend = {
 };
 
 /** Waits for a state the server reaches on its own (a poll, a reload of the security files). */
-async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+async function until<T>(what: string, check: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const value = await check();
@@ -144,7 +144,7 @@ for (const backend of [sqlite, postgres]) {
       for (const s of SHOPS) addUser(usersFile(), { name: EDITORS[s], passwordHash, roles: [`editor-${s}`] });
       const sink = new Writable({ write(chunk: Buffer, _enc, done) { logLines.push(JSON.parse(chunk.toString()) as typeof logLines[number]); done(); } });
       server = await startServer(loadConfig({ config: join(dir, 'petal.yaml') }), pino({ level: 'info' }, sink));
-    }, 60_000);
+    }, 180_000);
 
     afterAll(async () => {
       await server?.close();
@@ -212,6 +212,6 @@ for (const backend of [sqlite, postgres]) {
         expect(logLines.some((l) => l.level === 40 && l.schedule === ids[s] && l.msg.includes('refused')), s).toBe(true);
       }
       expect(logLines.some((l) => l.level === 30 && l.schedule === ids.d && l.msg.includes('done'))).toBe(true);
-    }, 90_000);
+    }, 180_000);
   });
 }

@@ -10,7 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { headerOf, openSocket, readUntilClosed } from '../helpers/raw-http.js';
 
 const CHILD = join(import.meta.dirname, '..', 'helpers', 'serve-child.ts');
-const GRACE_MS = 3_000;
+// Long enough that "closed at once" (well under half of it) and "closed by the grace" stay apart on a
+// loaded machine, where the child may need a second or more to act on the signal.
+const GRACE_MS = 10_000;
 
 let child: ChildProcess | undefined;
 let dir: string | undefined;
@@ -30,7 +32,7 @@ async function startChild(): Promise<number> {
   });
   let out = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no start within 20 s: ${out}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`no start within 100 s: ${out}`)), 100_000);
     child!.stdout!.on('data', (c: Buffer) => {
       out += c.toString('utf8');
       const m = /serving .* at http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
@@ -51,22 +53,23 @@ describe('SIGTERM', () => {
     const port = await startChild();
     // Idle: connected without a byte sent, and kept alive after an answer.
     const silent = await openSocket(port);
-    const silentClosed = readUntilClosed(silent, 10_000);
+    const silentClosed = readUntilClosed(silent, 60_000);
     const keptAlive = await openSocket(port);
     keptAlive.write('GET /.health HTTP/1.1\r\nHost: x\r\n\r\n');
     await new Promise<void>((r) => keptAlive.once('data', () => r()));
-    const keptAliveClosed = readUntilClosed(keptAlive, 10_000);
+    const keptAliveClosed = readUntilClosed(keptAlive, 60_000);
     // Slow: headers trickled for as long as the server lets it.
     const trickler = await openSocket(port);
-    const tricklerClosed = readUntilClosed(trickler, 10_000);
+    const tricklerClosed = readUntilClosed(trickler, 60_000);
     trickler.write('GET /.health HTTP/1.1\r\nHost: x\r\n');
     const trickle = setInterval(() => { if (trickler.writable) trickler.write('X-Slow: 1\r\n'); }, 100);
     // In flight: a body half sent, finished after the signal.
     const body = JSON.stringify({ username: 'nobody', password: 'wrong-password' });
     const inFlight = await openSocket(port);
-    const inFlightAnswer = readUntilClosed(inFlight, 10_000);
+    const inFlightAnswer = readUntilClosed(inFlight, 60_000);
     inFlight.write(`POST /.auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`);
-    await new Promise((r) => setTimeout(r, 200));
+    // No sign tells when the server has read the headers; a second leaves room on a loaded machine.
+    await new Promise((r) => setTimeout(r, 1_000));
 
     const exited = exitOf(child!);
     const signalledAt = Date.now();
@@ -90,10 +93,10 @@ describe('SIGTERM', () => {
       expect((await keptAliveClosed).closedAt - signalledAt).toBeLessThan(GRACE_MS / 2);
       const { code, afterMs } = await exited;
       expect(code).toBe(0);
-      expect(afterMs).toBeLessThan(GRACE_MS + 3_000);
-      expect((await tricklerClosed).closedAt - signalledAt).toBeLessThan(GRACE_MS + 3_000);
+      expect(afterMs).toBeLessThan(GRACE_MS + 20_000);
+      expect((await tricklerClosed).closedAt - signalledAt).toBeLessThan(GRACE_MS + 20_000);
     } finally {
       clearInterval(trickle);
     }
-  }, 40_000);
+  }, 180_000);
 });

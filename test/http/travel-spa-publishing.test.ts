@@ -43,7 +43,7 @@ describe.skipIf(!CORPORA_AVAILABLE)('travel-spa, live and preview from one Petal
     symlinkSync(join(SPA, '_dev'), join(dir, '_dev'));
     mkdirSync(join(dir, 'security'));
     writeFileSync(join(dir, 'security', 'users.yaml'), `users:\n  ed:\n    passwordHash: '${await hashOf(PW)}'\n    roles: [editor]\n`);
-    // The file names no store (the default is ./data/petal.db of the working folder): a fresh one here.
+    // The file names no store (the default is data/petal.db beside it): a fresh one here, named.
     const config = loadConfig({ config: join(dir, 'petal.yaml'), store: `sqlite:${join(dir, 'petal.db')}`, port: 0, host: '127.0.0.1' }, {});
     server = await startServer(config, pino({ level: 'silent' }));
     app = server.app;

@@ -11,7 +11,7 @@ const PLANTS = '/.rest/delivery/plants/v1';
 let t: TestApp;
 beforeAll(async () => {
   t = await createTestApp({ moduleRoots: [join(DEMO, 'light-modules')], contentPaths: [join(DEMO, 'content')] });
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   await t?.close();
 });

@@ -85,11 +85,11 @@ describe.each(WRITES)(`SIGKILL during %s (${process.env.PETAL_TEST_PG ? 'Postgre
     // Nothing is left locked or half-open: the same write through this process succeeds.
     expect(await writeHere(write)).toBe(200);
     expect(await state()).toEqual(after(write, before.events));
-  }, 90_000);
+  }, 180_000);
 
   it(`killed right after the answer to ${what}: the whole write is there`, async () => {
     const before = await state();
     await killAt(write, 'after');
     expect(await state()).toEqual(after(write, before.events));
-  }, 90_000);
+  }, 180_000);
 });

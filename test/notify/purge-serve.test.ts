@@ -39,7 +39,7 @@ function config(file: string, purge: PurgeTarget[]): PetalConfig {
   };
 }
 
-async function until(check: () => boolean, ms = 8000): Promise<void> {
+async function until(check: () => boolean, ms = 30_000): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error('condition not reached in time');

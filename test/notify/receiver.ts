@@ -40,7 +40,7 @@ export async function startReceiver(answer: Receiver['answer'] = () => 204): Pro
 
 /** Waits for a condition the sender reaches on its own; fails with `what` after 10 s. */
 export async function until(check: () => boolean | Promise<boolean>, what: () => unknown): Promise<void> {
-  const end = Date.now() + 10_000;
+  const end = Date.now() + 30_000;
   while (Date.now() < end) {
     if (await check()) return;
     await new Promise((r) => setTimeout(r, 10));

@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { runCli } from '../helpers/run-cli.js';
 import type { ContentStore } from '../../src/store/content-store.js';
 import type { WebhookConfig } from '../../src/config/notify-config.js';
 import { webhooksCommand } from '../../src/notify/webhook-commands.js';
@@ -108,13 +109,22 @@ describe('petal webhooks (dispatch)', () => {
 
   it('runs from petal with --config; refuses unknown subcommands and bad limits', async () => {
     writeFileSync(join(dir, 'petal.yaml'), `store: sqlite:${join(dir, 'petal.db')}\nwebhooks:\n  - name: site\n    url: http://127.0.0.1:9/hook\n    secretEnv: PETAL_CLI_HOOK_SECRET\n`);
-    const petal = (...args: string[]) => capture(() => main(['webhooks', ...args, '--config', join(dir, 'petal.yaml')]));
+    const petal = async (...args: string[]) => {
+      const r = await runCli(['webhooks', ...args, '--config', join(dir, 'petal.yaml')]);
+      return { code: r.code, out: r.stdout, err: r.stderr };
+    };
+    // list and log only read: no store yet is refused, and none is made (issue 29).
+    expect(await petal('list')).toMatchObject({ code: 1, err: `petal: no store at ${join(dir, 'petal.db')} (run \`petal serve\` or \`petal import\` first, or pass --store)\n` });
+    expect(await petal('log')).toMatchObject({ code: 1 });
+    const made = new SqliteStore({ file: join(dir, 'petal.db') });
+    await made.open();
+    await made.close();
     expect(await petal('list')).toMatchObject({ code: 0, out: expect.stringMatching(/^site\s+http:\/\/127\.0\.0\.1:9\/hook\s+all\s+not started$/m) });
     expect(await petal('log')).toMatchObject({ code: 0, out: 'no deliveries\n' });
     expect(await petal('log', '--failed')).toMatchObject({ code: 0, out: 'no failed deliveries\n' });
     expect(await petal('resend')).toMatchObject({ code: 2, err: expect.stringContaining('unknown subcommand "resend"') });
     expect(await petal('retry')).toMatchObject({ code: 2, err: expect.stringContaining('retry takes one delivery ID') });
     expect(await petal('log', '--limit', '0')).toMatchObject({ code: 2, err: expect.stringContaining('--limit must be') });
-    expect((await capture(() => main(['help']))).out).toContain('petal webhooks list | log');
+    expect((await runCli(['help'])).stdout).toContain('petal webhooks list | log');
   });
 });

@@ -82,7 +82,7 @@ for (const backend of BACKENDS) {
       let poke: (() => void) | undefined;
       // A poll an hour away: only the wake can deliver in time.
       await sender(hook(ws), { intervalMs: 3_600_000, wake: (p) => { poke = p; return () => { poke = undefined; }; } });
-      await new Promise((r) => setTimeout(r, 50)); // the start's own poll is over
+      await new Promise((r) => setTimeout(r, 500)); // the start's own poll is over (no sign of it; room for a loaded machine)
       await create(store, ws, '/woken');
       expect(receiver.received).toHaveLength(0);
       poke!();

@@ -182,7 +182,8 @@ describe('query value caps', () => {
       const res = await get(t.app, url);
       expectErrorShape(res, 400, res.body.error.code, `like of ${v.length}`);
       expect(['invalidQuery', 'badRequest']).toContain(res.body.error.code);
-      expect(Date.now() - started).toBeLessThan(1000);
+      // Backtracking would take minutes; the margin is for a loaded machine.
+      expect(Date.now() - started).toBeLessThan(10_000);
     }
     const ilike = await get(t.app, `/.rest/delivery/pages?title[ilike]=${'_'.repeat(5000)}`);
     expectErrorShape(ilike, 400, 'invalidQuery', 'ilike of 5000');
@@ -196,7 +197,7 @@ describe('query value caps', () => {
     expect([200, 400]).toContain(q.status);
     const words = await get(t.app, `/.rest/delivery/pages?q=${Array.from({ length: 40 }, (_, i) => `w${i}*`).join('%20')}`);
     expectErrorShape(words, 400, 'invalidQuery', '40 words');
-    expect(Date.now() - started).toBeLessThan(3000);
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('caps alternatives, orderBy keys and filters', async () => {
@@ -259,11 +260,12 @@ describe('on a real socket (errors Node raises before Fastify)', () => {
       let data = '';
       socket.setEncoding('utf8');
       socket.on('data', (d) => { data += d; });
+      // The server closes these connections itself; the timer only ends one it would keep open.
+      const timer = setTimeout(() => socket.end(), 30_000);
       socket.on('end', () => resolve(data));
-      socket.on('close', () => resolve(data));
+      socket.on('close', () => { clearTimeout(timer); resolve(data); });
       socket.on('error', (e) => (data ? resolve(data) : reject(e)));
       socket.write(request);
-      setTimeout(() => socket.end(), 2000);
     });
   }
 

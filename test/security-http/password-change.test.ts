@@ -45,7 +45,7 @@ async function petal(args: readonly string[], input = ''): Promise<{ code: numbe
 }
 
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  const end = Date.now() + 15_000;
+  const end = Date.now() + 60_000;
   while (Date.now() < end) {
     if (await check()) return;
     await new Promise((r) => setTimeout(r, 50));

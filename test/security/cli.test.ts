@@ -1,54 +1,31 @@
-// Tests for `petal user add` and `petal token create` run as child processes (bin/petal.js → dist/):
+// Tests for `petal user add` and `petal token create` run in this process (test/helpers/run-cli.ts):
 // the files they write (mode, content that verifies), and their refusals.
-import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTokens } from '../../src/security/api-tokens.js';
 import { verifyPassword } from '../../src/security/password-hash.js';
 import { loadSecurity } from '../../src/security/security-config.js';
-
-const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const BIN = join(REPO, 'bin', 'petal.js');
-const RUN_TIMEOUT_MS = 20_000;
+import { runCli, type CliRun } from '../helpers/run-cli.js';
 
 let tmp: string;
 let config: string;
 
-interface RunResult { readonly code: number | null; readonly stdout: string; readonly stderr: string }
-
-/** Runs petal with `input` on stdin (closed after it), without PETAL_* variables from our environment. */
-function runPetal(args: readonly string[], input: string, cwd = tmp): Promise<RunResult> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('PETAL_')) env[k] = v;
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`petal ${args.join(' ')} timed out\n${stderr}`)); }, RUN_TIMEOUT_MS);
-    child.once('error', (err) => { clearTimeout(timer); reject(err); });
-    child.once('close', (code) => { clearTimeout(timer); resolvePromise({ code, stdout, stderr }); });
-    child.stdin.end(input);
-  });
+/** Runs petal in this process with `input` on stdin (closed after it), without PETAL_* variables from our environment. */
+function runPetal(args: readonly string[], input: string, cwd = tmp): Promise<CliRun> {
+  return runCli(args, { cwd, stdin: input });
 }
 
 interface UsersShape { users: Record<string, { passwordHash: string; roles: string[]; groups: string[]; enabled: boolean }> }
 
 beforeAll(() => {
-  // bin/petal.js runs dist/: make sure it is built from the current sources
-  execFileSync(process.execPath, [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: REPO, stdio: 'pipe', timeout: 120_000,
-  });
   tmp = mkdtempSync(join(tmpdir(), 'petal-security-cli-'));
   config = join(tmp, 'petal.yaml');
   writeFileSync(config, 'port: 8080\nsecurity:\n  roles:\n    editor:\n      uriPermissions: [ { path: /.rest/private/*, permission: get } ]\n');
-}, 150_000);
+});
 
 afterAll(() => { if (tmp) rmSync(tmp, { recursive: true, force: true }); });
 

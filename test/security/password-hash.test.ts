@@ -67,7 +67,8 @@ describe('password hashes', () => {
       expect(isPasswordHash(bad)).toBe(false);
       const started = performance.now();
       expect(await verifyPassword('bounds', bad)).toBe(false);
-      expect(performance.now() - started).toBeLessThan(5);
+      // ln=21 alone would take seconds and 2 GiB; the margin is for a loaded machine.
+      expect(performance.now() - started).toBeLessThan(100);
     }
     await expect(hashPassword('x', { ln: 9, r: 8, p: 1 })).rejects.toThrow(RangeError);
     await expect(hashPassword('x', { ln: 10, r: 8, p: 5 })).rejects.toThrow(RangeError);

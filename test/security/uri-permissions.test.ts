@@ -83,7 +83,8 @@ describe('compileGlob', () => {
     const g2 = compileGlob('*a*a*a*a*a*a*a*a*a*ba');
     expect(g2.matches(`${long}a`)).toBe(false); // suffix fits, middle search is still linear
     expect(compileGlob('/*a*a*a*a*a*a*a*a*a*/').matches(`/${long}`)).toBe(false);
-    expect(performance.now() - started).toBeLessThan(500);
+    // Backtracking would take hours on 100,000 characters; linear matching takes milliseconds (the margin is for load).
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
 

@@ -61,7 +61,7 @@ describe(`crash in POST /order (${process.env.PETAL_TEST_PG ? 'PostgreSQL' : 'SQ
     const alice = new ShopClient(t, 'alice');
     const r = await alice.post('/order', { billingAddress: ADDR, shippingAddress: ADDR, shippingMethodId: IDS.standard });
     expect(r.status).toBe(201);
-  }, 90_000);
+  }, 180_000);
 
   it('killed right after the commit: the complete order and the ordered cart', async () => {
     const { cartId } = await killAt('after');
@@ -71,7 +71,7 @@ describe(`crash in POST /order (${process.env.PETAL_TEST_PG ? 'PostgreSQL' : 'SQ
     expect(orders.orders[0]).toMatchObject({ cartId, document: { items: [{ productId: IDS.lavender, quantity: 2 }] } });
     expect((await store.getCart(cartId))?.state).toBe('ordered');
     expect((await store.available([{ productId: IDS.lavender, onHand: 48, generation: await t.store.generation() }])).get(IDS.lavender)).toBe(46);
-  }, 90_000);
+  }, 180_000);
 });
 
 const ADDR = { firstName: 'Ada', lastName: 'Lovelace', street: 'Gartenweg 1', postalCode: '10115', city: 'Berlin', country: 'DE' };

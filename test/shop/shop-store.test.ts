@@ -283,7 +283,7 @@ for (const f of FIXTURES) {
       const runs: PurgeResult[] = [];
       const other = createShopStore(content, { purge: { intervalMs: 20, onPurged: (r) => runs.push(r) } });
       await other.open();
-      await vi.waitFor(() => expect(runs.length).toBeGreaterThanOrEqual(3), { timeout: 2_000, interval: 10 });
+      await vi.waitFor(() => expect(runs.length).toBeGreaterThanOrEqual(3), { timeout: 10_000, interval: 10 });
       expect(runs[0]).toEqual({ carts: 1, wishlists: 0 });
       expect(await s.getCart('stale')).toBeUndefined();
       await other.close();

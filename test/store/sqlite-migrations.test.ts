@@ -123,7 +123,7 @@ describe('SQLite migrations', () => {
     } finally {
       check.close();
     }
-  }, 60_000);
+  }, 180_000);
 
   it('migration 10 upgrades schedules of version 9: each runs as the user its `by` names, checked when it runs', async () => {
     const file = join(dir, 'schedules.db');

@@ -93,5 +93,5 @@ describe('SQLite workspace sizes for the query index threshold', () => {
       db.close();
       await store.close();
     }
-  }, 60_000);
+  }, 180_000);
 });

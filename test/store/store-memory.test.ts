@@ -56,7 +56,7 @@ beforeAll(async () => {
     await b.store.open();
     await b.store.importDocuments([content()], { onUuidCollision: 'new' });
   }
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   for (const b of BACKENDS) {
     await b.store?.close();

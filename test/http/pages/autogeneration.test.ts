@@ -18,7 +18,7 @@ describe('component autogeneration', () => {
       moduleRoots: [join(FIXTURES, 'pages-modules')],
       contentPaths: [join(FIXTURES, 'pages')],
     });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
   });
@@ -119,7 +119,7 @@ describe('pages features on plain endpoints (petal.yaml pages.allEndpoints)', ()
       contentPaths: [join(FIXTURES, 'pages')],
       pagesOnAllEndpoints: true,
     });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await all?.close();
   });

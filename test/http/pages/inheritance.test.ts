@@ -23,7 +23,7 @@ describe('area inheritance', () => {
       moduleRoots: [join(FIXTURES, 'pages-modules')],
       contentPaths: [join(FIXTURES, 'pages')],
     });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
   });
@@ -132,7 +132,7 @@ describe('area inheritance and ACLs', () => {
         },
       },
     });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await acl?.close();
   });
@@ -205,7 +205,7 @@ top:
       moduleRoots: [join(FIXTURES, 'pages-modules')],
       content: { 'website.top.yaml': CONTENT },
     });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await p?.close();
   });

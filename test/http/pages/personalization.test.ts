@@ -28,7 +28,7 @@ describe('personalization', () => {
       moduleRoots: [join(FIXTURES, 'pages-modules')],
       contentPaths: [join(FIXTURES, 'p13n')],
     });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
   });
@@ -200,7 +200,7 @@ shop:
       moduleRoots: [join(FIXTURES, 'pages-modules')],
       content: { 'website.shop.yaml': CONTENT },
     });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await c?.close();
   });
@@ -260,7 +260,7 @@ shop:
       moduleRoots: [join(FIXTURES, 'pages-modules')],
       content: { 'website.shop.yaml': CONTENT },
     });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await r?.close();
   });

@@ -40,7 +40,7 @@ describe('pages endpoint presets', () => {
       contentPaths: [join(FIXTURES, 'pages'), join(FIXTURES, 'p13n')],
       content: { 'website.deep.yaml': deepPage(101) },
     });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
   });

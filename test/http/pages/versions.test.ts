@@ -33,7 +33,7 @@ describe('versions on the pages endpoint', () => {
     const dir = mkdtempSync(join(t.dir, 'v2-'));
     writeFileSync(join(dir, 'website.p13n.yaml'), readFileSync(P13N, 'utf8').replace(/text: (.*)/g, 'text: CHANGED $1'));
     await importPaths(t.store, [dir], { onUuidCollision: 'new' });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.close();
   });

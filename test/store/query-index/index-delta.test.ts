@@ -92,7 +92,7 @@ beforeAll(async () => {
       };
     }
   }
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   for (const b of BACKENDS) {
     await b.store?.close();
@@ -161,7 +161,7 @@ describe.each(BACKENDS)('query index deltas on $name', (b) => {
       await compare(b, queries);
     }
     expect(stats(store).loads).toBe(loaded);
-  }, 60_000);
+  }, 180_000);
 
   it('a second instance on the same database applies the first one\'s import in place', async () => {
     const other = await b.second!();
@@ -214,7 +214,7 @@ describe.each(BACKENDS)('query index deltas on $name', (b) => {
     expect(stats(store).drops).toBe(drops + 1);
     expect((await store.query(all('ta'))).total).toBe(10_006);
     expect(stats(store).loads).toBe(loaded + 1);
-  }, 60_000);
+  }, 180_000);
 
   it('a delta past the threshold is rebuilt in the background, answering meanwhile', async () => {
     const store = b.store!;
@@ -230,5 +230,5 @@ describe.each(BACKENDS)('query index deltas on $name', (b) => {
     expect(stats(store).loads).toBe(loads + 1);
     expect(stats(store).deltaNodes).toBeLessThan(100); // the new base holds the bulk import
     await compare(b, [q, { ...q, orderBy: [], offset: 5_000 }]);
-  }, 60_000);
+  }, 180_000);
 });

@@ -37,7 +37,7 @@ beforeAll(async () => {
     }
     await b.store.open();
   }
-}, 60_000);
+}, 180_000);
 afterAll(async () => {
   for (const b of BACKENDS) {
     await b.store?.close();

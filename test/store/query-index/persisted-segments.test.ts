@@ -136,7 +136,7 @@ describe.each(BACKENDS)('persisted query index segments on $name', (b) => {
   beforeAll(async () => {
     await withStore(b, async (store) => { await store.importDocuments([model.initial(5, 24)], { onUuidCollision: 'new' }); });
     qs = queries(model);
-  }, 60_000);
+  }, 180_000);
 
   it('a restarted store answers from the persisted segments exactly as without them', async () => {
     const first = await withStore(b, async (store) => { for (const q of qs) await answer(store, q); });
@@ -146,7 +146,7 @@ describe.each(BACKENDS)('persisted query index segments on $name', (b) => {
     expect(said(second, 'read the persisted node table')).toBe(true);
     // Nothing was read from SQL again: nothing was persisted again.
     expect(second.filter((e) => e.message.includes('persisted the'))).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('with persistQueryIndex false, a store neither reads nor writes segments', async () => {
     const events: QueryIndexEvent[] = [];
@@ -158,7 +158,7 @@ describe.each(BACKENDS)('persisted query index segments on $name', (b) => {
     }
     expect(said(events, 'loaded workspace')).toBe(true);
     expect(events.filter((e) => e.kind === 'persist')).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('Nodes API writes and small imports made after the segments were persisted: answers still identical after a restart', async () => {
     await withStore(b, async (store) => {
@@ -174,7 +174,7 @@ describe.each(BACKENDS)('persisted query index segments on $name', (b) => {
     });
     const events = await withStore(b, (store) => expectSame(b, store, qs));
     expect(said(events, 'read the persisted node table')).toBe(true);
-  }, 60_000);
+  }, 180_000);
 
   it('a damaged or unknown-format segment is ignored: read from SQL, persisted again', async () => {
     await b.sql(b.name === 'SQLite'
@@ -187,7 +187,7 @@ describe.each(BACKENDS)('persisted query index segments on $name', (b) => {
     expect(said(events, 'persisted the column price')).toBe(true);
     const again = await withStore(b, (store) => expectSame(b, store, qs));
     expect(said(again, 'read the persisted node table')).toBe(true);
-  }, 60_000);
+  }, 180_000);
 
   it('after a truncated import the persisted table is not used; a column persisted below its base floor is read again', async () => {
     // Prices change after the column was persisted, then a truncated import: the next base is read
