@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import Database from '../src/store/sqlite/driver.js';
 import pg from 'pg';
 import { createStore } from '../src/main.js';
 import { SCENARIOS } from './run.js';

@@ -5,7 +5,8 @@
 // transactions (the write lock is taken before the first read, so two
 // processes can never both read a cart as active and both order it). better-sqlite3 is synchronous:
 // each transaction runs to its end without yielding to other requests of this process.
-import Database from 'better-sqlite3';
+import type { Database as Connection } from 'better-sqlite3';
+import Database from '../store/sqlite/driver.js';
 import { migrateShop } from './sqlite-shop-migrations.js';
 import { Refusal, refusable } from './refusal.js';
 import { planMerge, usableBy, wishlistAdditions } from './merge-rule.js';
@@ -30,7 +31,7 @@ export class SqliteShopStore implements ShopStore {
   readonly #file: string;
   readonly #hooks: ShopStoreHooks;
   readonly #purgeOptions: PurgeOptions;
-  #db: Database.Database | undefined;
+  #db: Connection | undefined;
   #synchronous: 'FULL' | 'NORMAL' = 'FULL';
   #purges: PurgeSchedule | undefined;
 
@@ -59,13 +60,13 @@ export class SqliteShopStore implements ShopStore {
     this.#db = undefined;
   }
 
-  get #d(): Database.Database {
+  get #d(): Connection {
     if (!this.#db) throw new Error('SqliteShopStore is not open');
     return this.#db;
   }
 
   /** Runs `fn` in a BEGIN IMMEDIATE transaction; `FULL`: fsync on commit (orders). */
-  #tx<T>(fn: (db: Database.Database) => T, synchronous: 'FULL' | 'NORMAL' = 'NORMAL'): T {
+  #tx<T>(fn: (db: Connection) => T, synchronous: 'FULL' | 'NORMAL' = 'NORMAL'): T {
     const db = this.#d;
     if (this.#synchronous !== synchronous) {
       db.pragma(`synchronous = ${synchronous}`); // only outside a transaction; better-sqlite3 calls never interleave
@@ -74,7 +75,7 @@ export class SqliteShopStore implements ShopStore {
     return db.transaction(() => fn(db)).immediate();
   }
 
-  #cart(db: Database.Database, id: string): CartRecord | undefined {
+  #cart(db: Connection, id: string): CartRecord | undefined {
     const row = db.prepare('SELECT * FROM shop_carts WHERE id = ?').get(id) as CartRow | undefined;
     if (!row) return undefined;
     const items = db.prepare('SELECT product_id, quantity FROM shop_cart_items WHERE cart_id = ? ORDER BY seq').all(id) as { product_id: string; quantity: number }[];
@@ -85,7 +86,7 @@ export class SqliteShopStore implements ShopStore {
     };
   }
 
-  #touch(db: Database.Database, id: string, now: number, ttlMs: number): void {
+  #touch(db: Connection, id: string, now: number, ttlMs: number): void {
     db.prepare('UPDATE shop_carts SET version = version + 1, updated_at = ?, expires_at = ? WHERE id = ?').run(now, now + ttlMs, id);
   }
 
@@ -105,7 +106,7 @@ export class SqliteShopStore implements ShopStore {
     return this.#cart(this.#d, id);
   }
 
-  #activeCart(db: Database.Database, userId: string, now: number): CartRecord | undefined {
+  #activeCart(db: Connection, userId: string, now: number): CartRecord | undefined {
     const row = db.prepare("SELECT id, expires_at FROM shop_carts WHERE user_id = ? AND state = 'active'").get(userId) as { id: string; expires_at: number } | undefined;
     if (!row) return undefined;
     if (row.expires_at <= now) {
@@ -232,14 +233,14 @@ export class SqliteShopStore implements ShopStore {
     return new Map(levels.map((l) => [l.productId, unitsLeft(stockCount(get.get(l.productId) as StockCount | undefined, l))]));
   }
 
-  #wishlist(db: Database.Database, id: string): WishlistRecord | undefined {
+  #wishlist(db: Connection, id: string): WishlistRecord | undefined {
     const row = db.prepare('SELECT * FROM shop_wishlists WHERE id = ?').get(id) as WishlistRow | undefined;
     if (!row) return undefined;
     const items = db.prepare('SELECT product_id FROM shop_wishlist_items WHERE wishlist_id = ? ORDER BY seq').all(id) as { product_id: string }[];
     return { id: row.id, userId: row.user_id, createdAt: row.created_at, updatedAt: row.updated_at, expiresAt: row.expires_at, productIds: items.map((i) => i.product_id) };
   }
 
-  #activeWishlist(db: Database.Database, userId: string, now: number): WishlistRecord | undefined {
+  #activeWishlist(db: Connection, userId: string, now: number): WishlistRecord | undefined {
     const row = db.prepare('SELECT id, expires_at FROM shop_wishlists WHERE user_id = ?').get(userId) as { id: string; expires_at: number } | undefined;
     if (!row) return undefined;
     if (row.expires_at <= now) {
@@ -249,7 +250,7 @@ export class SqliteShopStore implements ShopStore {
     return this.#wishlist(db, row.id);
   }
 
-  #dropWishlist(db: Database.Database, id: string): void {
+  #dropWishlist(db: Connection, id: string): void {
     db.prepare('DELETE FROM shop_wishlist_items WHERE wishlist_id = ?').run(id);
     db.prepare('DELETE FROM shop_wishlists WHERE id = ?').run(id);
   }
@@ -316,7 +317,7 @@ export class SqliteShopStore implements ShopStore {
 }
 
 /** One batch of purgeExpired, in the caller's transaction. */
-function purgeBatch(db: Database.Database, before: number, size: number): PurgeResult {
+function purgeBatch(db: Connection, before: number, size: number): PurgeResult {
   const carts = JSON.stringify((db.prepare(`SELECT id FROM shop_carts c WHERE state <> 'ordered' AND expires_at <= ?
     AND NOT EXISTS (SELECT 1 FROM shop_orders o WHERE o.cart_id = c.id) LIMIT ?`).pluck().all(before, size)));
   db.prepare('DELETE FROM shop_cart_items WHERE cart_id IN (SELECT value FROM json_each(?))').run(carts);

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../../src/store/sqlite/driver.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ContentStore } from '../../src/store/content-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';

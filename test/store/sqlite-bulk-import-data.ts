@@ -1,7 +1,7 @@
 // Data and views of sqlite-bulk-import.test.ts and its crash child: folders of numbered items with
 // string, number, date, boolean, multi-value and rich-text properties, and every row an import writes
 // (nodes, index rows by path, kinds, types, words, the indexes themselves) read back by path, not nid.
-import Database from 'better-sqlite3';
+import Database from '../../src/store/sqlite/driver.js';
 import type { StoredProperty } from '../../src/repository/property-type.js';
 import type { ImportDocument, NodeDraft } from '../../src/store/rows.js';
 import { document, draft, uuid } from '../conformance/drafts.js';

@@ -5,7 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database from '../../src/store/sqlite/driver.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WorkerImportConnection } from '../../src/store/sqlite/import-worker.js';
 import type { RowValue } from '../../src/store/sqlite/import-connection.js';

@@ -5,7 +5,7 @@
 // worker is the slower side); a failed batch fails every later call, and the caller rolls back.
 // Crash safety is SQLite's: the transaction is the worker connection's, and a killed process leaves
 // the database as it was before BEGIN.
-import { createRequire } from 'node:module';
+import { DRIVER_MODULE } from './driver.js';
 import { Worker } from 'node:worker_threads';
 import type { ImportConnection, RowBuffer, StatementCall } from './import-connection.js';
 import { BATCH_BYTES, EncodedRows, TAG_NUMBER, TAG_TEXT, type EncodedBatch } from './encoded-rows.js';
@@ -144,7 +144,7 @@ export class WorkerImportConnection implements ImportConnection {
 
   /** Starts the worker on an existing database file (migrated by the store). */
   constructor(file: string) {
-    const module = createRequire(import.meta.url).resolve('better-sqlite3');
+    const module = DRIVER_MODULE;
     this.#worker = new Worker(SCRIPT, { eval: true, workerData: { file, module, pragmas: PRAGMAS, rowsPerStatement: ROWS_PER_STATEMENT } });
     let failure: Error | undefined;
     this.#worker.on('error', (err) => { failure = err; });

@@ -3,7 +3,8 @@
 import type { NewSchedule, Schedule, StateRequest, StateResult } from '../publishing.js';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import type { Database as Connection } from 'better-sqlite3';
+import Database from './driver.js';
 import type { ContentStore, QueryResult, ReadableCondition, StoreCapabilities, StoreMemoryStats } from '../content-store.js';
 import type { StoreQuery, ValueKind } from '../../query/ast.js';
 import { withoutHiddenWordMatches } from '../hidden-full-text.js';
@@ -59,8 +60,8 @@ export class SqliteStore implements ContentStore {
   readonly #importWorkerMinNodes: number;
   /** Import threads checkpointing after their commit (close waits for them). */
   readonly #ending = new Set<Promise<void>>();
-  #db: Database.Database | undefined;
-  #writer: Database.Database | undefined;
+  #db: Connection | undefined;
+  #writer: Connection | undefined;
   #writeStmts: Statements | undefined;
   // The next reader sees a write's commit, not a hint from before it; the query index then applies the
   // write's change events in place (or reloads only a workspace an import rewrote wholesale).
@@ -101,7 +102,7 @@ export class SqliteStore implements ContentStore {
   }
 
   /** The reading connection (the query index and its segments read through it). */
-  #reader(): Database.Database {
+  #reader(): Connection {
     if (!this.#db) throw new StoreClosedError('SqliteStore is not open');
     return this.#db;
   }
@@ -302,7 +303,7 @@ export class SqliteStore implements ContentStore {
   }
 
   /** A write: queued (one at a time), in one IMMEDIATE transaction on the writer. */
-  #write<T>(body: (db: Database.Database, s: Statements) => Promise<T>): Promise<T> {
+  #write<T>(body: (db: Connection, s: Statements) => Promise<T>): Promise<T> {
     return this.#queue.transaction((db) => {
       if (!this.#writeStmts) throw new StoreClosedError('SqliteStore is not open');
       return body(db, this.#writeStmts);

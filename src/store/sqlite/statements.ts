@@ -1,6 +1,7 @@
 // SQLite backend: connections (pragmas, the `fold` function) and every fixed statement of the store,
 // prepared once per connection. Identifiers are fixed here; every value is a parameter.
-import Database from 'better-sqlite3';
+import type { Database as Connection } from 'better-sqlite3';
+import Database from './driver.js';
 import { compileLike, likeMatch, type LikePattern } from '../../query/like.js';
 import { indexRows } from '../index-values.js';
 import type { StoredProperty } from '../../repository/property-type.js';
@@ -32,7 +33,7 @@ export const IMPORT_SQL = {
 /** The prepared statements of one connection. */
 export type Statements = ReturnType<typeof prepare>;
 
-export function connect(file: string): Database.Database {
+export function connect(file: string): Connection {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -65,7 +66,7 @@ export function connect(file: string): Database.Database {
   return db;
 }
 
-export function prepare(db: Database.Database) {
+export function prepare(db: Connection) {
   return {
     ping: db.prepare('SELECT 1 AS ok'),
     byPath: db.prepare(`SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND path = ?`),

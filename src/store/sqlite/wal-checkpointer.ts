@@ -6,7 +6,7 @@
 // never block readers or the writer. The WAL is reset by the next write once wholly checkpointed, and
 // `journal_size_limit` (set on the writer) truncates its file then, so no blocking RESTART/TRUNCATE
 // checkpoint is needed. Crash safety is SQLite's own: a checkpoint from any connection is safe.
-import { createRequire } from 'node:module';
+import { DRIVER_MODULE } from './driver.js';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 
@@ -65,7 +65,7 @@ export class WalCheckpointer {
    * `intervalMs` 0: no timer (checkpoints only when asked; tests).
    */
   constructor(file: string, onExit: (err: Error | undefined) => void, intervalMs = CHECKPOINT_INTERVAL_MS) {
-    const module = createRequire(import.meta.url).resolve('better-sqlite3');
+    const module = DRIVER_MODULE;
     this.#worker = new Worker(SCRIPT, { eval: true, workerData: { file, module, intervalMs } });
     // A checkpoint worker must not keep a process alive that is otherwise done.
     this.#worker.unref();

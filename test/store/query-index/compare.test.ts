@@ -1,6 +1,6 @@
 // The query index's string order must agree with SQLite's BINARY order.
 import { describe, expect, it } from 'vitest';
-import Database from 'better-sqlite3';
+import Database from '../../../src/store/sqlite/driver.js';
 import { compareCodePoints } from '../../../src/store/query-index/compare.js';
 
 const db = new Database(':memory:');
