@@ -27,6 +27,7 @@ const TITLES = new WeakMap<StoreFixture, Set<string>>();
 export async function runConformance(fixture: StoreFixture, suites: readonly ConformanceSuite[]): Promise<void> {
   const availability = await fixture.available();
   if (availability !== true) console.warn(`${fixture.name} conformance suites skipped: ${availability}`);
+  // Skipped when the backend cannot be reached (PostgreSQL without PETAL_TEST_PG); the warning above says why.
   describe.skipIf(availability !== true)(fixture.name, () => {
     for (const suite of suites) suite(fixture);
     it('every skip entry names a conformance test', () => {
@@ -46,6 +47,7 @@ export function conformanceTest(fixture: StoreFixture): (title: string, body: Bo
     if (registered.has(title)) throw new Error(`two conformance tests are titled ${JSON.stringify(title)}`);
     registered.add(title);
     const skip = fixture.skip?.find((s) => s.tests.includes(title));
+    // A test the backend's fixture declares not to apply, with its reason in the title.
     if (skip) it.skip(`${title} [skipped on ${fixture.name}: ${skip.reason}]`, body, timeout);
     else it(title, body, timeout);
   };

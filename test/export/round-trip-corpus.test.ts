@@ -26,6 +26,7 @@ async function answer(t: TestApp, url: string): Promise<string> {
   return `${res.statusCode} ${String(res.headers['content-type'])} ${res.headers['content-disposition'] ?? ''}\n${res.rawPayload.toString('base64')}`;
 }
 
+// Skipped where the original CMS's corpora are absent (PETAL_CORPORA; test/helpers/corpora.ts warns); CI beside ../shared runs it.
 describe.skipIf(!CORPORA_AVAILABLE)('export round trip of the travel-spa corpus', () => {
   beforeAll(async () => {
     const modules = { moduleRoots: [join(SPA, 'light-modules')], definitions: DEFINITIONS };

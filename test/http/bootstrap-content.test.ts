@@ -211,6 +211,7 @@ describe('bootstrap content with publishing on (sqlite)', () => {
   }, 60_000);
 });
 
+// Skipped without PETAL_TEST_PG: it needs a PostgreSQL server (.ci/run always sets it).
 describe.skipIf(PG === '')('bootstrap content: two instances on one PostgreSQL database', () => {
   it('started together, exactly one imports; the other sees the record and skips the file', async () => {
     const db = (await createScratchDatabase())!;

@@ -10,6 +10,7 @@ type Json = Record<string, any>;
 const SPA = join(CORPORA, 'travel-spa', 'magnolia');
 let t: TestApp;
 
+// Skipped where the original CMS's corpora are absent (PETAL_CORPORA; test/helpers/corpora.ts warns); CI beside ../shared runs it.
 describe.skipIf(!CORPORA_AVAILABLE)('react-demos tours over the travel-spa content', () => {
   beforeAll(async () => {
     t = await createTestApp({

@@ -32,6 +32,7 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
+// Skipped where the extracts of the original's documentation are absent (PETAL_ORIGINAL_DOCS).
 describe.skipIf(!ORIGINAL_DOCS_AVAILABLE)('the original example of a resolved asset', () => {
   it('has the metadata of the published example: the same keys in the same order, every value a string, format the media type', async () => {
     const expected = publishedExample().image;

@@ -311,6 +311,7 @@ for (const f of FIXTURES) {
 }
 
 if (!PG) {
+  // Skipped without PETAL_TEST_PG: it needs a PostgreSQL server (.ci/run always sets it).
   describe.skip('ShopStore (postgres): set PETAL_TEST_PG=postgres://… to run it', () => {
     it('skipped', () => undefined);
   });

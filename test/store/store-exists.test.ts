@@ -31,6 +31,7 @@ describe('missingStore, SQLite', () => {
   });
 });
 
+// Skipped without PETAL_TEST_PG: it needs a PostgreSQL server (.ci/run always sets it).
 describe.skipIf(PG === '')('missingStore, PostgreSQL', () => {
   let scratch: ScratchDatabase | undefined;
   afterAll(async () => { await scratch?.drop(); });

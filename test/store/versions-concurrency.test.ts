@@ -40,6 +40,7 @@ describe('concurrent publishes from two instances', () => {
   });
 
   const url = process.env.PETAL_TEST_PG;
+  // Skipped without PETAL_TEST_PG: it needs a PostgreSQL server (.ci/run always sets it).
   it.skipIf(url === undefined || url === '')('postgres: two stores on one schema (set PETAL_TEST_PG to run)', async () => {
     const schema = `petal_vc_${randomBytes(6).toString('hex')}`;
     const a = new PostgresStore({ url: url!, schema });
