@@ -4,15 +4,14 @@ import type { SiteCorsRule } from './site-cors.js';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
 import type { Namespace } from '../repository/names.js';
 import { ConfigError } from './config-error.js';
 import {
   DEFAULT_CDN, type CacheControlConfig, type CdnConfig, type MetricsConfig, type RateLimitClass, type RateLimitConfig,
   type RateLimitRule, type WebhookConfig,
 } from './notify-config.js';
-import { configSchema, type RawConfig } from './config-schema.js';
-import { readYamlFileSync, yamlToJS } from './yaml-file.js';
+import type { RawConfig } from './config-schema.js';
+import { readConfigFile } from './read-config-file.js';
 import { loadSecurity, type SecurityConfig } from '../security/security-config.js';
 import type { LinkConfig } from '../delivery/links.js';
 import { DEFAULT_SCHEDULE_HORIZON_DAYS } from '../publishing/publication-date.js';
@@ -341,57 +340,6 @@ function normalizeStore(value: string | undefined, base: string): string {
   if (path === ':memory:') return 'sqlite::memory:';
   if (path === '') throw new ConfigError(undefined, 'store: expected sqlite:<file> or a postgres:// URL');
   return `sqlite:${resolve(base, path)}`;
-}
-
-function readConfigFile(file: string): RawConfig {
-  let text: string;
-  try {
-    text = readYamlFileSync(file);
-  } catch (err) {
-    throw new ConfigError(file, err instanceof Error ? err.message : String(err));
-  }
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    throw new ConfigError(file, e.message.split('\n')[0]!, lineCounter.linePos(e.pos[0]).line);
-  }
-  let data: unknown;
-  try {
-    data = yamlToJS(doc) ?? {};
-  } catch (err) {
-    throw new ConfigError(file, err instanceof Error ? err.message : String(err));
-  }
-  const parsed = configSchema.safeParse(data);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    // Unknown keys are reported on their mapping; point at the first unknown key itself.
-    const keyPath = issue.code === 'unrecognized_keys' && issue.keys.length > 0
-      ? [...issue.path.map(String), issue.keys[0]!]
-      : issue.path.map(String);
-    let line: number | undefined;
-    const range = keyPath.length > 0 ? rangeOfKey(doc, keyPath) : undefined;
-    if (range) line = lineCounter.linePos(range[0]).line;
-    const shown = issue.code === 'unrecognized_keys' ? keyPath.slice(0, -1) : keyPath;
-    const where = shown.length > 0 ? `${shown.join('.')}: ` : '';
-    const reason = issue.code === 'unrecognized_keys' ? `unknown key(s) ${issue.keys.join(', ')}` : issue.message;
-    throw new ConfigError(file, `${where}${reason}`, line);
-  }
-  return parsed.data;
-}
-
-/** Source range of the key (or, failing that, the value) at `keyPath`. */
-function rangeOfKey(doc: Document, keyPath: readonly string[]): [number, number, number] | undefined {
-  const parent = keyPath.length > 1 ? doc.getIn(keyPath.slice(0, -1), true) : doc.contents;
-  if (isMap(parent)) {
-    for (const pair of parent.items) {
-      if (isScalar(pair.key) && String(pair.key.value) === keyPath[keyPath.length - 1]) {
-        return pair.key.range ?? undefined;
-      }
-    }
-  }
-  const node = doc.getIn(keyPath, true) as { range?: [number, number, number] } | undefined;
-  return node?.range;
 }
 
 function rateLimitOf(raw: NonNullable<RawConfig['rateLimit']>): RateLimitConfig {
