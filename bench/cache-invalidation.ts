@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { buildApp } from '../src/http/build-app.js';
 import { EndpointRegistry } from '../src/delivery/endpoint-registry.js';
 import { loadDefinitions } from '../src/delivery/load-definitions.js';
-import { outputNameFor } from '../src/repository/names.js';
+import { outputNameFor } from '../src/model/names.js';
 import { NodeTypeRegistry } from '../src/repository/node-types.js';
 import { Repository } from '../src/repository/session.js';
 import { loadSecurity } from '../src/security/security-config.js';

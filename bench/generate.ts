@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { rmSync } from 'node:fs';
-import type { StoredProperty } from '../src/repository/property-type.js';
+import type { StoredProperty } from '../src/model/property-type.js';
 import type { ImportDocument, NodeDraft } from '../src/store/rows.js';
 import { createStore } from '../src/main.js';
 

@@ -11,7 +11,7 @@ import type { ContentStore } from '../src/store/content-store.js';
 import { PostgresStore } from '../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { ImportDocument, NodeDraft } from '../src/store/rows.js';
-import type { StoredProperty } from '../src/repository/property-type.js';
+import type { StoredProperty } from '../src/model/property-type.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, d: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : d);

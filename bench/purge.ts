@@ -20,7 +20,7 @@ const other = process.argv.includes('--other');
 const load = <T>(path: string): Promise<T> => import(`${dist ? '../dist' : '../src'}/${path}`) as Promise<T>;
 const { Purger, PURGE_POLL_MS } = await load<typeof import('../src/notify/purger.js')>('notify/purger.js');
 const { purgeSenders } = await load<typeof import('../src/notify/purge-targets.js')>('notify/purge-targets.js');
-const { nodeKey } = await load<typeof import('../src/cache/dependencies.js')>('cache/dependencies.js');
+const { nodeKey } = await load<typeof import('../src/repository/dependencies.js')>('repository/dependencies.js');
 const { PostgresStore } = await load<typeof import('../src/store/postgres/postgres-store.js')>('store/postgres/postgres-store.js');
 const { SqliteStore } = await load<typeof import('../src/store/sqlite/sqlite-store.js')>('store/sqlite/sqlite-store.js');
 

@@ -7,7 +7,7 @@ import { Repository } from '../src/repository/session.js';
 import { NodeTypeRegistry } from '../src/repository/node-types.js';
 import { compileEndpoint } from '../src/delivery/compile-endpoint.js';
 import { parseEndpointDefinition } from '../src/delivery/endpoint-definition.js';
-import { outputNameFor } from '../src/repository/names.js';
+import { outputNameFor } from '../src/model/names.js';
 import { queryNodes } from '../src/delivery/deliver.js';
 
 const [file, secs = '5', qs = 'category=c07&price[gt]=900&orderBy=price desc', workspace = 'tours', path = 'index'] = process.argv.slice(2);

@@ -14,7 +14,7 @@ import { load } from './bench-store.js';
 const { buildApp } = await load<typeof import('../src/http/build-app.js')>('http/build-app.js');
 const { EndpointRegistry } = await load<typeof import('../src/delivery/endpoint-registry.js')>('delivery/endpoint-registry.js');
 const { loadDefinitions } = await load<typeof import('../src/delivery/load-definitions.js')>('delivery/load-definitions.js');
-const { outputNameFor } = await load<typeof import('../src/repository/names.js')>('repository/names.js');
+const { outputNameFor } = await load<typeof import('../src/model/names.js')>('model/names.js');
 const { NodeTypeRegistry } = await load<typeof import('../src/repository/node-types.js')>('repository/node-types.js');
 const { Repository } = await load<typeof import('../src/repository/session.js')>('repository/session.js');
 const { loadSecurity } = await load<typeof import('../src/security/security-config.js')>('security/security-config.js');

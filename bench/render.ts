@@ -7,7 +7,7 @@ import { NodeTypeRegistry } from '../src/repository/node-types.js';
 import { indexChildren, renderNode } from '../src/delivery/render-node.js';
 import { compileEndpoint } from '../src/delivery/compile-endpoint.js';
 import { parseEndpointDefinition } from '../src/delivery/endpoint-definition.js';
-import { outputNameFor } from '../src/repository/names.js';
+import { outputNameFor } from '../src/model/names.js';
 import { resolveLocale } from '../src/delivery/resolve-locale.js';
 
 const [file, path = '/landing', n = '20000'] = process.argv.slice(2);

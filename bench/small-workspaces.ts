@@ -10,7 +10,7 @@ import { Repository } from '../src/repository/session.js';
 import { NodeTypeRegistry } from '../src/repository/node-types.js';
 import { compileEndpoint } from '../src/delivery/compile-endpoint.js';
 import { parseEndpointDefinition } from '../src/delivery/endpoint-definition.js';
-import { outputNameFor } from '../src/repository/names.js';
+import { outputNameFor } from '../src/model/names.js';
 import { queryNodes } from '../src/delivery/deliver.js';
 import type { NodeDraft } from '../src/store/rows.js';
 import { tourNode } from './generate.js';

@@ -22,7 +22,7 @@ import type { MetricsOptions } from './metrics/metrics-route.js';
 import type { ResponseCache } from './http/response-cache.js';
 import { bootstrapContent } from './ingest/bootstrap.js';
 import { sweepAbandonedSpoolFolders } from './ingest/spool-folder.js';
-import { outputNameFor } from './repository/names.js';
+import { outputNameFor } from './model/names.js';
 import { NodeTypeRegistry } from './repository/node-types.js';
 import { Repository } from './repository/session.js';
 import type { ContentStore } from './store/content-store.js';
@@ -41,7 +41,7 @@ import { webhookTargets, WebhookSecretError, type WebhookTarget } from './notify
 import { takenAlongBy } from './repository/publish-rules.js';
 import { defaultRenditionCacheDir, RenditionFolderError } from './assets/rendition-cache.js';
 import { Purger } from './notify/purger.js';
-import { endpointKey } from './cache/dependencies.js';
+import { endpointKey } from './repository/dependencies.js';
 import { purgeSenders } from './notify/purge-targets.js';
 import { explorerEnabled } from './http/routes/explorer.js';
 

@@ -7,7 +7,7 @@ import { PetalError } from '../errors.js';
 import type { Session } from '../repository/session.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { NodeRecord } from '../store/rows.js';
-import type { ScalarValue } from '../repository/property-type.js';
+import type { ScalarValue } from '../model/property-type.js';
 
 export const DAM_WORKSPACE = 'dam';
 export const ASSET_TYPE = 'cms:asset';

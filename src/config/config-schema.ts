@@ -1,7 +1,7 @@
 // Config layer: the shape of petal.yaml (every key optional), validated with zod.
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { WORKSPACE_NAME, WORKSPACE_NAME_RULE } from '../repository/names.js';
+import { WORKSPACE_NAME, WORKSPACE_NAME_RULE } from '../model/names.js';
 
 /** True for a serialized origin (`https://host[:port]`), what browsers send in `Origin`. */
 function isOrigin(text: string): boolean {

@@ -4,7 +4,7 @@ import type { SiteCorsRule } from './site-cors.js';
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Namespace } from '../repository/names.js';
+import type { Namespace } from '../model/names.js';
 import { ConfigError } from './config-error.js';
 import {
   DEFAULT_CDN, type CacheControlConfig, type CdnConfig, type MetricsConfig, type RateLimitClass, type RateLimitConfig,

@@ -2,7 +2,7 @@
 // Session; rendering is one synchronous pass over the fetched rows.
 import { PetalError } from '../errors.js';
 import type { SiteConfig } from '../config/load-config.js';
-import { joinPath, normalizePath } from '../repository/paths.js';
+import { joinPath, normalizePath } from '../model/paths.js';
 import type { Session } from '../repository/session.js';
 import type { NodeRecord } from '../store/rows.js';
 import type { CompiledEndpoint } from './compile-endpoint.js';

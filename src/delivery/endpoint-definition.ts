@@ -1,6 +1,6 @@
 // Delivery layer: validates one endpoint definition (parsed YAML) and applies defaults, presets and canonical names.
 import { z } from 'zod';
-import { toCanonicalName } from '../repository/names.js';
+import { toCanonicalName } from '../model/names.js';
 import type { CacheControlConfig } from '../config/notify-config.js';
 import { deriveEndpointPath } from './derive-endpoint-path.js';
 import { REFERENCE, RESOLVER_TYPE, RESOLVERS, TOP_LEVEL } from './endpoint-schema.js';

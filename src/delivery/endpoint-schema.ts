@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { ResolverKind } from './type-aliases.js';
 import { cacheControlSchema } from '../config/config-schema.js';
-import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../repository/names.js';
+import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../model/names.js';
 
 /** zod message: "required" when the value is absent, else what was expected. */
 function expected(what: string): { error: (issue: { input?: unknown }) => string } {

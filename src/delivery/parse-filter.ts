@@ -1,8 +1,8 @@
 // Delivery layer: reads one filter parameter (`property[operator]=value|value`) into a FilterSpec.
 // Names and values stay data: nothing here is ever spliced into SQL.
 import { PetalError } from '../errors.js';
-import { toCanonicalName } from '../repository/names.js';
-import { normalizePath } from '../repository/paths.js';
+import { toCanonicalName } from '../model/names.js';
+import { normalizePath } from '../model/paths.js';
 import type { FilterSpec, RawOperator, Target } from '../query/ast.js';
 
 export const FILTER_OPERATORS: ReadonlySet<string> = new Set(['eq', 'ne', 'gt', 'lt', 'lte', 'gte', 'in', 'not-in', 'like', 'ilike', 'null']);

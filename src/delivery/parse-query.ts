@@ -1,7 +1,7 @@
 // Delivery layer: turns the query string of a Query nodes request into a QuerySpec (pagination,
 // ordering, full text, filters); every bad input is a 400 naming the parameter.
 import { PetalError } from '../errors.js';
-import { toCanonicalName } from '../repository/names.js';
+import { toCanonicalName } from '../model/names.js';
 import type { FilterSpec, FullTextTerm, OrderSpec, QuerySpec, Target } from '../query/ast.js';
 import type { CompiledEndpoint } from './compile-endpoint.js';
 import { parseFilter } from './parse-filter.js';

@@ -1,6 +1,6 @@
 // Delivery layer: which properties a response shows, from the endpoint's and the request's property
 // lists and the system-property settings (SPEC.md "Rules for property lists").
-import { isSystemName, toCanonicalName } from '../repository/names.js';
+import { isSystemName, toCanonicalName } from '../model/names.js';
 
 export interface PropertyListSettings {
   readonly properties?: readonly string[];

@@ -2,7 +2,7 @@
 // `@name`, `@path`, `@id`, `@nodeType`, properties in stored order, embedded children, `@nodes` last.
 import type { TypePredicate } from '../repository/node-types.js';
 import type { NodeRecord } from '../store/rows.js';
-import type { PropertyType, ScalarValue } from '../repository/property-type.js';
+import type { PropertyType, ScalarValue } from '../model/property-type.js';
 import { encodeValue } from './render-value.js';
 import { baseNameOf, type LocaleChoice } from './resolve-locale.js';
 import type { Visibility } from './property-visibility.js';

@@ -1,7 +1,7 @@
 // Delivery layer: encodes one stored property value as JSON text (the only place that decides value
 // formatting): Long/Double/Decimal → number, Boolean → boolean, Date → ISO 8601 string, multi-value →
 // array of strings, Binary → never inlined (undefined: the property is left out).
-import type { PropertyType, ScalarValue } from '../repository/property-type.js';
+import type { PropertyType, ScalarValue } from '../model/property-type.js';
 
 const DECIMAL = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 

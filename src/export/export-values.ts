@@ -1,7 +1,7 @@
 // Export layer: what both writers need of a node: its properties with the system ones first, mgnl: names.
 import type { NodeRecord } from '../store/rows.js';
-import type { PropertyType, ScalarValue } from '../repository/property-type.js';
-import { outputNameFor } from '../repository/names.js';
+import type { PropertyType, ScalarValue } from '../model/property-type.js';
+import { outputNameFor } from '../model/names.js';
 
 /** Exports name types and system properties as the original's exports do (`mgnl:page`); import reads both. */
 export const exportName = outputNameFor('mgnl');

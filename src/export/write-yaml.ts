@@ -1,6 +1,6 @@
 // Export layer: streams a subtree as a YAML bootstrap export (the format `petal import` and the original CMS read).
 import type { BlobSource } from '../assets/read-binary.js';
-import type { PropertyType, ScalarValue } from '../repository/property-type.js';
+import type { PropertyType, ScalarValue } from '../model/property-type.js';
 import type { TreeEvent } from './walk-tree.js';
 import { exportName, exportProperties, valueText, type ExportProperty } from './export-values.js';
 import { base64Blob } from './base64-blob.js';

@@ -1,5 +1,5 @@
 // HTTP layer: the cache tags of a delivery answer, for CDNs (petal.yaml `cdn.tagHeader`): the keys of
-// everything the answer read (cache/dependencies.ts: nodes by path, ids of references and assets, child
+// everything the answer read (repository/dependencies.ts: nodes by path, ids of references and assets, child
 // lists, the workspace of a query), the same keys Petal's own response cache is dropped by and that a
 // change purges (changeKeys), plus one key per endpoint. Keys are a letter and a 53-bit hash in base 36
 // (at most 12 characters): two keys collide about once in 9·10^15 pairs, and a collision only purges an

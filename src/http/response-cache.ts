@@ -1,5 +1,5 @@
 // HTTP layer: rendered delivery answers kept in memory (LRU bounded by bytes), keyed by request and
-// the caller's role set. Each answer is stored with the keys of what it read (cache/dependencies.ts):
+// the caller's role set. Each answer is stored with the keys of what it read (repository/dependencies.ts):
 // a committed change, as the repository's change feed hands it out, drops only the answers holding
 // one of the keys it hits; a change of the security configuration or of the site drops everything. A
 // hit is one Map lookup and a write: no rendering, no hashing. While the store cannot be reached,
@@ -9,8 +9,8 @@ import { resolveLocale } from '../delivery/resolve-locale.js';
 import type { QueryParams, QueryValue } from '../delivery/parse-request.js';
 import type { ChangeBatch } from '../store/change-feed.js';
 import type { ErrorCode } from '../errors.js';
-import { changeKeys } from '../cache/dependencies.js';
-import { DependencyIndex, RecentDrops } from '../cache/dependency-index.js';
+import { changeKeys } from '../repository/dependencies.js';
+import { DependencyIndex, RecentDrops } from '../repository/dependency-index.js';
 import { stringBytes } from '../cache/byte-lru.js';
 import { DIGEST_KEY_BYTES, digestKey } from '../cache/digest-key.js';
 
@@ -80,7 +80,7 @@ export interface CacheStats {
  * Rendered answers by request, bounded by `maxBytes` counted over everything the cache holds: keys
  * (SHA-256 digests of the request key, which may be as long as the URL), bodies (in Buffers of their
  * own: a pooled one would hold an 8 KB slab), header strings, per-entry objects, and the dependency
- * index (cache/dependency-index.ts).
+ * index (repository/dependency-index.ts).
  */
 export class ResponseCache {
   readonly maxBytes: number;

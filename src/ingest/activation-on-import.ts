@@ -5,9 +5,9 @@
 // imported with the same content stays published, one imported with other content is "modified",
 // and one never published here has no status at all.
 import type { ContentStore } from '../store/content-store.js';
-import type { StoredProperty } from '../repository/property-type.js';
+import type { StoredProperty } from '../model/property-type.js';
 import type { ImportDocument, NodeDraft, NodeRecord } from '../store/rows.js';
-import { joinPath } from '../repository/paths.js';
+import { joinPath } from '../model/paths.js';
 import { ACTIVATION_PROPERTIES, ACTIVATION_STATUS, LAST_ACTIVATED, LAST_ACTIVATED_BY, STATUS, publishedWorkspace } from '../store/publishing.js';
 import { DEFAULT_NODE_TYPE, storable } from '../store/write-import.js';
 

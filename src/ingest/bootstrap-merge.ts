@@ -10,7 +10,7 @@
 //   it is kept (then it stays as stored, to hold it).
 import type { ContentStore } from '../store/content-store.js';
 import type { ImportDocument, NodeDraft, NodeRecord } from '../store/rows.js';
-import { joinPath } from '../repository/paths.js';
+import { joinPath } from '../model/paths.js';
 import type { EditedPaths } from './bootstrap-edits.js';
 
 /** Deeper than any tree a file holds: the whole stored subtree of a root. */

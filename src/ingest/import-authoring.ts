@@ -4,7 +4,7 @@
 // `jcr:lastModified*`, and with publishing on the activation ones, which activation-on-import.ts then
 // sets from the published state) are dropped, so a file cannot forge who wrote what, or when.
 // `petal import` is the operator's tool (migrations): it keeps the file's values.
-import type { StoredProperty } from '../repository/property-type.js';
+import type { StoredProperty } from '../model/property-type.js';
 import { isMaintained, stampMaintained, storedNow } from '../store/maintained-properties.js';
 import type { ImportDocument, NodeDraft } from '../store/rows.js';
 

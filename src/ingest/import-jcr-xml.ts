@@ -2,7 +2,7 @@
 import { createReadStream } from 'node:fs';
 import { Parser } from 'htmlparser2';
 import type { BlobSpool, ImportDocument, NodeDraft } from '../store/rows.js';
-import { coerceValue, parsePropertyType, type PropertyType, type ScalarValue } from '../repository/property-type.js';
+import { coerceValue, parsePropertyType, type PropertyType, type ScalarValue } from '../model/property-type.js';
 import { ImportError, toImportError } from './import-error.js';
 import { parseExportFileName } from './parse-file-name.js';
 import { addProperty, newDraft, nodeNameProblem, propertyNameProblem } from './node-draft.js';

@@ -7,7 +7,7 @@ import {
 import type { BlobSpool, ImportDocument, NodeDraft } from '../store/rows.js';
 import {
   coerceValue, normalizeDate, parsePropertyType, type PropertyType, type ScalarValue,
-} from '../repository/property-type.js';
+} from '../model/property-type.js';
 import { ImportError, toImportError } from './import-error.js';
 import { parseExportFileName } from './parse-file-name.js';
 import { addProperty, newDraft, nodeNameProblem, propertyNameProblem } from './node-draft.js';

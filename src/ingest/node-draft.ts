@@ -1,8 +1,8 @@
 // Ingest layer: builds NodeDrafts, turning the JCR system properties of exports into draft fields.
 import type { NodeDraft } from '../store/rows.js';
-import type { PropertyType, ScalarValue } from '../repository/property-type.js';
-import { reservedPrefixProblem, toCanonicalName } from '../repository/names.js';
-import { isValidName } from '../repository/paths.js';
+import type { PropertyType, ScalarValue } from '../model/property-type.js';
+import { reservedPrefixProblem, toCanonicalName } from '../model/names.js';
+import { isValidName } from '../model/paths.js';
 
 /** Characters JCR forbids in names besides `/` (the Nodes API refuses them too): never in a real export. */
 const JCR_RESERVED = /[[\]*|]/;

@@ -1,7 +1,7 @@
 // Ingest layer: where an export file's content goes, read from its name (`website.travel.about.yaml`).
 import { basename } from 'node:path';
 import { ImportError } from './import-error.js';
-import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../repository/names.js';
+import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../model/names.js';
 import { nodeNameProblem } from './node-draft.js';
 
 const EXPORT_EXTENSION = /\.(yaml|xml)$/i;

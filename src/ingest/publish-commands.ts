@@ -5,9 +5,9 @@
 import { parseArgs } from 'node:util';
 import { publicationDate } from '../publishing/publication-date.js';
 import { requestPublication, type PublishOutcome } from '../publishing/publisher.js';
-import { parseIsoInstant } from '../repository/iso-instant.js';
+import { parseIsoInstant } from '../model/iso-instant.js';
 import { NodeTypeRegistry } from '../repository/node-types.js';
-import { parentOf } from '../repository/paths.js';
+import { parentOf } from '../model/paths.js';
 import { takenAlongBy } from '../repository/publish-rules.js';
 import { NodeWriteError } from '../store/node-write.js';
 import type { ScheduleAction } from '../store/publishing.js';

@@ -3,8 +3,8 @@
 // The store comes from the caller (cli.ts resolves --config / --store).
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../repository/names.js';
-import { normalizePath } from '../repository/paths.js';
+import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../model/names.js';
+import { normalizePath } from '../model/paths.js';
 import type { PetalConfig } from '../config/load-config.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { VersionInfo } from '../store/versions.js';

@@ -4,9 +4,9 @@
 // as `nodes[0].name`, and a property by its name and place: `price (nodes[0].properties[2].values[0])`.
 // Pure: no store, no HTTP.
 import { PetalError } from '../errors.js';
-import { reservedPrefixProblem, toCanonicalName } from '../repository/names.js';
-import { joinPath, isValidName } from '../repository/paths.js';
-import { coerceValue, parsePropertyType, type PropertyType, type ScalarValue, type StoredProperty } from '../repository/property-type.js';
+import { reservedPrefixProblem, toCanonicalName } from '../model/names.js';
+import { joinPath, isValidName } from '../model/paths.js';
+import { coerceValue, parsePropertyType, type PropertyType, type ScalarValue, type StoredProperty } from '../model/property-type.js';
 import type { NodeInput } from '../store/node-write.js';
 
 /** The bounds of one write (documented in README, "Writing content"). */

@@ -1,7 +1,7 @@
 // Nodes API: a node in its repository form, as the original's Nodes API answers it (`name`, `type`,
 // `path`, `identifier`, `properties: [{name, type, multiple, values}]`, `nodes`). Pure: no store, no HTTP.
-import type { PropertyType, ScalarValue } from '../repository/property-type.js';
-import { isSystemName } from '../repository/names.js';
+import type { PropertyType, ScalarValue } from '../model/property-type.js';
+import { isSystemName } from '../model/names.js';
 import type { NodeRecord } from '../store/rows.js';
 
 export interface RepositoryProperty {
@@ -29,7 +29,7 @@ export interface RenderOptions {
 }
 
 /** The identifier of a JCR workspace root, which the original answers for `/`. */
-export { ROOT_IDENTIFIER } from '../repository/paths.js';
+export { ROOT_IDENTIFIER } from '../model/paths.js';
 
 /** A value's text as JCR's `getString()` gives it: a Double keeps its `.0`, as Java writes doubles. */
 function valueText(type: PropertyType, v: ScalarValue): string {

@@ -4,7 +4,7 @@
 // least what the node keys would have, only more. Memory stays bounded however far a target falls
 // behind or however large a change is.
 import type { ChangeEvent } from '../store/changes.js';
-import { changeKeys, touchedKey, workspaceKey } from '../cache/dependencies.js';
+import { changeKeys, touchedKey, workspaceKey } from '../repository/dependencies.js';
 import type { PurgeBatch } from './purge-target.js';
 
 export class PendingKeys {

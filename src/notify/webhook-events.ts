@@ -3,9 +3,9 @@
 import type { WebhookConfig, WebhookEvent } from '../config/notify-config.js';
 import type { ChangeEvent, ChangedNode } from '../store/changes.js';
 import { isPublishedWorkspace, logicalWorkspace } from '../store/publishing.js';
-import { toCanonicalName } from '../repository/names.js';
+import { toCanonicalName } from '../model/names.js';
 import { globMatch } from '../query/glob.js';
-import { changeKeys } from '../cache/dependencies.js';
+import { changeKeys } from '../repository/dependencies.js';
 
 export interface WebhookNode {
   readonly id: string;

@@ -1,7 +1,7 @@
 // Publishing layer: the instant a caller asks a publication for (the Commands API's `publicationDate`,
 // `petal publish --at`): a strict ISO 8601 date-time with its offset, on the calendar, and no further
 // ahead than petal.yaml `publishing.scheduleHorizonDays`. A past instant means now.
-import { parseIsoInstant } from '../repository/iso-instant.js';
+import { parseIsoInstant } from '../model/iso-instant.js';
 
 /**
  * A year and a day: a yearly publication can be set up a year ahead, and a typo in the year

@@ -1,5 +1,5 @@
 // Repository model: the node-type hierarchy, used for `nodeTypes`/`childNodeTypes` with `strict: false`.
-import { toCanonicalName } from './names.js';
+import { toCanonicalName } from '../model/names.js';
 
 /** Built-in primary types and their direct super types (canonical names). */
 const BUILT_IN: Readonly<Record<string, readonly string[]>> = {

@@ -1,7 +1,7 @@
-// Repository layer: a session that records what each read depended on (cache/dependencies.ts), so a
+// Repository layer: a session that records what each read depended on (repository/dependencies.ts), so a
 // cached answer can be dropped by exactly the changes that hit it. Recorded after the read, whatever it
 // found: a missing node, id or child is a dependency too (its creation changes the answer).
-import type { Dependencies } from '../cache/dependencies.js';
+import type { Dependencies } from './dependencies.js';
 import type { Session } from './session.js';
 import { isPublishedWorkspace } from '../store/publishing.js';
 

@@ -12,7 +12,7 @@ import { listVersions, readVersion, type VersionRead } from './versions.js';
 import type { VersionInfo } from '../store/versions.js';
 import { readChildPages, type ChildPage, type ChildPageRequest } from '../store/child-pages.js';
 import { ChangeFeed } from '../store/change-feed.js';
-import type { Dependencies } from '../cache/dependencies.js';
+import type { Dependencies } from './dependencies.js';
 import { recordingSession } from './recording-session.js';
 import { takenAlongBy } from './publish-rules.js';
 import { logicalWorkspace, publishedWorkspace } from '../store/publishing.js';

@@ -11,7 +11,7 @@ import type { ChangeEvent } from '../store/changes.js';
 import { ByteLru, stringBytes } from '../cache/byte-lru.js';
 import { digestKey, LONGEST_CACHED_PATH } from '../cache/digest-key.js';
 import { recordsBytes } from '../store/record-bytes.js';
-import { ancestorsOf, depthOf } from './paths.js';
+import { ancestorsOf, depthOf } from '../model/paths.js';
 
 /** Default budget of the subtree cache (`cache.subtreeMaxBytes`). */
 export const DEFAULT_SUBTREE_CACHE_BYTES = 64 * 1024 * 1024;

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ConfigError } from '../config/config-error.js';
 import { readYamlFileSync, yamlToJS, YamlFileTooLargeError } from '../config/yaml-file.js';
 import { isPasswordHash } from './password-hash.js';
-import { WORKSPACE_NAME, WORKSPACE_NAME_RULE } from '../repository/names.js';
+import { WORKSPACE_NAME, WORKSPACE_NAME_RULE } from '../model/names.js';
 
 /** Names of users, groups and roles: also what `petal user add` accepts. */
 export const NAME_PATTERN = /^[A-Za-z0-9._@-]{1,64}$/;

@@ -8,7 +8,7 @@
 //   shopCurrencies:/<code>                          shop:currency
 //   shopShippingMethods:/<method>                   shop:shippingMethod, children shop:shippingRate
 import type { NodeRecord } from '../store/rows.js';
-import type { ScalarValue } from '../repository/property-type.js';
+import type { ScalarValue } from '../model/property-type.js';
 import { CURRENCY_CODE, MAX_UNIT_AMOUNT, parseTaxRate } from './money.js';
 
 export const WS = {

@@ -1,8 +1,8 @@
 // Store layer: what the property index and the full-text index hold for one node, derived from its
 // stored properties the same way by every backend (so filters and `q` behave identically).
 import { decodeHTML } from 'entities';
-import { isSystemName } from '../repository/names.js';
-import type { PropertyType, ScalarValue, StoredProperty } from '../repository/property-type.js';
+import { isSystemName } from '../model/names.js';
+import type { PropertyType, ScalarValue, StoredProperty } from '../model/property-type.js';
 import type { ValueKind } from '../query/ast.js';
 
 export interface IndexRow {

@@ -3,7 +3,7 @@
 // per kind code by workspace and name: checking a node costs no string per property.
 import { forEachIndexedKind } from './index-values.js';
 import { KIND_CODES } from './query-index/column-source.js';
-import type { StoredProperty } from '../repository/property-type.js';
+import type { StoredProperty } from '../model/property-type.js';
 
 export class ListedKinds {
   readonly #bits = new Map<string, Map<string, number>>();

@@ -1,6 +1,6 @@
 // Store layer: the system properties Petal maintains on every node a caller writes (the Nodes and
 // Properties APIs, imports over HTTP), so that nobody can forge who created or changed a node, or when.
-import type { StoredProperty } from '../repository/property-type.js';
+import type { StoredProperty } from '../model/property-type.js';
 import { ACTIVATION_PROPERTIES, ACTIVATION_STATUS, STATUS } from './publishing.js';
 
 /** Maintained by every write; a caller's values for them are ignored (they cannot be forged). */

@@ -1,7 +1,7 @@
 // Store layer: the Nodes API's write operations (create, update, delete, move/reorder) as the store
 // takes them, the primitives each backend implements inside one transaction (NodeWriteTx), and the
 // error a refused write throws. The rules themselves are in write-nodes.ts, shared by every backend.
-import type { StoredProperty } from '../repository/property-type.js';
+import type { StoredProperty } from '../model/property-type.js';
 import type { InsertNode } from './import-tx.js';
 import type { ChangedNode, NewChange } from './changes.js';
 import type { NodeRecord } from './rows.js';

@@ -3,7 +3,7 @@
 // versions copy it as it is) without parsing the rest. Building a query column reads
 // every document of a workspace; parsing each whole costs twice as much as reading it (bench/RESULTS.md,
 // issue 20), while the column needs one or a few of its properties.
-import type { StoredProperty } from '../repository/property-type.js';
+import type { StoredProperty } from '../model/property-type.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -2,8 +2,8 @@
 // caller's transaction: the published state of workspace W is the workspace W@published, written
 // with the same primitives as the Nodes API's writes. Refusals throw a NodeWriteError; any failure
 // rolls the whole change back. One generation bump. A node the caller may not read is never named.
-import { parentOf } from '../repository/paths.js';
-import type { StoredProperty } from '../repository/property-type.js';
+import { parentOf } from '../model/paths.js';
+import type { StoredProperty } from '../model/property-type.js';
 import { CHANGE_NODE_LIMIT, type ChangedNode, type NewChange } from './changes.js';
 import { NodeChangeList } from './node-change-list.js';
 import { NodeWriteError, type NodeWriteTx } from './node-write.js';

@@ -2,7 +2,7 @@
 // working content lives in the workspace itself; the published content in an internal workspace of
 // its own, `<workspace>@published`, with the same tables, indexes and readers, so everything that
 // reads a workspace reads the published state unchanged. Outside names can never contain `@`
-// (repository/names.ts refuses them), so an internal name cannot be reached or forged from outside.
+// (model/names.ts refuses them), so an internal name cannot be reached or forged from outside.
 import type { NodeWriteGuard } from './node-write.js';
 import type { VersionInfo } from './versions.js';
 

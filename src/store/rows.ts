@@ -1,5 +1,5 @@
 // Store layer: the rows a ContentStore reads and writes. No HTTP, no rendering.
-import type { StoredProperty } from '../repository/property-type.js';
+import type { StoredProperty } from '../model/property-type.js';
 import type { BootstrapRecords } from './bootstrap-files.js';
 
 /** One node as stored. Paths are absolute in the workspace (`/` is the root, which is never stored). */

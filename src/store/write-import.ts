@@ -1,7 +1,7 @@
 // Store layer: writes import documents through an ImportTx (shared by every backend), so the rules for
 // replacing nodes, creating missing parents and UUID collisions are the same everywhere.
 import { randomUUID } from 'node:crypto';
-import { ancestorsOf, depthOf, joinPath, parentOf, nameOf, isValidName, ROOT_IDENTIFIER } from '../repository/paths.js';
+import { ancestorsOf, depthOf, joinPath, parentOf, nameOf, isValidName, ROOT_IDENTIFIER } from '../model/paths.js';
 import type { ImportTx } from './import-tx.js';
 import type { ImportDocument, ImportOptions, ImportResult, NodeDraft } from './rows.js';
 import { ChangeRecorder } from './change-recorder.js';

@@ -3,8 +3,8 @@
 // fate goes into ONE change event of kind 'nodes', and the generation is bumped. Any refusal throws a
 // NodeWriteError and the caller rolls back: nothing is half-written.
 import { randomUUID } from 'node:crypto';
-import { depthOf, joinPath, nameOf, parentOf, ROOT_IDENTIFIER } from '../repository/paths.js';
-import type { StoredProperty } from '../repository/property-type.js';
+import { depthOf, joinPath, nameOf, parentOf, ROOT_IDENTIFIER } from '../model/paths.js';
+import type { StoredProperty } from '../model/property-type.js';
 import { NodeChangeList } from './node-change-list.js';
 import {
   NodeWriteError, type NodeInput, type NodeOperation, type NodeWriteOptions, type NodeWriteResult, type NodeWriteTx,

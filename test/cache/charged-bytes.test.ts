@@ -7,7 +7,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { ByteLru } from '../../src/cache/byte-lru.js';
-import { Dependencies } from '../../src/cache/dependencies.js';
+import { Dependencies } from '../../src/repository/dependencies.js';
 import { ResponseCache, type CachedResponse } from '../../src/http/response-cache.js';
 import { errorBody } from '../../src/http/error-handler.js';
 import { compileAcl } from '../../src/security/workspace-acl.js';

@@ -2,7 +2,7 @@
 // child lists, moves from both places, the workspace), the bound per answer, and the response cache's
 // use of them: an index from keys to entries, and no entry stored across a change that hit it.
 import { describe, expect, it } from 'vitest';
-import { changeKeys, childrenKey, Dependencies, idKey, MAX_DEPENDENCY_KEYS, nodeKey, touchedKey, workspaceKey } from '../../src/cache/dependencies.js';
+import { changeKeys, childrenKey, Dependencies, idKey, MAX_DEPENDENCY_KEYS, nodeKey, touchedKey, workspaceKey } from '../../src/repository/dependencies.js';
 import type { ChangeEvent, ChangedNode } from '../../src/store/changes.js';
 import { ResponseCache, type CachedResponse } from '../../src/http/response-cache.js';
 

@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { Dependencies, rowHashMemoBytes } from '../../src/cache/dependencies.js';
+import { Dependencies, rowHashMemoBytes } from '../../src/repository/dependencies.js';
 import type { SiteConfig } from '../../src/config/load-config.js';
 import type { EndpointRegistry } from '../../src/delivery/endpoint-registry.js';
 import { languageKey } from '../../src/http/response-cache.js';

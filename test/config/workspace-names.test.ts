@@ -1,6 +1,6 @@
 // Hardening III (issue 28) point 10, configuration half: a workspace name in petal.yaml (webhooks,
 // security roles), in the security folder or in an endpoint definition follows the one pattern of
-// repository/names.ts; a name outside it is a configuration error naming the file and the line.
+// model/names.ts; a name outside it is a configuration error naming the file and the line.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { StoredProperty } from '../../src/repository/property-type.js';
+import type { StoredProperty } from '../../src/model/property-type.js';
 import type { BlobSpool, ImportDocument, ImportOptions, NodeDraft, NodeRecord } from '../../src/store/rows.js';
 
 export const NEW: ImportOptions = { onUuidCollision: 'new' };

@@ -3,7 +3,7 @@
 // every node, position, property index row and word; replaced nodes leave no index rows behind.
 import { describe, expect } from 'vitest';
 import type { Condition, FullTextTerm, StoreQuery } from '../../src/query/ast.js';
-import type { StoredProperty } from '../../src/repository/property-type.js';
+import type { StoredProperty } from '../../src/model/property-type.js';
 import type { NodeDraft } from '../../src/store/rows.js';
 import { conformanceTest, useStore, type StoreFixture } from './fixture.js';
 import { NEW, REPLACE, document, draft, freshWorkspace, pathsOf, uuid } from './drafts.js';

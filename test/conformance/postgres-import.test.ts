@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { NEW, REPLACE, document, draft, uuid } from './drafts.js';
 import { pgRows as sql } from './pg-sql.js';
-import type { StoredProperty } from '../../src/repository/property-type.js';
+import type { StoredProperty } from '../../src/model/property-type.js';
 import type { StoreQuery } from '../../src/query/ast.js';
 
 const url = process.env.PETAL_TEST_PG ?? '';

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { KIND_CODE, MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { indexRows } from '../../src/store/index-values.js';
-import type { StoredProperty } from '../../src/repository/property-type.js';
+import type { StoredProperty } from '../../src/model/property-type.js';
 import type { Condition, StoreOrder } from '../../src/query/ast.js';
 import { NEW, document, draft } from './drafts.js';
 import { pgRows as sql } from './pg-sql.js';

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { StoreQuery } from '../../src/query/ast.js';
-import type { StoredProperty } from '../../src/repository/property-type.js';
+import type { StoredProperty } from '../../src/model/property-type.js';
 import { NEW, document, draft } from './drafts.js';
 import { pgRows as sql } from './pg-sql.js';
 

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import type { StoredProperty } from '../../src/repository/property-type.js';
+import type { StoredProperty } from '../../src/model/property-type.js';
 import type { ContentStore } from '../../src/store/content-store.js';
 import type { BlobSpool, ImportDocument } from '../../src/store/rows.js';
 import { conformanceTest, useStore, type StoreFixture } from './fixture.js';

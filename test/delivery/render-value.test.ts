@@ -2,7 +2,7 @@
 // number, Boolean → boolean, Date → ISO string, multi-value → array of strings, Binary → left out.
 import { describe, expect, it } from 'vitest';
 import { encodeValue } from '../../src/delivery/render-value.js';
-import { PROPERTY_TYPES, type PropertyType } from '../../src/repository/property-type.js';
+import { PROPERTY_TYPES, type PropertyType } from '../../src/model/property-type.js';
 
 /** Encodes and checks the text is valid JSON on its own and inside an object. */
 function json(type: PropertyType, value: Parameters<typeof encodeValue>[1]): string {

@@ -95,7 +95,7 @@ describe('petal export', () => {
     expect(existsSync(join(dir, 'nope.yaml'))).toBe(false);
     expect(await exportCommand(['website', '/', '--format', 'yaml'], open)).toBe(1);
     expect(io.err()).toContain('a whole workspace exports as xml only');
-    // Workspace names follow the one pattern (repository/names.ts), as for publish, unpublish and versions.
+    // Workspace names follow the one pattern (model/names.ts), as for publish, unpublish and versions.
     for (const ws of ['WEBSITE', 'web.site', '*']) {
       expect(await exportCommand([ws, '/site'], open), ws).toBe(2);
       expect(io.err()).toContain(`invalid workspace ${JSON.stringify(ws)}: a workspace name is a lowercase letter`);

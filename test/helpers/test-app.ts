@@ -15,7 +15,7 @@ import type { RateLimitOptions } from '../../src/http/rate-limits.js';
 import type { PublishingOptions } from '../../src/http/content-state.js';
 import type { CacheControlConfig, TagHeader } from '../../src/config/notify-config.js';
 import { importPaths } from '../../src/ingest/run-import.js';
-import { outputNameFor, type Namespace } from '../../src/repository/names.js';
+import { outputNameFor, type Namespace } from '../../src/model/names.js';
 import { NodeTypeRegistry } from '../../src/repository/node-types.js';
 import { Repository } from '../../src/repository/session.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/build-app.js';
 import { EndpointRegistry } from '../../src/delivery/endpoint-registry.js';
 import { importPaths } from '../../src/ingest/run-import.js';
-import { outputNameFor } from '../../src/repository/names.js';
+import { outputNameFor } from '../../src/model/names.js';
 import { NodeTypeRegistry } from '../../src/repository/node-types.js';
 import { Repository } from '../../src/repository/session.js';
 import { createTestApp, getJson, TWO_LANGUAGE_SITE, type TestApp } from '../helpers/test-app.js';

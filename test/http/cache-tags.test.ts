@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endpointKey, idKey, nodeKey, touchedKey, workspaceKey } from '../../src/cache/dependencies.js';
+import { endpointKey, idKey, nodeKey, touchedKey, workspaceKey } from '../../src/repository/dependencies.js';
 import { MAX_TAG_HEADER_BYTES, tagsOf } from '../../src/http/cache-tags.js';
 import { createTestApp, getJson, type TestApp } from '../helpers/test-app.js';
 import { basic, hashOf, tempFolder } from '../security-http/helpers.js';

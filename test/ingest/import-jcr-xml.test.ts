@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { parseJcrXmlExport } from '../../src/ingest/import-jcr-xml.js';
 import { ImportError } from '../../src/ingest/import-error.js';
 import type { NodeDraft } from '../../src/store/rows.js';
-import type { StoredProperty } from '../../src/repository/property-type.js';
+import type { StoredProperty } from '../../src/model/property-type.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 import { CORPORA, CORPORA_AVAILABLE } from '../helpers/corpora.js';

@@ -7,7 +7,7 @@ import { parse } from 'yaml';
 import { parseYamlExport } from '../../src/ingest/import-yaml.js';
 import { ImportError } from '../../src/ingest/import-error.js';
 import type { NodeDraft } from '../../src/store/rows.js';
-import type { StoredProperty } from '../../src/repository/property-type.js';
+import type { StoredProperty } from '../../src/model/property-type.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 let spoolDir: string;

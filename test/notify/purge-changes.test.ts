@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changeKeys, nodeKey } from '../../src/cache/dependencies.js';
+import { changeKeys, nodeKey } from '../../src/repository/dependencies.js';
 import { importPaths } from '../../src/ingest/run-import.js';
 import { Purger } from '../../src/notify/purger.js';
 import { purgeSenders } from '../../src/notify/purge-targets.js';

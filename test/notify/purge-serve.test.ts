@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { changeKeys, endpointKey } from '../../src/cache/dependencies.js';
+import { changeKeys, endpointKey } from '../../src/repository/dependencies.js';
 import type { PetalConfig } from '../../src/config/load-config.js';
 import type { PurgeTarget } from '../../src/config/notify-config.js';
 import { startServer, type RunningServer } from '../../src/main.js';

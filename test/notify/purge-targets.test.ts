@@ -3,7 +3,7 @@
 // repeated, the bound on pending keys, and a missing token named at start. The store is a fake holding
 // change events, so the key counts are exact.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { changeKeys, endpointKey, touchedKey, workspaceKey } from '../../src/cache/dependencies.js';
+import { changeKeys, endpointKey, touchedKey, workspaceKey } from '../../src/repository/dependencies.js';
 import type { ChangeEvent, ChangedNode } from '../../src/store/changes.js';
 import { verifySignature } from '../../src/notify/signature.js';
 import { Purger, type PurgeLog, type PurgeStore } from '../../src/notify/purger.js';

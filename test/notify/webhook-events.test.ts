@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { WebhookConfig } from '../../src/config/notify-config.js';
 import type { ChangeEvent, ChangedNode } from '../../src/store/changes.js';
 import { compileFilter, webhookEventOf, webhookPayload } from '../../src/notify/webhook-events.js';
-import { changeKeys, nodeKey } from '../../src/cache/dependencies.js';
+import { changeKeys, nodeKey } from '../../src/repository/dependencies.js';
 
 const node = (path: string, type = 'cms:page', from?: string): ChangedNode => ({ id: `id${path.replaceAll('/', '-')}`, path, type, ...(from ? { from } : {}) });
 

@@ -1,7 +1,7 @@
 // Node paths: the canonical form every layer compares (one leading slash, no empty, `.` or `..`
 // segments, no trailing slash), and what never names a node.
 import { describe, expect, it } from 'vitest';
-import { normalizePath } from '../../src/repository/paths.js';
+import { normalizePath } from '../../src/model/paths.js';
 
 describe('normalizePath', () => {
   it.each([

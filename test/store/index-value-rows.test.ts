@@ -2,7 +2,7 @@
 // the SQL path and the query index's delta compare), for every type and the values an index leaves out.
 import { describe, expect, it } from 'vitest';
 import { forEachIndexValue, indexRows } from '../../src/store/index-values.js';
-import type { StoredProperty } from '../../src/repository/property-type.js';
+import type { StoredProperty } from '../../src/model/property-type.js';
 
 const PROPERTIES: StoredProperty[] = [
   ['s', 'String', 'Hello Wörld'], ['multi', 'String', ['a', 'B', '']], ['empty', 'String', []],

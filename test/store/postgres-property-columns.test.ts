@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StoredProperty } from '../../src/repository/property-type.js';
+import type { StoredProperty } from '../../src/model/property-type.js';
 import type { NodeRecord } from '../../src/store/rows.js';
 import { indexRows } from '../../src/store/index-values.js';
 import { toRecord } from '../../src/store/node-rows.js';

@@ -2,7 +2,7 @@
 // document and finding it by name does, whatever the names and values hold.
 import { describe, expect, it } from 'vitest';
 import { propertyIn, propertyNeedle } from '../../src/store/property-document.js';
-import type { ScalarValue, StoredProperty } from '../../src/repository/property-type.js';
+import type { ScalarValue, StoredProperty } from '../../src/model/property-type.js';
 
 const TRICKY = ['title', 'tags', '', ',', '[', ']', '"', '\\', '],["title",', '["title",', 'a"b', 'x\\"', '\u0000', 'é', '😀', 'cms:created', 'title_de'];
 

@@ -2,7 +2,7 @@
 // the rest: only where a triple starts, never inside a value or a multi-value list (cases written for
 // the PostgreSQL column reads; both backends use property-document.ts).
 import { describe, expect, it } from 'vitest';
-import type { StoredProperty } from '../../src/repository/property-type.js';
+import type { StoredProperty } from '../../src/model/property-type.js';
 import { propertyIn, propertyNeedle } from '../../src/store/property-document.js';
 
 const find = (properties: readonly StoredProperty[], name: string) => propertyIn(JSON.stringify(properties), propertyNeedle(name));

@@ -1,6 +1,6 @@
 // Test helper for the publishing suites: a small site (a page with an area and a component, and a
 // subpage with its own area), the request the suites send, and property lookups.
-import type { StoredProperty } from '../../src/repository/property-type.js';
+import type { StoredProperty } from '../../src/model/property-type.js';
 import type { ContentStore } from '../../src/store/content-store.js';
 import { publishedWorkspace, type StateRequest } from '../../src/store/publishing.js';
 import type { NodeRecord } from '../../src/store/rows.js';

@@ -2,7 +2,7 @@
 // string, number, date, boolean, multi-value and rich-text properties, and every row an import writes
 // (nodes, index rows by path, kinds, types, words, the indexes themselves) read back by path, not nid.
 import Database from '../../src/store/sqlite/driver.js';
-import type { StoredProperty } from '../../src/repository/property-type.js';
+import type { StoredProperty } from '../../src/model/property-type.js';
 import type { ImportDocument, NodeDraft } from '../../src/store/rows.js';
 import { document, draft, uuid } from '../conformance/drafts.js';
 

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Condition, StoreQuery } from '../../src/query/ast.js';
 import { indexRows } from '../../src/store/index-values.js';
 import { KIND_CODE, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
-import type { StoredProperty } from '../../src/repository/property-type.js';
+import type { StoredProperty } from '../../src/model/property-type.js';
 import { connect } from '../../src/store/sqlite/statements.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { NEW } from '../conformance/drafts.js';

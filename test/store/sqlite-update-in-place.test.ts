@@ -10,7 +10,7 @@ import type { NodeOperation } from '../../src/store/node-write.js';
 import type { ImportDocument } from '../../src/store/rows.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { connect } from '../../src/store/sqlite/statements.js';
-import type { StoredProperty } from '../../src/repository/property-type.js';
+import type { StoredProperty } from '../../src/model/property-type.js';
 
 const WS = 'tours';
 const stores: SqliteStore[] = [];

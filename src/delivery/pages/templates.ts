@@ -2,7 +2,7 @@
 // `<module>:<path>`, e.g. `spa-lm:pages/basic`) with includes and decorations applied. Only what
 // delivery acts on is kept: per area, its inheritance and autogeneration settings.
 import { join } from 'node:path';
-import { toCanonicalName } from '../../repository/names.js';
+import { toCanonicalName } from '../../model/names.js';
 import {
   decorate, isYamlMap, listModules, loadDecorations, moduleId, readModuleYaml, yamlFilesBelow,
   type ModuleFileProblem, type YamlMap, type YamlValue,

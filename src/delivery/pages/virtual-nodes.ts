@@ -3,8 +3,8 @@
 // same request gives the same ids every time, and delivery never writes on GET. The same in every state
 // (working, published, a version): the seed names the workspace, not where its state is stored.
 import { createHash } from 'node:crypto';
-import type { PropertyType, ScalarValue, StoredProperty } from '../../repository/property-type.js';
-import { toCanonicalName } from '../../repository/names.js';
+import type { PropertyType, ScalarValue, StoredProperty } from '../../model/property-type.js';
+import { toCanonicalName } from '../../model/names.js';
 import type { NodeRecord } from '../../store/rows.js';
 import { logicalWorkspace } from '../../store/publishing.js';
 import { isYamlMap, type YamlMap, type YamlValue } from './module-yaml.js';

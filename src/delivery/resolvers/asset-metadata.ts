@@ -2,7 +2,7 @@
 // it: technical fields from the resource node first, then the Dublin Core fields of the asset, every
 // value a string (`"fileSize": "1115288"`), the multi-valued Dublin Core fields arrays, empty fields
 // left out. `format` is the media type, as Dublin Core defines it.
-import type { PropertyType, ScalarValue } from '../../repository/property-type.js';
+import type { PropertyType, ScalarValue } from '../../model/property-type.js';
 import type { NodeRecord } from '../../store/rows.js';
 import { scalarAsString } from '../render-value.js';
 

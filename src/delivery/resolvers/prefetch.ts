@@ -1,7 +1,7 @@
 // Delivery layer: fetches every node that references of a response point to, before rendering:
 // one batched look-up per workspace and reference level (never one per value), through the caller's
 // session, so unreadable targets are simply absent (and render like missing ones).
-import type { ScalarValue } from '../../repository/property-type.js';
+import type { ScalarValue } from '../../model/property-type.js';
 import type { Session } from '../../repository/session.js';
 import type { NodeRecord } from '../../store/rows.js';
 import { indexChildren, type ChildIndex } from '../render-node.js';

@@ -1,7 +1,7 @@
 // Delivery layer: renders reference properties during the one rendering pass, from targets fetched
 // beforehand (prefetch.ts): jcrReferenceResolver (target nodes), assetReferenceResolver (asset objects
 // with metadata and renditions) and richTextLinkReferenceResolver (link markers rewritten).
-import type { PropertyType, ScalarValue } from '../../repository/property-type.js';
+import type { PropertyType, ScalarValue } from '../../model/property-type.js';
 import type { NodeRecord } from '../../store/rows.js';
 import type { EndpointDefinition, ResolverDefinition } from '../endpoint-definition.js';
 import { assetLink, pageLink, renditionLink, undefinedRenditionLink, type LinkConfig } from '../links.js';

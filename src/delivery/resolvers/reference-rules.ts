@@ -1,7 +1,7 @@
 // Delivery layer: the endpoint's reference definitions compiled once: which property of which node
 // type is a reference, and which resolver renders it. `propertyName` is a name or a regular expression.
 import { compileTypePredicate, type NodeTypeRegistry, type TypePredicate } from '../../repository/node-types.js';
-import { toCanonicalName } from '../../repository/names.js';
+import { toCanonicalName } from '../../model/names.js';
 import type { ReferenceDefinition, ResolverDefinition } from '../endpoint-definition.js';
 
 export interface ReferenceRule {

@@ -19,7 +19,7 @@ import { isStoreUnreachable } from '../../store/store-faults.js';
 import type { PagesRegistry } from '../../delivery/pages/pages-registry.js';
 import { traitValuesOf, traitKey } from '../trait-values.js';
 import { templateAnnotations } from '../../delivery/pages/template-annotations.js';
-import { Dependencies, endpointKey } from '../../cache/dependencies.js';
+import { Dependencies, endpointKey } from '../../repository/dependencies.js';
 import { LONGEST_CACHED_PATH } from '../../cache/digest-key.js';
 import { isPetalError, type ErrorCode } from '../../errors.js';
 import { isPreviewRequest, PREVIEW_CACHE_CONTROL } from '../content-state.js';

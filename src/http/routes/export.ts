@@ -2,11 +2,11 @@
 // workspace) as the export file `petal import` takes back, streamed as it is read. It reads through the
 // caller's session: what the caller may not read is left out, and a path they cannot read is a 404. The
 // URI permissions of the security hook apply first (built-in roles give this URL to `superuser` only).
-import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../../repository/names.js';
+import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../../model/names.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Repository } from '../../repository/session.js';
 import type { SecurityService } from '../../security/security-service.js';
-import { normalizePath } from '../../repository/paths.js';
+import { normalizePath } from '../../model/paths.js';
 import { isExportFormat } from '../../export/export-file-name.js';
 import { prepareExport } from '../../export/export-subtree.js';
 import { sendError } from '../error-handler.js';

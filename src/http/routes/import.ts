@@ -16,7 +16,7 @@ import { ImportError } from '../../ingest/import-error.js';
 import { exportFileSegments } from '../../ingest/parse-file-name.js';
 import { ImportConflictError, importUploads, InvalidDocumentError, type Upload } from '../../ingest/run-import.js';
 import { createSpoolFolder } from '../../ingest/spool-folder.js';
-import { ancestorsOf, joinPath } from '../../repository/paths.js';
+import { ancestorsOf, joinPath } from '../../model/paths.js';
 import type { Repository } from '../../repository/session.js';
 import type { SecurityService, WriteAccess } from '../../security/security-service.js';
 import type { ImportDocument, ImportGuard, UuidCollisionPolicy } from '../../store/rows.js';

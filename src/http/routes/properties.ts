@@ -3,12 +3,12 @@
 // repository form; PUT / POST `{node path}?name=&value=&type=&multiple=` set one property; DELETE a
 // property. Reads go through the caller's session, writes through the store's nodes write (one
 // transaction, maintained system properties, change event, workspace permissions, If-Match).
-import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../../repository/names.js';
+import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../../model/names.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PetalError } from '../../errors.js';
 import { checkName, parseProperty } from '../../nodes-api/parse-node-body.js';
 import { repositoryProperties, type RepositoryProperty } from '../../nodes-api/repository-node.js';
-import { nameOf, normalizePath, parentOf } from '../../repository/paths.js';
+import { nameOf, normalizePath, parentOf } from '../../model/paths.js';
 import { isMaintained } from '../../store/maintained-properties.js';
 import { NodeWriteError } from '../../store/node-write.js';
 import type { NodeRecord } from '../../store/rows.js';

@@ -3,7 +3,7 @@
 // sequence numbers one after the other, so a reader never sees a number before a smaller one commits.
 // Every writer (imports, node-write-transaction.ts) takes that lock before recording.
 import type pg from 'pg';
-import { descendantRange } from '../../repository/paths.js';
+import { descendantRange } from '../../model/paths.js';
 import { changesPage, toChangeEvent, type ChangeEntry, type ChangeEvent, type ChangeOp, type ChangedNode, type NewChange } from '../changes.js';
 import { exec, run, type Statement } from './statements.js';
 

@@ -2,7 +2,7 @@
 // them: see migration 2). Property values have no rows of their own (migration 7): the query index
 // reads them from the nodes' JSON.
 import type pg from 'pg';
-import { descendantRange } from '../../repository/paths.js';
+import { descendantRange } from '../../model/paths.js';
 import { run, type Statement } from './statements.js';
 
 const s = (name: string, text: string): Statement => ({ name: `petal_d_${name}`, text });

@@ -4,7 +4,7 @@
 // StateTx, new nodes batched as imports write them, the generation bumped and announced (NOTIFY,
 // delivered on commit), and the connection dropped if it broke.
 import type pg from 'pg';
-import { depthOf, descendantRange, nameOf, parentOf } from '../../repository/paths.js';
+import { depthOf, descendantRange, nameOf, parentOf } from '../../model/paths.js';
 import type { SiblingRow } from '../node-write.js';
 import { toRecord, type NodeRow } from '../node-rows.js';
 import type { StateTx } from '../publish-state.js';

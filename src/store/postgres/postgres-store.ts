@@ -13,7 +13,7 @@ import type { StoreQuery, ValueKind } from '../../query/ast.js';
 import { QueryIndex } from '../query-index/query-index.js';
 import { kindsFromRows } from '../query-index/column-source.js';
 import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
-import { descendantRange } from '../../repository/paths.js';
+import { descendantRange } from '../../model/paths.js';
 import { ChangeListener, changeChannel } from './change-listener.js';
 import { postgresColumnSource } from './column-source.js';
 import { tsQueryText } from './full-text.js';

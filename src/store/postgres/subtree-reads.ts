@@ -2,7 +2,7 @@
 // one statement each (one round trip however many paths).
 import type pg from 'pg';
 import { BEFORE_FIRST_CHILD, childPageLimit, distinctRequests, type ChildPageRequest } from '../child-pages.js';
-import { descendantRange } from '../../repository/paths.js';
+import { descendantRange } from '../../model/paths.js';
 import type { NodeRow } from '../node-rows.js';
 import { hasNul, withoutNul } from './nul-text.js';
 import { SQL, run } from './statements.js';

@@ -1,7 +1,7 @@
 // PostgreSQL backend: content versions (publish, list, read a frozen copy). The copy is rows of its own
 // (`version_nodes`), so later imports of the live node never change it.
 import type pg from 'pg';
-import { depthOf, descendantRange } from '../../repository/paths.js';
+import { depthOf, descendantRange } from '../../model/paths.js';
 import { versionName, type VersionInfo, type VersionSource } from '../versions.js';
 import { exec, run, type Statement } from './statements.js';
 

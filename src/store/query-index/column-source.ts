@@ -5,7 +5,7 @@ import type { ValueKind } from '../../query/ast.js';
 import type { ChangeEvent } from '../changes.js';
 import type { NodeRecord } from '../rows.js';
 import type { PathList } from './path-list.js';
-import type { StoredProperty } from '../../repository/property-type.js';
+import type { StoredProperty } from '../../model/property-type.js';
 import { forEachIndexValue } from '../index-values.js';
 
 export interface NodeTable {

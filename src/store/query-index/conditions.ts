@@ -4,7 +4,7 @@
 import type { Condition, StoreQuery, Target, ValueKind } from '../../query/ast.js';
 import { compileLike, likeMatchAny } from '../../query/like.js';
 import { readableBy } from '../../query/glob.js';
-import { descendantRange } from '../../repository/paths.js';
+import { descendantRange } from '../../model/paths.js';
 import { Bitmap } from './bitmap.js';
 import { inRange, matchInto, rangeInto, uuidEqualities, type Column } from './column-scan.js';
 import { foldedNamesOf, namesOf, ordinalOf, type Workspace } from './workspace.js';

@@ -5,7 +5,7 @@
 import type { Condition, StoreQuery, Target } from '../../query/ast.js';
 import { compileLike, likeMatchAny } from '../../query/like.js';
 import { readableBy } from '../../query/glob.js';
-import { descendantRange } from '../../repository/paths.js';
+import { descendantRange } from '../../model/paths.js';
 import { inRange, uuidEqualities } from './column-scan.js';
 import { compareCodePoints } from './compare.js';
 import type { Delta, Extra } from './delta.js';

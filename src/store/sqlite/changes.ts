@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { ImportConnection } from './import-connection.js';
 import { publishChange, type VersionInfo } from '../versions.js';
-import { descendantRange } from '../../repository/paths.js';
+import { descendantRange } from '../../model/paths.js';
 import { changesPage, toChangeEvent, type ChangeEntry, type ChangeEvent, type ChangeOp, type ChangedNode, type NewChange } from '../changes.js';
 
 /** Migration 4 (see migrations.ts). */

@@ -2,7 +2,7 @@
 import type Database from 'better-sqlite3';
 import type { NodeRecord } from '../rows.js';
 import type { ChangeEvent } from '../changes.js';
-import type { StoredProperty } from '../../repository/property-type.js';
+import type { StoredProperty } from '../../model/property-type.js';
 import { propertyIn, propertyNeedle } from '../property-document.js';
 import { ColumnBuilder, pushProperty, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn } from '../query-index/column-source.js';
 import { PathListBuilder } from '../query-index/path-list.js';

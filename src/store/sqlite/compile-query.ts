@@ -1,7 +1,7 @@
 // SQLite backend: compiles a StoreQuery into a count statement and a page statement. Names of
 // properties and all values are bound parameters; only fixed SQL text is written here.
 import type { Condition, StoreQuery, Target, TypedRange } from '../../query/ast.js';
-import { descendantRange } from '../../repository/paths.js';
+import { descendantRange } from '../../model/paths.js';
 import { SqlWriter, type CompiledSql } from '../sql/sql-writer.js';
 import { uuidEqualities } from '../query-index/column-scan.js';
 import { KIND_CODE } from './migrations.js';

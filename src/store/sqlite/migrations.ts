@@ -2,7 +2,7 @@
 
 import type Database from 'better-sqlite3';
 import { fullTextOf, indexRows } from '../index-values.js';
-import type { StoredProperty } from '../../repository/property-type.js';
+import type { StoredProperty } from '../../model/property-type.js';
 import { VERSIONS_SQL } from './versions.js';
 import { CHANGES_SQL } from './changes.js';
 import { INDEX_SEGMENTS_SQL } from './index-segments.js';

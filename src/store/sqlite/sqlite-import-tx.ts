@@ -12,7 +12,7 @@
 // (import-known-nodes.ts) and otherwise from the last commit while that is exact, and a large import
 // builds its deferrable index after its load (deferred-indexes.ts).
 import { closeSync, openSync, readSync } from 'node:fs';
-import { descendantRange } from '../../repository/paths.js';
+import { descendantRange } from '../../model/paths.js';
 import type { ImportTx, InsertNode } from '../import-tx.js';
 import { fullTextOf } from '../index-values.js';
 import { ListedKinds } from '../listed-kinds.js';

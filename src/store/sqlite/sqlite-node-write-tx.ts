@@ -2,7 +2,7 @@
 // NodeWriteTx with a few more primitives), over the writer connection's prepared statements (inserts,
 // removals and change events as imports do them); the caller holds the transaction (BEGIN IMMEDIATE
 // … COMMIT) around writeNodes, publishState or unpublishState.
-import { depthOf, descendantRange, nameOf, parentOf } from '../../repository/paths.js';
+import { depthOf, descendantRange, nameOf, parentOf } from '../../model/paths.js';
 import type { SiblingRow } from '../node-write.js';
 import { toRecord, type NodeRow } from '../node-rows.js';
 import type { StateTx } from '../publish-state.js';

@@ -15,7 +15,7 @@ import { sqliteColumnSource } from './column-source.js';
 import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from '../rows.js';
 import type { ChildPageRequest } from '../child-pages.js';
 import { childrenPages, subtrees } from './subtree-reads.js';
-import { descendantRange } from '../../repository/paths.js';
+import { descendantRange } from '../../model/paths.js';
 import { migrate } from './schema.js';
 import { connect, prepare, type Statements } from './statements.js';
 import { GenerationMemo } from '../generation-memo.js';

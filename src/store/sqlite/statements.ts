@@ -4,7 +4,7 @@ import type { Database as Connection } from 'better-sqlite3';
 import Database from './driver.js';
 import { compileLike, likeMatch, type LikePattern } from '../../query/like.js';
 import { indexRows } from '../index-values.js';
-import type { StoredProperty } from '../../repository/property-type.js';
+import type { StoredProperty } from '../../model/property-type.js';
 import { KIND_CODES as KIND_CODE } from '../query-index/column-source.js';
 
 /** Binaries are stored in chunks of this size (a Range read touches only the chunks it needs). */

@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
 import { BEFORE_FIRST_CHILD, childPageLimit, distinctRequests, type ChildPageRequest } from '../child-pages.js';
 import { toRecord, type NodeRow } from '../node-rows.js';
 import type { NodeRecord } from '../rows.js';
-import { descendantRange } from '../../repository/paths.js';
+import { descendantRange } from '../../model/paths.js';
 import type { Statements } from './statements.js';
 
 export function childrenPages(

@@ -4,7 +4,7 @@
 // nothing else is written but the kinds catalogue's new entries.
 import type { InsertNode } from '../import-tx.js';
 import { forEachIndexedKind, fullTextOf } from '../index-values.js';
-import type { StoredProperty } from '../../repository/property-type.js';
+import type { StoredProperty } from '../../model/property-type.js';
 import { KIND_CODE } from './migrations.js';
 import type { Statements } from './statements.js';
 

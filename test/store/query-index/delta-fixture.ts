@@ -2,7 +2,7 @@
 // kind, small imports that create, change, remove and move nodes (keeping a model of the tree so each
 // import is valid), and random queries of every filter, scope and order kind.
 import type { Condition, StoreOrder, StoreQuery, TypedRange } from '../../../src/query/ast.js';
-import type { StoredProperty } from '../../../src/repository/property-type.js';
+import type { StoredProperty } from '../../../src/model/property-type.js';
 import type { ContentStore } from '../../../src/store/content-store.js';
 import type { ImportDocument, NodeDraft } from '../../../src/store/rows.js';
 

@@ -9,8 +9,8 @@
 //   t  something of the workspace was read: only a change that names no nodes (truncated) hits it
 // Keys are hashes: two names sharing one only ever drop an answer too many, never too few.
 import type { ChangeEvent, ChangedNode } from '../store/changes.js';
-import { depthOf, parentOf } from '../repository/paths.js';
-import { stringBytes } from './byte-lru.js';
+import { depthOf, parentOf } from '../model/paths.js';
+import { stringBytes } from '../cache/byte-lru.js';
 
 /** Keys one answer lists at most; beyond it the answer depends on its workspaces as a whole. */
 export const MAX_DEPENDENCY_KEYS = 512;

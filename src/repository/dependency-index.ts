@@ -1,4 +1,4 @@
-// Which cached entries depend on which keys (cache/dependencies.ts), so that a change finds the
+// Which cached entries depend on which keys (repository/dependencies.ts), so that a change finds the
 // entries it hits without walking the cache; and the keys the last few changes dropped, so that an
 // entry rendered while one was applied is stored only if that change did not hit it.
 
