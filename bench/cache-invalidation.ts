@@ -16,6 +16,7 @@ import { loadSecurity } from '../src/security/security-config.js';
 import { SecurityService } from '../src/security/security-service.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { ImportDocument, NodeDraft } from '../src/store/rows.js';
+import { importDocuments } from '../src/repository/writes.js';
 
 const [reads = 20_000, readsPerWrite = 50, pageCount = 500] = process.argv.slice(2).map(Number);
 const OPEN = {
@@ -49,7 +50,7 @@ async function run(mode: 'all' | 'keys'): Promise<{ ratio: number; hits: number;
   writeFileSync(join(endpoints, 'pages.yaml'), '$type: jcrDeliveryEndpoint_v2\nworkspace: website\ndepth: 2\n');
   const store = new SqliteStore({ file: join(dir, 'bench.db') });
   await store.open();
-  await store.importDocuments([doc(Array.from({ length: pageCount }, (_, i) => page(i, `Page ${i}`)))], { onUuidCollision: 'new' });
+  await importDocuments(store, [doc(Array.from({ length: pageCount }, (_, i) => page(i, `Page ${i}`)))], { onUuidCollision: 'new' });
   const registry = new EndpointRegistry();
   registry.applyLoad(await loadDefinitions([join(dir, 'modules')]));
   const repository = new Repository(store, new NodeTypeRegistry());
@@ -69,7 +70,7 @@ async function run(mode: 'all' | 'keys'): Promise<{ ratio: number; hits: number;
   for (let r = 0; r < reads; r++) {
     if (r > 0 && r % readsPerWrite === 0) {
       const i = Math.floor(pageCount * next());
-      await store.importDocuments([doc([page(i, `Page ${i} v${++writes}`)])], { onUuidCollision: 'replace' });
+      await importDocuments(store, [doc([page(i, `Page ${i} v${++writes}`)])], { onUuidCollision: 'replace' });
     }
     const x = next();
     const url = x < 0.8 ? `/.rest/delivery/pages/site/p${pick()}`

@@ -14,6 +14,7 @@ import type { ExportFormat } from '../src/export/export-file-name.js';
 import type { ContentStore } from '../src/store/content-store.js';
 import type { NodeDraft } from '../src/store/rows.js';
 import { generate, tourNode } from './generate.js';
+import { importDocuments } from '../src/repository/writes.js';
 
 const pagedOnly = process.argv.includes('--paged-only');
 const args = process.argv.slice(2).filter((a) => a !== '--paged-only');
@@ -31,7 +32,7 @@ async function build(): Promise<void> {
   const next = () => ((rand = (rand * 1664525 + 1013904223) >>> 0) / 4294967296);
   const children: NodeDraft[] = [];
   for (let i = 0; i < wide; i++) children.push(tourNode(i, next));
-  await store.importDocuments([{
+  await importDocuments(store, [{
     source: 'bench', workspace: 'wide', parentPath: '/', blobs: [],
     roots: [{ name: 'wide', type: 'cms:folder', mixins: [], properties: [], children }],
   }], { onUuidCollision: 'new' });
@@ -63,7 +64,7 @@ async function sampled<T>(work: () => Promise<T>): Promise<{ result: T; ms: numb
 
 async function exportOnce(store: ContentStore, workspace: string, path: string, format: ExportFormat): Promise<void> {
   // Each exported path here is its workspace's only top-level node, or the workspace itself.
-  const nodes = await store.countNodes(workspace);
+  const nodes = await store.reads.countNodes(workspace);
   const run = await sampled(async () => {
     const prepared = await prepareExport(storeSource(store), store, workspace, path, format);
     if (!prepared.ok) throw new Error(prepared.reason);
@@ -84,7 +85,7 @@ try {
   await exportOnce(store, 'tours', '/', 'xml');
   if (pagedOnly) process.exit(0);
   // What the walker did before paging for the wide node: its children in one read.
-  const whole = await sampled(async () => (await store.getSubtrees('wide', ['/wide'], 1)).length);
+  const whole = await sampled(async () => (await store.reads.getSubtrees('wide', ['/wide'], 1)).length);
   console.log(`\nreading the ${whole.result.toLocaleString('en')} children of wide:/wide whole (as before paging): `
     + `peak heap ${(whole.peakHeap / MB).toFixed(0)} MB (+${((whole.peakHeap - whole.heapBefore) / MB).toFixed(0)}) in ${(whole.ms / 1000).toFixed(1)} s`);
 } finally {

@@ -7,6 +7,7 @@ import { rmSync } from 'node:fs';
 import type { StoredProperty } from '../src/model/property-type.js';
 import type { ImportDocument, NodeDraft } from '../src/store/rows.js';
 import { createStore } from '../src/main.js';
+import { importDocuments } from '../src/repository/writes.js';
 
 const WORDS = ['river', 'mountain', 'temple', 'market', 'island', 'desert', 'forest', 'harbour', 'valley', 'castle',
   'glacier', 'canyon', 'village', 'lagoon', 'volcano', 'garden', 'museum', 'bridge', 'safari', 'festival'];
@@ -96,11 +97,11 @@ export async function generate(n: number, file: string): Promise<{ ms: number; n
     const folder: NodeDraft = { name: `f${String(f).padStart(4, '0')}`, type: 'cms:folder', mixins: [], properties: [], children };
     docs.push({ source: 'bench', workspace: 'tours', parentPath: '/', roots: [folder], blobs: [] });
     // Imports in batches of 100 folders keep memory flat at a million nodes.
-    if (docs.length >= 100) await store.importDocuments(docs.splice(0), { onUuidCollision: 'new' });
+    if (docs.length >= 100) await importDocuments(store, docs.splice(0), { onUuidCollision: 'new' });
   }
-  if (docs.length > 0) await store.importDocuments(docs, { onUuidCollision: 'new' });
+  if (docs.length > 0) await importDocuments(store, docs, { onUuidCollision: 'new' });
   const ms = performance.now() - started;
-  const nodes = await store.countNodes();
+  const nodes = await store.reads.countNodes();
   await store.close();
   if (postgres) await settle(file);
   return { ms, nodes };

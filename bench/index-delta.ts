@@ -12,6 +12,7 @@ import { PostgresStore } from '../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import type { ImportDocument, NodeDraft } from '../src/store/rows.js';
 import type { StoredProperty } from '../src/model/property-type.js';
+import { importDocuments } from '../src/repository/writes.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, d: number) => (args.includes(name) ? Number(args[args.indexOf(name) + 1]) : d);
@@ -61,7 +62,7 @@ async function latency(store: ContentStore, label: string): Promise<void> {
     const t: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       const s = performance.now();
-      await store.query(q);
+      await store.reads.query(q);
       t.push(performance.now() - s);
     }
     t.sort((a, b) => a - b);
@@ -81,11 +82,11 @@ try {
   for (let f = 0, lo = 0; lo < NODES; f++, lo += 10_000) {
     const docs: ImportDocument[] = [];
     for (let a = lo; a < Math.min(NODES, lo + 10_000); a += 1_000) docs.push(folder(f, a, Math.min(NODES, a + 1_000, lo + 10_000)));
-    await store.importDocuments(docs, { onUuidCollision: 'new' });
+    await importDocuments(store, docs, { onUuidCollision: 'new' });
   }
   console.log(`${store.capabilities.name}: ${NODES} nodes imported in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   t = performance.now();
-  for (const q of Object.values(QUERIES)) await store.query(q);
+  for (const q of Object.values(QUERIES)) await store.reads.query(q);
   console.log(`first queries (full load of the workspace and the columns used): ${(performance.now() - t).toFixed(0)} ms`);
   console.log('\n| state | query | p50 ms | p99 ms |\n|---|---|---|---|');
   await latency(store, 'before changes');
@@ -96,10 +97,10 @@ try {
     const i = c % 2 === 0 ? (c * 4_999) % NODES : NODES + c;
     const doc: ImportDocument = { source: 'change', workspace: WS, parentPath: `/f${Math.floor((i % NODES) / 10_000)}`, roots: [node(i, c + 1)], blobs: [] };
     let s = performance.now();
-    await store.importDocuments([doc], { onUuidCollision: 'new' });
+    await importDocuments(store, [doc], { onUuidCollision: 'new' });
     imports.push(performance.now() - s);
     s = performance.now();
-    await store.query(QUERIES.selective!);
+    await store.reads.query(QUERIES.selective!);
     applies.push(performance.now() - s);
   }
   imports.sort((a, b) => a - b);

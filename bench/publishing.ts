@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { rate } from './autocannon-rate.js';
 import { benchStore, load } from './bench-store.js';
 import type { ImportDocument, NodeDraft } from '../src/store/rows.js';
+import { importDocuments, publishState } from '../src/repository/writes.js';
 
 const { buildApp } = await load<typeof import('../src/http/build-app.js')>('http/build-app.js');
 const { EndpointRegistry } = await load<typeof import('../src/delivery/endpoint-registry.js')>('delivery/endpoint-registry.js');
@@ -60,22 +61,22 @@ async function main(): Promise<void> {
   const { store, dispose } = await benchStore(target, dir, 'pub');
   try {
     // The subtree to publish, and 10,000 other working nodes around it.
-    await store.importDocuments([doc([site('site', PAGES), ...Array.from({ length: 10 }, (_, i) => site(`other${i}`, PAGES))])], { onUuidCollision: 'new' });
+    await importDocuments(store, [doc([site('site', PAGES), ...Array.from({ length: 10 }, (_, i) => site(`other${i}`, PAGES))])], { onUuidCollision: 'new' });
     const types = new NodeTypeRegistry();
     const request = { workspace: 'website', path: '/site', recursive: true, takenAlong: takenAlongBy(types), by: 'bench' };
     const first = performance.now();
-    const result = await store.publishState(request);
+    const result = await publishState(store, request);
     const firstMs = performance.now() - first;
     const again: number[] = [];
     for (let i = 0; i < rounds; i++) {
       const t0 = performance.now();
-      await store.publishState(request);
+      await publishState(store, request);
       again.push(performance.now() - t0);
     }
     const onePage: number[] = [];
     for (let i = 0; i < rounds; i++) {
       const t0 = performance.now();
-      await store.publishState({ ...request, path: `/site/p${i}`, recursive: false });
+      await publishState(store, { ...request, path: `/site/p${i}`, recursive: false });
       onePage.push(performance.now() - t0);
     }
     console.log(`store ${store.capabilities.name}: publish of ${result.nodes} nodes (recursive): first ${firstMs.toFixed(0)} ms, again median ${median(again).toFixed(0)} ms (${rounds} rounds); one page (non-recursive) median ${median(onePage).toFixed(1)} ms`);

@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { ContentStore } from '../src/store/content-store.js';
 import type { NodeDraft } from '../src/store/rows.js';
+import { importDocuments, writeNodes } from '../src/repository/writes.js';
 
 const dist = process.argv.includes('--dist');
 const other = process.argv.includes('--other');
@@ -78,7 +79,7 @@ const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/purge`;
 
 try {
   const pages: NodeDraft[] = Array.from({ length: PAGES }, (_, i) => ({ name: `p${i}`, type: 'cms:page', mixins: [], properties: [['title', 'String', `Page ${i}`]], children: [] }));
-  await store.importDocuments([{ source: 'bench', workspace: 'website', parentPath: '/', roots: [{ name: 'site', type: 'cms:page', mixins: [], properties: [], children: pages }], blobs: [] }], { onUuidCollision: 'new' });
+  await importDocuments(store, [{ source: 'bench', workspace: 'website', parentPath: '/', roots: [{ name: 'site', type: 'cms:page', mixins: [], properties: [], children: pages }], blobs: [] }], { onUuidCollision: 'new' });
   const purger = new Purger(store, purgeSenders([{ type: 'http', url, secretEnv: 'BENCH_SECRET' }], { BENCH_SECRET: 'bench' }), {
     log: { info: () => undefined, warn: (o, m) => console.warn(m), error: (o, m) => console.error(m) },
     ...(store instanceof PostgresStore ? { wake: (poke: () => void) => store.onChange(poke) } : {}),
@@ -89,7 +90,7 @@ try {
   for (let i = 0; i < changes; i++) {
     const path = `/site/p${i % PAGES}`;
     const arrived = new Promise<number>((resolve) => waiting.set(nodeKey('website', path), resolve));
-    await writer.writeNodes('website', [{ op: 'update', path, node: { name: `p${i % PAGES}`, properties: [['title', 'String', `Page ${i}`]], children: [], field: '' } }], { by: 'bench' });
+    await writeNodes(writer, 'website', [{ op: 'update', path, node: { name: `p${i % PAGES}`, properties: [['title', 'String', `Page ${i}`]], children: [], field: '' } }], { by: 'bench' });
     const committed = now();
     latencies.push((await arrived) - committed);
     waiting.clear();

@@ -10,6 +10,7 @@ import type { AppOptions } from '../src/http/build-app.js';
 import type { NodeDraft } from '../src/store/rows.js';
 import { rate } from './autocannon-rate.js';
 import { load } from './bench-store.js';
+import { importDocuments } from '../src/repository/writes.js';
 
 const { buildApp } = await load<typeof import('../src/http/build-app.js')>('http/build-app.js');
 const { EndpointRegistry } = await load<typeof import('../src/delivery/endpoint-registry.js')>('delivery/endpoint-registry.js');
@@ -56,7 +57,7 @@ export async function measureVariants(
   await store.open();
   const apps = new Map<string, FastifyInstance>();
   try {
-    await store.importDocuments([{ source: 'bench', workspace: 'website', parentPath: '/site', roots: Array.from({ length: 500 }, (_, i) => page(i)), blobs: [] }], { onUuidCollision: 'new' });
+    await importDocuments(store, [{ source: 'bench', workspace: 'website', parentPath: '/site', roots: Array.from({ length: 500 }, (_, i) => page(i)), blobs: [] }], { onUuidCollision: 'new' });
     const registry = new EndpointRegistry();
     registry.applyLoad(await loadDefinitions([join(dir, 'modules')]));
     const security = new SecurityService(loadSecurity(OPEN, dir));

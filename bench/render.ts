@@ -31,9 +31,9 @@ async function time(name: string, f: () => Promise<unknown> | unknown): Promise<
   console.log(`${name}: ${(Number(process.hrtime.bigint() - t) / iterations / 1000).toFixed(1)} µs`);
 }
 
-const rows = await store.getSubtree('website', path, 2);
+const rows = await store.reads.getSubtree('website', path, 2);
 console.log(`${rows.length} rows, ${renderNode(rows[0]!, indexChildren(rows), options).length} bytes`);
-await time('store.getSubtree', () => store.getSubtree('website', path, 2));
+await time('store.getSubtree', () => store.reads.getSubtree('website', path, 2));
 const session = new Repository(store, types).systemSession();
 await time('session.getSubtree (subtree cache)', () => session.getSubtree('website', path, 2));
 await time('indexChildren + renderNode', () => renderNode(rows[0]!, indexChildren(rows), options));

@@ -14,6 +14,7 @@ import { outputNameFor } from '../src/model/names.js';
 import { queryNodes } from '../src/delivery/deliver.js';
 import type { NodeDraft } from '../src/store/rows.js';
 import { tourNode } from './generate.js';
+import { importDocuments } from '../src/repository/writes.js';
 
 const [file, path = 'index', w = '100', n = '1000'] = process.argv.slice(2);
 const workspaces = Array.from({ length: Number(w) }, (_, i) => `small${String(i).padStart(4, '0')}`);
@@ -22,13 +23,13 @@ const mb = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
 
 const store = new SqliteStore({ file: file!, queryIndexThreshold: path === 'sql' ? Infinity : 0 });
 await store.open();
-if ((await store.countNodes()) === 0) {
+if ((await store.reads.countNodes()) === 0) {
   let seed = 42;
   const rand = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 4294967296);
   for (const workspace of workspaces) {
     const children: NodeDraft[] = Array.from({ length: Number(n) }, (_, i) => ({ ...tourNode(i, rand), id: randomUUID() }));
     const folder: NodeDraft = { name: 'catalog', type: 'cms:folder', mixins: [], properties: [], children };
-    await store.importDocuments([{ source: 'bench', workspace, parentPath: '/', roots: [folder], blobs: [] }], { onUuidCollision: 'new' });
+    await importDocuments(store, [{ source: 'bench', workspace, parentPath: '/', roots: [folder], blobs: [] }], { onUuidCollision: 'new' });
   }
   console.log(`filled ${workspaces.length} workspaces of ${n} nodes`);
 }

@@ -14,6 +14,7 @@ import { benchStore } from './bench-store.js';
 import { WebhookSender } from '../src/notify/webhook-sender.js';
 import { webhookTargets } from '../src/notify/post-webhook.js';
 import type { WebhookPayload } from '../src/notify/webhook-events.js';
+import { writeNodes } from '../src/repository/writes.js';
 
 const [target = 'sqlite', changesText = '1000', pollText = '250'] = process.argv.slice(2);
 const changes = Number(changesText);
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
     await sender.start();
     for (let i = 0; i < changes; i++) {
       const path = `/n${i}`;
-      await store.writeNodes('website', [{ op: 'create', parentPath: '/', node: { name: `n${i}`, properties: [['title', 'String', `Node ${i}`]], children: [], field: '' } }], { by: 'bench' });
+      await writeNodes(store, 'website', [{ op: 'create', parentPath: '/', node: { name: `n${i}`, properties: [['title', 'String', `Node ${i}`]], children: [], field: '' } }], { by: 'bench' });
       committed.set(path, performance.now());
       await sleep(Math.random() * 40);
     }

@@ -26,6 +26,7 @@ import { typesCommand } from './openapi/types-command.js';
 import { ExportError } from './export/export-error.js';
 import { checkMovedDefaultStore } from './config/moved-default-store.js';
 import { missingStore } from './store/store-exists.js';
+import { publishState } from './repository/writes.js';
 
 const HELP = `Petal: a fast, self-hostable content delivery server (the delivery API of Magnolia CMS).
 
@@ -345,7 +346,7 @@ async function publishImported(
 ): Promise<void> {
   for (const { workspace, path } of roots) {
     try {
-      const r = await store.publishState({ workspace, path, recursive: true, takenAlong, by });
+      const r = await publishState(store, { workspace, path, recursive: true, takenAlong, by });
       process.stdout.write(`published ${workspace}:${path} (${r.nodes} nodes) as version ${r.version?.name ?? '?'} by ${by}\n`);
     } catch (err) {
       if (!(err instanceof NodeWriteError)) throw err;

@@ -250,7 +250,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const port = new URL(address).port;
   const url = `http://${shownHost}:${port}${config.contextPath}`;
-  const nodes = await store.countNodes();
+  const nodes = await store.reads.countNodes();
   log.info(`Petal serving ${registry.size} endpoints and ${nodes} nodes at ${url} (store ${config.store})`);
   for (const def of registry.list()) log.info(`  ${url}/.rest${def.endpointPath}  (${def.kind}, workspace ${def.workspace})`);
 

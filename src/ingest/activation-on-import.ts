@@ -20,7 +20,7 @@ export async function markActivation(store: ContentStore, documents: readonly Im
     const published = publishedWorkspace(doc.workspace);
     for (const root of doc.roots) {
       const rootPath = joinPath(doc.parentPath, root.name);
-      const rows = await store.getSubtree(published, rootPath, WHOLE_SUBTREE);
+      const rows = await store.reads.getSubtree(published, rootPath, WHOLE_SUBTREE);
       const byPath = new Map(rows.map((r) => [r.path, r]));
       mark(root, rootPath, byPath);
     }

@@ -37,7 +37,7 @@ export class Edits {
   static async read(store: ContentStore, after: number, through: number): Promise<Edits> {
     const edits: Edit[] = [];
     for (let from = after; from < through;) {
-      const page = await store.changesSince(from, CHANGES_PAGE_MAX);
+      const page = await store.changes.since(from, CHANGES_PAGE_MAX);
       if (page.length === 0) break;
       for (const e of page) if (e.sequence <= through && (e.kind === 'nodes' || e.kind === 'import')) edits.push(editOf(e));
       from = page[page.length - 1]!.sequence;

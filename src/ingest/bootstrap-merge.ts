@@ -29,7 +29,7 @@ export async function mergeDocument(store: ContentStore, doc: ImportDocument, in
   const roots: NodeDraft[] = [];
   for (const root of doc.roots) {
     const path = joinPath(doc.parentPath, root.name);
-    const stored = new StoredTree(await store.getSubtree(doc.workspace, path, WHOLE_SUBTREE));
+    const stored = new StoredTree(await store.reads.getSubtree(doc.workspace, path, WHOLE_SUBTREE));
     const merger = new Merger(input, stored, kept);
     // A root kept as it is stored needs no writing at all.
     if (merger.isEditOfFile(path, root)) {

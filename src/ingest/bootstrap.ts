@@ -66,7 +66,7 @@ async function bootstrapTurn(
   const unchanged = files.length - todo.length;
   if (todo.length === 0) return { unchanged, kept: [] };
   // Read before anything the decision rests on: a write committed after it rolls the import back.
-  const decidedAt = await store.latestChange();
+  const decidedAt = await store.changes.latest();
   const kept: KeptNodes[] = [];
   const prepare = async (documents: readonly ImportDocument[]): Promise<PreparedImport> => {
     const previous = documents.map((d) => records.get(key(d.source)));

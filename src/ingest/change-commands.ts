@@ -34,7 +34,7 @@ export async function changesCommand(args: string[], open: StoreOpener): Promise
   }
   const { store } = await open(values, { readOnly: true });
   try {
-    const events = await store.changesSince(Number(values.since), Number(limit));
+    const events = await store.changes.since(Number(values.since), Number(limit));
     if (values.json) process.stdout.write(`${JSON.stringify(events, null, 2)}\n`);
     else if (events.length === 0) process.stdout.write(`no changes after ${values.since}\n`);
     else for (const e of events) process.stdout.write(describe(e));

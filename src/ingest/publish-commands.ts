@@ -12,6 +12,7 @@ import { takenAlongBy } from '../repository/publish-rules.js';
 import { NodeWriteError } from '../store/node-write.js';
 import type { ScheduleAction } from '../store/publishing.js';
 import { defaultPublisher, target, type StoreOpener } from './version-commands.js';
+import { publishVersion } from '../repository/writes.js';
 
 export const PUBLISH_USAGE = `Usage: petal publish WORKSPACE PATH [--recursive] [--comment C] [--by NAME] [--at ISO]
                      [--store URL] [--config FILE]
@@ -92,7 +93,7 @@ ${usage}`);
         return 2;
       }
       // Publishing off: a version only, as before the two states existed.
-      const v = await store.publish(t.workspace, t.path, by);
+      const v = await publishVersion(store, t.workspace, t.path, by);
       if (v === undefined) { process.stderr.write(`petal publish: no node at ${t.workspace}:${t.path} in ${url}\n`); return 1; }
       process.stdout.write(`published ${t.workspace}:${t.path} as version ${v.name} (${v.nodes} nodes) by ${v.createdBy} into ${url}\n`);
       return 0;
@@ -156,13 +157,13 @@ export async function schedulesCommand(args: string[], open: StoreOpener): Promi
   const { store } = await open(values, { readOnly: true }); // nothing to cancel in a store that is not there
   try {
     if (values.cancel !== undefined) {
-      const gone = await store.cancelSchedule(values.cancel);
+      const gone = await store.schedules.cancel(values.cancel);
       if (gone === undefined) { process.stderr.write(`petal schedules: no schedule ${JSON.stringify(values.cancel)}\n`); return 1; }
       if (values.json) process.stdout.write(`${JSON.stringify(gone, null, 2)}\n`);
       else process.stdout.write(`cancelled ${gone.action} of ${gone.workspace}:${gone.path} due ${gone.due} (id ${gone.id})\n`);
       return 0;
     }
-    const list = await store.listSchedules();
+    const list = await store.schedules.list();
     if (values.json) {
       process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
       return 0;

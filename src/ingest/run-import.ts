@@ -13,6 +13,7 @@ import { caseVariantOf } from '../model/names.js';
 import { createSpoolFolder } from './spool-folder.js';
 import { markActivation } from './activation-on-import.js';
 import { authorDocuments } from './import-authoring.js';
+import { importDocuments } from '../repository/writes.js';
 
 export interface ImportProgress {
   readonly phase: 'parse' | 'write';
@@ -76,7 +77,7 @@ export async function importPaths(store: ContentStore, paths: readonly string[],
     options.onProgress?.({ phase: 'write', bytesDone, bytesTotal });
     if (options.publishing === true) await markActivation(store, documents);
     const prepared = options.prepare !== undefined ? await options.prepare(documents) : { documents };
-    const result = await store.importDocuments(prepared.documents, {
+    const result = await importDocuments(store, prepared.documents, {
       onUuidCollision: options.onUuidCollision, ...(prepared.bootstrap !== undefined ? { bootstrap: prepared.bootstrap } : {}),
     });
     const ms = performance.now() - started;
@@ -107,7 +108,7 @@ async function refreshIndex(store: ContentStore, documents: readonly ImportDocum
 
 /** A workspace an import creates may not differ only by case from an existing one, nor from another of the import. */
 async function refuseCaseVariants(store: ContentStore, documents: readonly ImportDocument[]): Promise<void> {
-  const known = new Set(await store.listWorkspaces());
+  const known = new Set(await store.reads.listWorkspaces());
   for (const doc of documents) {
     if (known.has(doc.workspace)) continue;
     const other = caseVariantOf(doc.workspace, known);
@@ -172,7 +173,7 @@ export async function importUploads(store: ContentStore, uploads: readonly Uploa
   await refuseCaseVariants(store, documents);
   authorDocuments(documents, { by: options.by, publishing: options.publishing === true });
   if (options.publishing === true) await markActivation(store, documents);
-  const result = await store.importDocuments(documents, {
+  const result = await importDocuments(store, documents, {
     onUuidCollision: options.onUuidCollision,
     by: options.by,
     ...(options.guard !== undefined ? { guard: options.guard } : {}),

@@ -8,6 +8,7 @@ import { normalizePath } from '../model/paths.js';
 import type { PetalConfig } from '../config/load-config.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { VersionInfo } from '../store/versions.js';
+import { publishVersion } from '../repository/writes.js';
 
 export const VERSIONS_USAGE = `Usage: petal versions WORKSPACE PATH [--json] [--store URL] [--config FILE]
   Lists the stored versions of PATH (name, date, who, nodes), oldest first.
@@ -38,7 +39,7 @@ export async function publishNodes(
   const published: VersionInfo[] = [];
   const missing: string[] = [];
   for (const n of nodes) {
-    const v = await store.publish(n.workspace, n.path, by);
+    const v = await publishVersion(store, n.workspace, n.path, by);
     if (v === undefined) missing.push(`${n.workspace}:${n.path}`);
     else published.push(v);
   }
@@ -67,7 +68,7 @@ export async function versionsCommand(args: string[], open: StoreOpener): Promis
   const { store } = await open(values, { readOnly: true });
   try {
     // The store's list: an operator sees the versions of a node that was deleted since, too.
-    const list = await store.listVersions(t.workspace, t.path);
+    const list = await store.versions.list(t.workspace, t.path);
     if (values.json) {
       const out = list.map((v) => ({ name: v.name, created: v.created, createdBy: v.createdBy, nodes: v.nodes, nodeId: v.nodeId }));
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);

@@ -94,15 +94,15 @@ export function registerStateCollectors(registry: Registry, s: StateSources): vo
   // Change events of the database (imports, node writes, publishes, unpublishes, from any instance)
   // since this process started, read from the store's log at scrape time: nothing on the write path.
   let cursor: number | undefined;
-  const start = store.latestChange().then((latest) => { cursor ??= latest; }, () => undefined);
+  const start = store.changes.latest().then((latest) => { cursor ??= latest; }, () => undefined);
   const counted = new Map<ChangeKind, number>();
   let latest = 0;
   const readChanges = async (): Promise<void> => {
     await start;
-    latest = await store.latestChange();
+    latest = await store.changes.latest();
     if (cursor === undefined || latest < cursor) cursor = latest; // unknown, or the database went back
     for (let page = 0; page < PAGES_PER_SCRAPE && cursor < latest; page++) {
-      const events = await store.changesSince(cursor, CHANGES_PAGE_MAX);
+      const events = await store.changes.since(cursor, CHANGES_PAGE_MAX);
       if (events.length === 0) break;
       for (const e of events) counted.set(e.kind, (counted.get(e.kind) ?? 0) + 1);
       cursor = events[events.length - 1]!.sequence;

@@ -59,7 +59,7 @@ export async function webhooksCommand(args: string[], open: WebhookStoreOpener):
 
 async function list(store: ContentStore, hooks: NonNullable<PetalConfig['webhooks']>, json: boolean): Promise<number> {
   const cursors = new Map((await store.webhooks.cursors()).map((c) => [c.name, c]));
-  const latest = await store.latestChange();
+  const latest = await store.changes.latest();
   const rows = [];
   for (const h of hooks) {
     const [retrying] = await store.webhooks.deliveries({ webhook: h.name, status: 'pending', limit: 1 });

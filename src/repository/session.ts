@@ -74,7 +74,7 @@ export class Repository {
 
   /** True when the store answers (for health probes). */
   ping(): Promise<boolean> {
-    return this.store.ping();
+    return this.store.reads.ping();
   }
 
   /**
@@ -92,10 +92,10 @@ export class Repository {
     const subtrees = this.#subtrees;
     return recordingSession({
       types,
-      getNode: (ws, path) => store.getNode(ws, path),
-      getNodesByIds: (ws, ids) => store.getNodesByIds(ws, ids),
+      getNode: (ws, path) => store.reads.getNode(ws, path),
+      getNodesByIds: (ws, ids) => store.reads.getNodesByIds(ws, ids),
       getSubtree: (ws, path, depth) => subtrees.getSubtree(ws, path, depth),
-      getSubtrees: (ws, paths, depth) => store.getSubtrees(ws, paths, depth),
+      getSubtrees: (ws, paths, depth) => store.reads.getSubtrees(ws, paths, depth),
       getChildrenPages: (ws, parents, limit) => readChildPages(store, ws, parents, limit),
       query: (spec, extra) => runQuery(store, spec, extra ?? [], null),
       readVersion: (ws, path, name, depth) => readVersion(store, null, ws, path, name, depth, takenAlong),
@@ -119,14 +119,14 @@ export class Repository {
       types,
       getNode: async (ws, path) => {
         if (access.rulesFor(ws) !== null && !access.canRead(ws, path)) return undefined;
-        return store.getNode(ws, path);
+        return store.reads.getNode(ws, path);
       },
-      getNodesByIds: async (ws, ids) => visible(ws, await store.getNodesByIds(ws, ids)),
+      getNodesByIds: async (ws, ids) => visible(ws, await store.reads.getNodesByIds(ws, ids)),
       getSubtree: async (ws, path, depth) => {
         if (path !== '/' && access.rulesFor(ws) !== null && !access.canRead(ws, path)) return [];
         return visible(ws, await subtrees.getSubtree(ws, path, depth));
       },
-      getSubtrees: async (ws, paths, depth) => visible(ws, await store.getSubtrees(ws, paths, depth)),
+      getSubtrees: async (ws, paths, depth) => visible(ws, await store.reads.getSubtrees(ws, paths, depth)),
       getChildrenPages: async (ws, parents, limit) => {
         if (access.rulesFor(ws) === null) return readChildPages(store, ws, parents, limit);
         const hidden = (path: string) => path !== '/' && !access.canRead(ws, path);
@@ -184,9 +184,9 @@ async function runQuery(
   for (const f of spec.filters) {
     if (f.kind === 'filter' && f.target.kind === 'property' && spec.hiddenProperties?.has(f.target.name) !== true) names.add(f.target.name);
   }
-  const kinds = await store.propertyKinds(spec.workspace, [...names], readable ?? undefined);
-  const typesPresent = spec.typeFilter === null ? [] : await store.nodeTypesPresent(spec.workspace);
+  const kinds = await store.reads.propertyKinds(spec.workspace, [...names], readable ?? undefined);
+  const typesPresent = spec.typeFilter === null ? [] : await store.reads.nodeTypesPresent(spec.workspace);
   const conditions = readable === null ? extra : [readable, ...extra];
   const q = buildStoreQuery(spec, { kindsOf: (n) => kinds.get(n) ?? [], typesPresent }, conditions);
-  return store.query(q);
+  return store.reads.query(q);
 }

@@ -72,14 +72,14 @@ export class SubtreeCache {
 
   async getSubtree(workspace: string, path: string, depth: number): Promise<NodeRecord[]> {
     const generation = this.#entries.maxBytes === 0 ? undefined : await this.#currentGeneration();
-    if (generation === undefined) return this.#store.getSubtree(workspace, path, depth);
+    if (generation === undefined) return this.#store.reads.getSubtree(workspace, path, depth);
     const behind = this.#feed.sync(generation);
     if (behind !== undefined) await behind;
     const key = keyOf(depth, placeOf(workspace, path));
     const hit = this.#entries.get(key);
     if (hit !== undefined) return hit.slice();
     const epoch = this.#epoch;
-    const rows = await this.#store.getSubtree(workspace, path, depth);
+    const rows = await this.#store.reads.getSubtree(workspace, path, depth);
     // A change applied while the store read may have hit these rows: keep them only if none was.
     // A miss still costs its key and entry (what a flood of random paths fills); an absurd path's miss
     // is not kept at all.

@@ -24,7 +24,7 @@ const NO_NODE: VersionRead = Object.freeze({ kind: 'noNode' });
 async function liveNode(store: ContentStore, access: ReadAccess | null, ws: string, path: string): Promise<NodeRecord | undefined> {
   if (path === '/') return undefined;
   if (access !== null && access.rulesFor(ws) !== null && !access.canRead(ws, path)) return undefined;
-  return store.getNode(ws, path);
+  return store.reads.getNode(ws, path);
 }
 
 /**
@@ -38,7 +38,7 @@ export async function readVersion(
   const node = await liveNode(store, access, ws, path);
   if (node === undefined) return NO_NODE;
   // Versions belong to the workspace, whichever state the live node was found in.
-  const frozen = await store.getVersionSubtree(logicalWorkspace(ws), path, name, depth);
+  const frozen = await store.versions.subtree(logicalWorkspace(ws), path, name, depth);
   if (frozen === undefined) return { kind: 'noVersion', node };
   const rows = isPublishedWorkspace(ws) ? await stillPublished(store, ws, path, depth, frozen, takenAlong) : frozen;
   // Today's rules on the copy's paths: a subpage denied now stays hidden in every old version too.
@@ -55,7 +55,7 @@ async function stillPublished(
   takenAlong: (type: string) => boolean,
 ): Promise<NodeRecord[]> {
   if (frozen.length <= 1) return [...frozen];
-  const live = new Set((await store.getSubtree(published, path, depth)).map((r) => r.path));
+  const live = new Set((await store.reads.getSubtree(published, path, depth)).map((r) => r.path));
   const hidden = new Set<string>();
   const out: NodeRecord[] = [];
   // Rows come depth first, so a parent is decided before its children.
@@ -70,5 +70,5 @@ async function stillPublished(
 /** The versions of a node, oldest first; undefined when the node is missing or the caller may not read it. */
 export async function listVersions(store: ContentStore, access: ReadAccess | null, ws: string, path: string): Promise<VersionInfo[] | undefined> {
   const node = await liveNode(store, access, ws, path);
-  return node === undefined ? undefined : store.listVersions(logicalWorkspace(ws), path);
+  return node === undefined ? undefined : store.versions.list(logicalWorkspace(ws), path);
 }

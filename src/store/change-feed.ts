@@ -71,10 +71,10 @@ export class ChangeFeed {
       if (before !== undefined && generation < before) {
         // A reader that read the generation before a sync that has run since, or a database that
         // went back (restored, failed over): only the latter has fewer events than were handed out.
-        if (await this.#store.latestChange() < sequence) return await this.#reset(generation);
+        if (await this.#store.changes.latest() < sequence) return await this.#reset(generation);
         return;
       }
-      const events = await this.#store.changesSince(sequence, CHANGES_PAGE_MAX);
+      const events = await this.#store.changes.since(sequence, CHANGES_PAGE_MAX);
       // A full page may leave more behind: rather than walk a backlog, start again from scratch.
       if (events.length >= CHANGES_PAGE_MAX) return await this.#reset(generation);
       if (events.length > 0) {
@@ -96,7 +96,7 @@ export class ChangeFeed {
    * read after that point, so events up to it are in what they read and need not be applied again.
    */
   async #reset(generation: number): Promise<void> {
-    this.#sequence = await this.#store.latestChange();
+    this.#sequence = await this.#store.changes.latest();
     this.#generation = generation;
     this.#resets++;
     this.#emit({ kind: 'reset' });

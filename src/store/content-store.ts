@@ -1,18 +1,21 @@
-// Store layer: the contract every backend (SQLite, PostgreSQL) implements. Rows in, rows out,
-// transactions; it knows nothing of users, HTTP or JSON rendering. Missing rows are `undefined`.
+// Store layer: the contract every backend (SQLite, PostgreSQL) implements. It persists: rows in, rows
+// out, in transactions; it decides nothing (the rules of writes, publishing and imports are in
+// repository/, which runs them inside `transaction` / `importTransaction`). It knows nothing of users,
+// HTTP or JSON rendering. Missing rows are `undefined`.
 import type { Condition, StoreQuery, ValueKind } from '../query/ast.js';
-
-export type ReadableCondition = Extract<Condition, { kind: 'readable' }>;
-import type { BlobInfo, ImportDocument, ImportOptions, ImportResult, NodeRecord } from './rows.js';
+import type { BlobInfo, NodeRecord } from './rows.js';
 import type { VersionInfo } from './versions.js';
-import type { NodeOperation, NodeWriteOptions, NodeWriteResult } from './node-write.js';
 import type { ChildPageRequest } from './child-pages.js';
 import type { ChangeEvent } from './changes.js';
 import type { ByteLruStats } from '../cache/byte-lru.js';
 import type { QueryIndexStats } from './query-index/memory-budget.js';
-import type { NewSchedule, Schedule, StateRequest, StateResult } from './publishing.js';
+import type { NewSchedule, Schedule } from './schedules.js';
 import type { WebhookLog } from './webhook-log.js';
 import type { BootstrapFile } from './bootstrap-files.js';
+import type { WriteTx } from './write-tx.js';
+import type { ImportTx } from './import-tx.js';
+
+export type ReadableCondition = Extract<Condition, { kind: 'readable' }>;
 
 /** What a store's caches of request-chosen keys hold, each against its byte bound. */
 export interface StoreMemoryStats {
@@ -37,17 +40,17 @@ export interface StoreCapabilities {
   readonly fullText: 'fts5' | 'tsvector' | 'none';
   /** True when other processes' writes are announced (PostgreSQL LISTEN/NOTIFY). */
   readonly notifyOnWrite: boolean;
+  /**
+   * `value` as the backend can store it (PostgreSQL text cannot hold U+0000: replaced by U+FFFD);
+   * a path or id that this changes names no stored node.
+   */
+  storableText(value: string): string;
 }
 
-export interface ContentStore {
-  readonly capabilities: StoreCapabilities;
-
-  /** Creates or migrates the schema; safe to call on every start. */
-  open(): Promise<void>;
-  close(): Promise<void>;
+/** Reads of the last commit (a replica recent enough, on PostgreSQL). */
+export interface NodeReads {
   /** Cheap round trip used by `/.health`. */
   ping(): Promise<boolean>;
-
   getNode(workspace: string, path: string): Promise<NodeRecord | undefined>;
   getNodeById(workspace: string, id: string): Promise<NodeRecord | undefined>;
   /** The nodes of these ids that exist, in no particular order; one round trip. */
@@ -57,13 +60,11 @@ export interface ContentStore {
    * in one round trip, ordered by depth and then by natural order. The root `/` itself is not a row.
    */
   getSubtree(workspace: string, path: string, depth: number): Promise<NodeRecord[]>;
-
   /**
    * The descendants (not the nodes themselves) of each of `paths`, down to `depth` levels below it,
    * ordered by depth then natural order; one round trip however many paths.
    */
   getSubtrees(workspace: string, paths: readonly string[], depth: number): Promise<NodeRecord[]>;
-
   /**
    * A page of the children of each parent: at most `limit` each (clamped to 1..MAX_CHILD_PAGE), in natural
    * order (position, ties broken by name), after the parent's cursor when it has one. Rows come parent by
@@ -72,8 +73,10 @@ export interface ContentStore {
    * its next page starts after the last of them (see child-pages.ts).
    */
   getChildrenPages(workspace: string, parents: readonly ChildPageRequest[], limit: number): Promise<NodeRecord[]>;
-
-  /** Runs a query: the total and one page, from one consistent snapshot. */
+  /**
+   * Runs a query (compiled by the backend: SQL, or its in-memory query index): the total and one page,
+   * from one consistent snapshot. `fullTextHidden` is decided above (repository/hidden-full-text.ts).
+   */
   query(query: StoreQuery): Promise<QueryResult>;
   /**
    * The kinds each of these properties is stored with in the workspace (absent = no node has it);
@@ -83,83 +86,91 @@ export interface ContentStore {
   propertyKinds(workspace: string, names: readonly string[], readable?: ReadableCondition): Promise<Map<string, ValueKind[]>>;
   /** The primary types present in the workspace. */
   nodeTypesPresent(workspace: string): Promise<string[]>;
-
   /** Number of nodes, in one workspace or in all. */
   countNodes(workspace?: string): Promise<number>;
   listWorkspaces(): Promise<string[]>;
+}
 
-  /** Writes all documents in one transaction: all of them become visible, or none (then it throws). */
-  importDocuments(documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult>;
-  /**
-   * Runs `body` with the recorded bootstrap files (bootstrap-files.ts; written by an import with
-   * `options.bootstrap`) while no other caller runs one, in this process or (PostgreSQL) in any
-   * instance sharing the database: one instance checks and imports, the others then see its records.
-   */
-  withBootstrapFiles<T>(body: (recorded: readonly BootstrapFile[]) => Promise<T>): Promise<T>;
-
-  /**
-   * The Nodes API's writes (create, update, delete, move) in ONE transaction with ONE change event of
-   * kind 'nodes' and a generation bump; rules in write-nodes.ts. A refusal throws a NodeWriteError and
-   * nothing is written.
-   */
-  writeNodes(workspace: string, operations: readonly NodeOperation[], options: NodeWriteOptions): Promise<NodeWriteResult>;
-
-  /**
-   * Publishes the node at `path` (not the root `/`): stores a frozen copy of it and its whole subtree
-   * as the next version of that path (`1.0`, then `1.1`, …), in one transaction that also bumps the
-   * generation. Concurrent publishes of one path get distinct names (a unique constraint backs the
-   * numbering). Later imports never change the copy; the blobs it references stay readable (blobs are
-   * never deleted). Undefined, and nothing written, when there is no node at `path`.
-   */
-  publish(workspace: string, path: string, by: string): Promise<VersionInfo | undefined>;
-  /**
-   * Publishing on (publishing.ts): copies the working node at `path` (with `recursive` its whole
-   * subtree, else it and the descendants `takenAlong` accepts) into the published state, in ONE
-   * transaction that also sets the working nodes' activation status, records a version (as `publish`)
-   * with the request's comment, records the change events of both workspaces and bumps the generation.
-   * Refusals throw a NodeWriteError (`missing`, `denied`, `parentNotPublished`) and write nothing.
-   */
-  publishState(request: StateRequest): Promise<StateResult>;
-  /**
-   * Removes the published node at `path` with its whole published subtree, and marks the working
-   * subtree (when there is one) unpublished, in one transaction as publishState. `missing` when
-   * neither state has a node there.
-   */
-  unpublishState(request: StateRequest): Promise<StateResult>;
-  /** Stores a schedule; it runs when due (publishing/scheduler.ts), once whichever instance runs it. */
-  addSchedule(schedule: NewSchedule): Promise<Schedule>;
-  /** Every stored schedule (failed ones included), soonest first. */
-  listSchedules(): Promise<Schedule[]>;
-  /** Removes a schedule; the one removed, or undefined when there was none of that id. */
-  cancelSchedule(id: string): Promise<Schedule | undefined>;
-  /** Schedules due at `now` (ISO instant) that have not failed, soonest first, at most `limit`. */
-  dueSchedules(now: string, limit: number): Promise<Schedule[]>;
-  /** Records why a schedule's run was refused; it stays listed and does not run again. */
-  failSchedule(id: string, error: string): Promise<void>;
+/** Frozen copies of published nodes (written by WriteTx.recordVersion). */
+export interface VersionReads {
   /** The versions of `path`, oldest first; empty when it has none (whether or not the node still exists). */
-  listVersions(workspace: string, path: string): Promise<VersionInfo[]>;
+  list(workspace: string, path: string): Promise<VersionInfo[]>;
   /**
    * The frozen copy of version `name` of `path`, shaped as `getSubtree` returns the live node: the node
    * and its descendants down to `depth` levels, ordered by depth then natural order, with the paths and
    * ids they had when published. Undefined when `path` has no version of that name.
    */
-  getVersionSubtree(workspace: string, path: string, name: string, depth: number): Promise<NodeRecord[] | undefined>;
+  subtree(workspace: string, path: string, name: string, depth: number): Promise<NodeRecord[] | undefined>;
+}
 
+/** Stored schedules of publications; each runs when due (publishing/scheduler.ts), once whichever instance runs it. */
+export interface ScheduleLog {
+  add(schedule: NewSchedule): Promise<Schedule>;
+  /** Every stored schedule (failed ones included), soonest first. */
+  list(): Promise<Schedule[]>;
+  /** Removes a schedule; the one removed, or undefined when there was none of that id. */
+  cancel(id: string): Promise<Schedule | undefined>;
+  /** Schedules due at `now` (ISO instant) that have not failed, soonest first, at most `limit`. */
+  due(now: string, limit: number): Promise<Schedule[]>;
+  /** Records why a schedule's run was refused; it stays listed and does not run again. */
+  fail(id: string, error: string): Promise<void>;
+}
+
+/** The change events every committed write appends in its own transaction (changes.ts); on the primary. */
+export interface ChangeLog {
+  /** Events with a sequence number above `sequence`, oldest first, at most `limit` (clamped to 1..1,000). */
+  since(sequence: number, limit: number): Promise<ChangeEvent[]>;
+  /** The sequence number of the newest event; 0 when there is none. */
+  latest(): Promise<number>;
+}
+
+export interface BlobReads {
+  info(hash: string): Promise<BlobInfo | undefined>;
+  /** Reads `length` bytes of a blob from `offset`. */
+  read(hash: string, offset: number, length: number): Promise<Buffer>;
+}
+
+/** The backend's own caches: the query index and memos (for tests, diagnostics and after imports). */
+export interface StoreCaches {
+  /** What the byte-bounded caches hold. */
+  stats(): StoreMemoryStats;
   /**
-   * Change events with a sequence number above `sequence`, oldest first, at most `limit` of them
-   * (clamped to 1..1,000). Every committed import records one per workspace it changed, every publish
-   * one, in the write's own transaction (see changes.ts).
+   * Re-reads and persists the query index's segments of these workspaces that have any persisted (after
+   * an import changed them, so the next instance to start does not read them from SQL); the number of
+   * segments written. Stores without persisted segments have none to refresh.
    */
-  changesSince(sequence: number, limit: number): Promise<ChangeEvent[]>;
-  /** The sequence number of the newest change event; 0 when there is none. */
-  latestChange(): Promise<number>;
+  refreshPersisted(workspaces: readonly string[]): Promise<number>;
+}
+
+export interface ContentStore {
+  readonly capabilities: StoreCapabilities;
+  /** Creates or migrates the schema; safe to call on every start. */
+  open(): Promise<void>;
+  close(): Promise<void>;
+  readonly reads: NodeReads;
+  /**
+   * Runs `body` in ONE transaction, one write at a time in this process (and under the backend's write
+   * lock across processes): everything it writes commits together, or nothing when it throws. The
+   * rules of the Nodes API, publishing and versions run here (repository/writes.ts).
+   */
+  transaction<T>(body: (tx: WriteTx) => Promise<T>): Promise<T>;
+  /**
+   * As `transaction`, for an import of `nodes` nodes: rows are batched, and a large import writes on a
+   * connection of its own (SQLite: a worker thread) while this thread prepares the next rows.
+   */
+  importTransaction<T>(nodes: number, body: (tx: ImportTx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `body` with the recorded bootstrap files (bootstrap-files.ts; written by ImportTx.recordBootstrap)
+   * while no other caller runs one, in this process or (PostgreSQL) in any instance sharing the
+   * database: one instance checks and imports, the others then see its records.
+   */
+  withBootstrapFiles<T>(body: (recorded: readonly BootstrapFile[]) => Promise<T>): Promise<T>;
+  readonly versions: VersionReads;
+  readonly schedules: ScheduleLog;
+  readonly changes: ChangeLog;
   /** Webhook cursors and deliveries over the change events (webhook-log.ts); on the primary. */
   readonly webhooks: WebhookLog;
-
-  getBlobInfo(hash: string): Promise<BlobInfo | undefined>;
-  /** Reads `length` bytes of a blob from `offset`. */
-  readBlob(hash: string, offset: number, length: number): Promise<Buffer>;
-
+  readonly blobs: BlobReads;
   /** Increases on every committed write; the response cache keys on it. */
   generation(): Promise<number>;
   /**
@@ -167,12 +178,5 @@ export interface ContentStore {
    * once; other processes' within a short bound the backend documents); undefined when there is none.
    */
   generationHint?(): number | undefined;
-  /**
-   * Re-reads and persists the query index's segments of these workspaces that have any persisted (after
-   * an import changed them, so the next instance to start does not read them from SQL); the number of
-   * segments written. Stores without persisted segments have none to refresh.
-   */
-  refreshQueryIndex?(workspaces: readonly string[]): Promise<number>;
-  /** What the store's byte-bounded caches hold (for tests and diagnostics). */
-  memoryStats?(): StoreMemoryStats;
+  readonly caches?: StoreCaches;
 }

@@ -60,7 +60,7 @@ async function countNodes(file: string): Promise<number> {
   const store = new SqliteStore({ file });
   await store.open();
   try {
-    return await store.countNodes();
+    return await store.reads.countNodes();
   } finally {
     await store.close();
   }
@@ -197,7 +197,7 @@ async function versionsOf(file: string, workspace: string, path: string): Promis
   const store = new SqliteStore({ file });
   await store.open();
   try {
-    return await store.listVersions(workspace, path);
+    return await store.versions.list(workspace, path);
   } finally {
     await store.close();
   }
@@ -271,7 +271,7 @@ async function countOf(file: string, workspace: string): Promise<number> {
   const store = new SqliteStore({ file });
   await store.open();
   try {
-    return await store.countNodes(workspace);
+    return await store.reads.countNodes(workspace);
   } finally {
     await store.close();
   }

@@ -35,9 +35,9 @@ it('publishes the imported roots into the published state, warning about a root 
   const store = new SqliteStore({ file: db });
   await store.open();
   try {
-    expect((await store.getSubtree('website@published', '/site', 5)).map((n) => n.path)).toEqual(['/site', '/site/about']);
-    expect(await store.getNode('website@published', '/folder/page')).toBeUndefined();
-    expect(await store.getNode('website', '/folder/page')).toBeDefined();
+    expect((await store.reads.getSubtree('website@published', '/site', 5)).map((n) => n.path)).toEqual(['/site', '/site/about']);
+    expect(await store.reads.getNode('website@published', '/folder/page')).toBeUndefined();
+    expect(await store.reads.getNode('website', '/folder/page')).toBeDefined();
   } finally {
     await store.close();
   }

@@ -6,6 +6,7 @@ import type { NodeRecord } from '../../src/store/rows.js';
 import { MAX_CHILD_PAGE, readChildPages, type ChildCursor } from '../../src/store/child-pages.js';
 import { conformanceTest, useStore, type StoreFixture } from './fixture.js';
 import { NEW, document, draft, freshWorkspace, leaves, pathsOf } from './drafts.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 /** Names count down so that name order and position order disagree. */
 const WIDE = Array.from({ length: 257 }, (_, i) => `c${String(999 - i).padStart(3, '0')}`);
@@ -17,7 +18,7 @@ async function readAll(store: ContentStore, ws: string, parent: string, limit: n
   const sizes: number[] = [];
   let after: ChildCursor | undefined;
   for (let reads = 0; reads < 10_000; reads++) {
-    const page = await store.getChildrenPages(ws, [after === undefined ? { parentPath: parent } : { parentPath: parent, after }], limit);
+    const page = await store.reads.getChildrenPages(ws, [after === undefined ? { parentPath: parent } : { parentPath: parent, after }], limit);
     rows.push(...page);
     sizes.push(page.length);
     const last = page.at(-1);
@@ -34,7 +35,7 @@ export function childPagesSuite(fixture: StoreFixture): void {
     const hugeWs = freshWorkspace('pages-huge');
 
     const store = useStore(fixture, async (s) => {
-      await s.importDocuments([
+      await importDocuments(s, [
         document(ws, '/', [
           draft('wide', {}, WIDE.map((name) => draft(name, {}, name === 'c998' ? leaves('inner') : []))),
           draft('small', {}, leaves('b', 'a', 'c')),
@@ -42,11 +43,11 @@ export function childPagesSuite(fixture: StoreFixture): void {
           draft('wide-b', {}, leaves('x')),
         ]),
       ], NEW);
-      await s.importDocuments([document(hugeWs, '/', [draft('h', {}, Array.from({ length: HUGE }, (_, i) => draft(`n${i}`)))])], NEW);
+      await importDocuments(s, [document(hugeWs, '/', [draft('h', {}, Array.from({ length: HUGE }, (_, i) => draft(`n${i}`)))])], NEW);
     });
 
     test('pages of any size cover every child exactly once, in getSubtree\'s order', async () => {
-      const expected = (await store().getSubtree(ws, '/wide', 1)).slice(1);
+      const expected = (await store().reads.getSubtree(ws, '/wide', 1)).slice(1);
       expect(expected).toHaveLength(WIDE.length);
       for (const limit of [1, 2, 7, 100, 256, 257, 258, 1_000]) {
         const { rows, sizes } = await readAll(store(), ws, '/wide', limit);
@@ -56,15 +57,15 @@ export function childPagesSuite(fixture: StoreFixture): void {
     });
 
     test('a page starts right after its cursor, and the workspace root pages its top-level nodes', async () => {
-      const first = await store().getChildrenPages(ws, [{ parentPath: '/small' }], 2);
+      const first = await store().reads.getChildrenPages(ws, [{ parentPath: '/small' }], 2);
       expect(pathsOf(first)).toEqual(['/small/b', '/small/a']);
-      const rest = await store().getChildrenPages(ws, [{ parentPath: '/small', after: { position: first[1]!.position, name: first[1]!.name } }], 2);
+      const rest = await store().reads.getChildrenPages(ws, [{ parentPath: '/small', after: { position: first[1]!.position, name: first[1]!.name } }], 2);
       expect(pathsOf(rest)).toEqual(['/small/c']);
-      expect(pathsOf(await store().getChildrenPages(ws, [{ parentPath: '/' }], 10))).toEqual(['/wide', '/small', '/empty', '/wide-b']);
+      expect(pathsOf(await store().reads.getChildrenPages(ws, [{ parentPath: '/' }], 10))).toEqual(['/wide', '/small', '/empty', '/wide-b']);
     });
 
     test('several parents in one read: each parent\'s page in the order asked, each parent once', async () => {
-      const rows = await store().getChildrenPages(ws, [
+      const rows = await store().reads.getChildrenPages(ws, [
         { parentPath: '/small' }, { parentPath: '/missing' }, { parentPath: '/wide' }, { parentPath: '/empty' }, { parentPath: '/small' },
       ], 3);
       expect(pathsOf(rows)).toEqual(['/small/b', '/small/a', '/small/c', '/wide/c999', '/wide/c998', '/wide/c997']);
@@ -75,21 +76,21 @@ export function childPagesSuite(fixture: StoreFixture): void {
     });
 
     test('a missing or empty parent, an unknown workspace and no parents read nothing', async () => {
-      expect(await store().getChildrenPages(ws, [{ parentPath: '/empty' }], 10)).toEqual([]);
-      expect(await store().getChildrenPages(ws, [{ parentPath: '/missing' }], 10)).toEqual([]);
-      expect(await store().getChildrenPages(ws, [{ parentPath: '/wid' }], 10)).toEqual([]);
-      expect(await store().getChildrenPages(`${ws}-unknown`, [{ parentPath: '/wide' }], 10)).toEqual([]);
-      expect(await store().getChildrenPages(ws, [], 10)).toEqual([]);
-      expect(await store().getChildrenPages(ws, [{ parentPath: '/wide\u0000' }], 10)).toEqual([]);
-      expect(await store().getChildrenPages(ws, [{ parentPath: '/wide', after: { position: 1_000_000, name: '' } }], 10)).toEqual([]);
+      expect(await store().reads.getChildrenPages(ws, [{ parentPath: '/empty' }], 10)).toEqual([]);
+      expect(await store().reads.getChildrenPages(ws, [{ parentPath: '/missing' }], 10)).toEqual([]);
+      expect(await store().reads.getChildrenPages(ws, [{ parentPath: '/wid' }], 10)).toEqual([]);
+      expect(await store().reads.getChildrenPages(`${ws}-unknown`, [{ parentPath: '/wide' }], 10)).toEqual([]);
+      expect(await store().reads.getChildrenPages(ws, [], 10)).toEqual([]);
+      expect(await store().reads.getChildrenPages(ws, [{ parentPath: '/wide\u0000' }], 10)).toEqual([]);
+      expect(await store().reads.getChildrenPages(ws, [{ parentPath: '/wide', after: { position: 1_000_000, name: '' } }], 10)).toEqual([]);
     });
 
     test('limits are clamped to 1..MAX_CHILD_PAGE', async () => {
       for (const limit of [0, -5, 0.5, Number.NaN]) {
-        expect(pathsOf(await store().getChildrenPages(ws, [{ parentPath: '/small' }], limit)), String(limit)).toEqual(['/small/b']);
+        expect(pathsOf(await store().reads.getChildrenPages(ws, [{ parentPath: '/small' }], limit)), String(limit)).toEqual(['/small/b']);
       }
-      expect(await store().getChildrenPages(ws, [{ parentPath: '/small' }], 2.9)).toHaveLength(2);
-      expect(await store().getChildrenPages(hugeWs, [{ parentPath: '/h' }], Number.POSITIVE_INFINITY)).toHaveLength(MAX_CHILD_PAGE);
+      expect(await store().reads.getChildrenPages(ws, [{ parentPath: '/small' }], 2.9)).toHaveLength(2);
+      expect(await store().reads.getChildrenPages(hugeWs, [{ parentPath: '/h' }], Number.POSITIVE_INFINITY)).toHaveLength(MAX_CHILD_PAGE);
       const all = await readAll(store(), hugeWs, '/h', 1e9);
       expect(all.sizes).toEqual([MAX_CHILD_PAGE, 5]);
       expect(pathsOf(all.rows)).toEqual(Array.from({ length: HUGE }, (_, i) => `/h/n${i}`));

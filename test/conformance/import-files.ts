@@ -39,7 +39,7 @@ function expectedNodes(docs: readonly ImportDocument[]): Map<string, Expected> {
 async function expectStoreHolds(store: ContentStore, expected: Map<string, Expected>): Promise<void> {
   for (const [key, want] of expected) {
     const [ws, path] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
-    const got = await store.getNode(ws, path);
+    const got = await store.reads.getNode(ws, path);
     expect(got, key).toBeDefined();
     expect({ type: got?.type, mixins: got?.mixins, properties: got?.properties }, key)
       .toEqual({ type: want.type, mixins: want.mixins, properties: want.properties });
@@ -65,12 +65,12 @@ export function importFilesSuite(fixture: StoreFixture): void {
       const expected = expectedNodes(docs);
       const result = await importPaths(store, [RENDER], NEW);
       expect(result).toMatchObject({ files: 3, nodes: expected.size, warnings: [] });
-      expect((await store.listWorkspaces()).sort()).toEqual(['plants', 'website']);
-      expect(await store.countNodes('website')).toBe(13);
-      expect(await store.countNodes('plants')).toBe(3);
-      expect(await store.countNodes()).toBe(expected.size);
+      expect((await store.reads.listWorkspaces()).sort()).toEqual(['plants', 'website']);
+      expect(await store.reads.countNodes('website')).toBe(13);
+      expect(await store.reads.countNodes('plants')).toBe(3);
+      expect(await store.reads.countNodes()).toBe(expected.size);
       await expectStoreHolds(store, expected);
-      expect(await store.getNode('website', '/site/weird name ü')).toMatchObject({ type: 'cms:page', depth: 2 });
+      expect(await store.reads.getNode('website', '/site/weird name ü')).toMatchObject({ type: 'cms:page', depth: 2 });
     }));
 
     test('website.site.yaml is imported before website.site.about.history.yaml whatever the argument order', async () => {
@@ -80,15 +80,15 @@ export function importFilesSuite(fixture: StoreFixture): void {
       for (const order of [[history, site], [site, history]]) {
         await withFreshStore(fixture, async (store) => {
           expect((await importPaths(store, order, NEW)).warnings).toEqual([]);
-          expect(await store.getNode('website', '/site')).toMatchObject({ type: 'cms:page', position: 0 });
-          expect(await store.getNode('website', '/site/about')).toMatchObject({ type: 'cms:page' });
-          expect(await store.getNode('website', '/site/about/history')).toMatchObject({
+          expect(await store.reads.getNode('website', '/site')).toMatchObject({ type: 'cms:page', position: 0 });
+          expect(await store.reads.getNode('website', '/site/about')).toMatchObject({ type: 'cms:page' });
+          expect(await store.reads.getNode('website', '/site/about/history')).toMatchObject({
             id: '00000000-0000-4000-8000-00000000000d', type: 'cms:page', position: 1,
           });
-          const about = await store.getSubtree('website', '/site/about', 1);
+          const about = await store.reads.getSubtree('website', '/site/about', 1);
           expect(about.map((r) => r.name)).toEqual(['about', 'team', 'history']);
-          expect(await store.countNodes('website')).toBe(13);
-          rows.push((await store.getSubtree('website', '/', 10)).map((r) => `${r.path} ${r.id} ${r.position}`));
+          expect(await store.reads.countNodes('website')).toBe(13);
+          rows.push((await store.reads.getSubtree('website', '/', 10)).map((r) => `${r.path} ${r.id} ${r.position}`));
         });
       }
       expect(rows[0]).toEqual(rows[1]);
@@ -99,14 +99,14 @@ export function importFilesSuite(fixture: StoreFixture): void {
       const expected = expectedNodes(docs);
       const result = await importPaths(store, [TRAVEL], NEW);
       expect(result).toMatchObject({ files: 5, warnings: [] });
-      expect(await store.countNodes()).toBe(expected.size);
-      expect((await store.listWorkspaces()).sort()).toEqual([...new Set(docs.map((d) => d.workspace))].sort());
+      expect(await store.reads.countNodes()).toBe(expected.size);
+      expect((await store.reads.listWorkspaces()).sort()).toEqual([...new Set(docs.map((d) => d.workspace))].sort());
       await expectStoreHolds(store, expected);
       const blobs = docs.flatMap((d) => d.blobs);
       expect(blobs.length).toBeGreaterThan(0);
       for (const blob of blobs) {
-        expect(await store.getBlobInfo(blob.hash)).toEqual({ hash: blob.hash, size: blob.size });
-        expect((await store.readBlob(blob.hash, 0, blob.size)).equals(await readFile(blob.file)), blob.hash).toBe(true);
+        expect(await store.blobs.info(blob.hash)).toEqual({ hash: blob.hash, size: blob.size });
+        expect((await store.blobs.read(blob.hash, 0, blob.size)).equals(await readFile(blob.file)), blob.hash).toBe(true);
       }
     }));
 
@@ -122,22 +122,22 @@ export function importFilesSuite(fixture: StoreFixture): void {
         expect(importError.file).toBe(join(folder, 'website.broken.yaml'));
         expect(importError.line).toBe(6); // the misindented key
         expect(importError.message).toContain('website.broken.yaml:6');
-        expect(await store.countNodes()).toBe(0);
-        expect(await store.listWorkspaces()).toEqual([]);
+        expect(await store.reads.countNodes()).toBe(0);
+        expect(await store.reads.listWorkspaces()).toEqual([]);
         expect(await store.generation()).toBe(generation);
       }));
 
     test('importing the same folders twice gives the same nodes', () => withFreshStore(fixture, async (store) => {
-      const read = async () => (await Promise.all((await store.listWorkspaces()).sort().map((ws) => store.getSubtree(ws, '/', 100))))
+      const read = async () => (await Promise.all((await store.reads.listWorkspaces()).sort().map((ws) => store.reads.getSubtree(ws, '/', 100))))
         .flat().map((r) => `${r.workspace}:${r.path} ${r.type} ${r.position} ${JSON.stringify(r.properties)}`);
       const first = await importPaths(store, [RENDER, TRAVEL], NEW);
-      const count = await store.countNodes();
+      const count = await store.reads.countNodes();
       const rows = await read();
       const generation = await store.generation();
       const second = await importPaths(store, [TRAVEL, RENDER], NEW);
       expect(second.nodes).toBe(first.nodes);
       expect(second.warnings).toEqual([]);
-      expect(await store.countNodes()).toBe(count);
+      expect(await store.reads.countNodes()).toBe(count);
       expect(await read()).toEqual(rows);
       expect(await store.generation()).toBeGreaterThan(generation);
     }));

@@ -11,6 +11,7 @@ import { NEW, REPLACE, document, draft, uuid } from './drafts.js';
 import { pgRows as sql } from './pg-sql.js';
 import type { StoredProperty } from '../../src/model/property-type.js';
 import type { StoreQuery } from '../../src/query/ast.js';
+import { importDocuments, writeNodes } from '../../src/repository/writes.js';
 
 const url = process.env.PETAL_TEST_PG ?? '';
 
@@ -19,12 +20,12 @@ const all = (workspace: string): StoreQuery => ({
 });
 /** [path, title] of every node with a title, in path order (through the query index). */
 async function titled(s: PostgresStore, workspace: string): Promise<[string, string][]> {
-  const r = await s.query({ ...all(workspace), conditions: [{ kind: 'exists', name: 'title', exists: true }] });
+  const r = await s.reads.query({ ...all(workspace), conditions: [{ kind: 'exists', name: 'title', exists: true }] });
   return r.nodes.map((n) => [n.path, String(n.properties.find((p) => p[0] === 'title')?.[2])]);
 }
 /** Paths of the nodes with `value` among their tags. */
 async function tagged(s: PostgresStore, workspace: string, value: string): Promise<string[]> {
-  const r = await s.query({ ...all(workspace), conditions: [{
+  const r = await s.reads.query({ ...all(workspace), conditions: [{
     kind: 'ranges', target: { kind: 'property', name: 'tags' }, negate: false,
     ranges: [{ kind: 'string', lo: { value, inclusive: true }, hi: { value, inclusive: true } }],
   }] });
@@ -64,7 +65,7 @@ describe.skipIf(url === '')('postgres batched import', () => {
       id: uuid(i + 1), properties: [['title', 'String', `node ${i}`], ['rank', 'Long', i]],
     }));
     const docs = [0, 1, 2, 3, 4].map((d) => document('tours', '/', [draft(`f${d}`, {}, children.slice(d * 1_000, (d + 1) * 1_000))]));
-    expect((await s.importDocuments(docs, NEW)).nodes).toBe(5_005);
+    expect((await importDocuments(s, docs, NEW)).nodes).toBe(5_005);
     const count = (name: string) => labels.filter((l) => l === name).length;
     const copies = (table: string) => labels.filter((l) => l.startsWith(`COPY ${table} (`)).length;
     // 5,005 nodes: six batches (5 × 1,000 + 5), each one COPY per table.
@@ -75,7 +76,7 @@ describe.skipIf(url === '')('postgres batched import', () => {
     expect(count('petal_paths_of_ids')).toBe(5);
     expect(count('petal_path_of_id')).toBe(0);
     expect(labels.length).toBeLessThan(60);
-    expect(await s.countNodes('tours')).toBe(5_005);
+    expect(await s.reads.countNodes('tours')).toBe(5_005);
   }, 180_000);
 
   it('asks the last commit, on another connection, what it did not write while it only inserted; a pool of one asks its own', async () => {
@@ -84,7 +85,7 @@ describe.skipIf(url === '')('postgres batched import', () => {
       const s = new PostgresStore({ url, schema, ...(max !== undefined ? { max } : {}) });
       store = s;
       await s.open();
-      await s.importDocuments([document('tours', '/', [draft('a', { id: uuid(7) }), draft('b')])], NEW);
+      await importDocuments(s, [document('tours', '/', [draft('a', { id: uuid(7) }), draft('b')])], NEW);
       let importClient: pg.Client | undefined;
       const lookups: boolean[] = [];
       const original = pg.Client.prototype.query;
@@ -95,12 +96,12 @@ describe.skipIf(url === '')('postgres batched import', () => {
         return (original as (...a: unknown[]) => unknown).apply(this, args);
       } as never);
       // A new root, and one whose child reuses the uuid of /a: it gets a new one (policy new).
-      const result = await s.importDocuments([document('tours', '/', [draft('c', {}, [draft('d', { id: uuid(7) })]), draft('e')])], NEW);
+      const result = await importDocuments(s, [document('tours', '/', [draft('c', {}, [draft('d', { id: uuid(7) })]), draft('e')])], NEW);
       vi.restoreAllMocks();
       const answer = {
         warnings: result.warnings.map((w) => w.replace(/new uuid \S+/, 'new uuid …')),
-        order: (await s.getSubtree('tours', '/', 1)).map((n) => n.path),
-        ids: (await s.getSubtree('tours', '/', 2)).filter((n) => n.id === uuid(7)).map((n) => n.path),
+        order: (await s.reads.getSubtree('tours', '/', 1)).map((n) => n.path),
+        ids: (await s.reads.getSubtree('tours', '/', 2)).filter((n) => n.id === uuid(7)).map((n) => n.path),
       };
       await s.close();
       store = undefined;
@@ -123,11 +124,11 @@ describe.skipIf(url === '')('postgres batched import', () => {
     const tree = (title: string) => draft('r', { properties: [['title', 'String', title]] }, [
       draft('c', { id: uuid(1), properties: [['title', 'String', `${title} child`], ['tags', 'String', ['x', 'y']]] }),
     ]);
-    await s.importDocuments([document('ws', '/', [tree('one')]), document('ws', '/', [tree('two')])], NEW);
-    await s.importDocuments([document('ws', '/', [tree('three')])], NEW);
+    await importDocuments(s, [document('ws', '/', [tree('one')]), document('ws', '/', [tree('two')])], NEW);
+    await importDocuments(s, [document('ws', '/', [tree('three')])], NEW);
     // The uuid of /r/c moves to /m (policy replace): /r/c goes with its subtree.
-    await s.importDocuments([document('ws', '/', [draft('m', { id: uuid(1), properties: [['title', 'String', 'moved']] })])], REPLACE);
-    expect((await s.getSubtree('ws', '/', 2)).map((n) => n.path)).toEqual(['/r', '/m']);
+    await importDocuments(s, [document('ws', '/', [draft('m', { id: uuid(1), properties: [['title', 'String', 'moved']] })])], REPLACE);
+    expect((await s.reads.getSubtree('ws', '/', 2)).map((n) => n.path)).toEqual(['/r', '/m']);
     const orphans = await sql<{ fts: number }>(`
       SELECT count(*)::int AS fts FROM ${schema}.fts f WHERE NOT EXISTS (SELECT 1 FROM ${schema}.nodes n WHERE n.nid = f.nid)`);
     expect(orphans).toEqual([{ fts: 0 }]);
@@ -137,7 +138,7 @@ describe.skipIf(url === '')('postgres batched import', () => {
 
   it('a COPY the server rejects midway (fifth batch) leaves nothing of the import, and the next import commits', async () => {
     const s = await fresh();
-    await s.importDocuments([document('tours', '/', [draft('kept', { properties: [['title', 'String', 'kept']] })])], NEW);
+    await importDocuments(s, [document('tours', '/', [draft('kept', { properties: [['title', 'String', 'kept']] })])], NEW);
     const tables = ['nodes', 'fts', 'prop_kinds', 'node_types', 'changes', 'change_nodes'];
     const counts = async () => Object.fromEntries(await Promise.all(tables.map(async (t) =>
       [t, (await sql<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.${t}`))[0]!.n] as const)));
@@ -148,13 +149,13 @@ describe.skipIf(url === '')('postgres batched import', () => {
     const children = (bad: number) => Array.from({ length: 5_000 }, (_, i) => draft(`n${i}`, {
       properties: [['title', 'String', i === bad ? 'boom' : `node ${i}`], ['size', 'Long', i], ['kind', 'String', `k${i % 3}`]],
     }));
-    await expect(s.importDocuments([document('tours', '/', [draft('f', {}, children(4_499))])], NEW)).rejects.toThrow(/no_boom/);
+    await expect(importDocuments(s, [document('tours', '/', [draft('f', {}, children(4_499))])], NEW)).rejects.toThrow(/no_boom/);
     expect({ rows: await counts(), generation: await s.generation() }).toEqual(before);
-    expect(await s.getNode('tours', '/f')).toBeUndefined();
+    expect(await s.reads.getNode('tours', '/f')).toBeUndefined();
     // The connection went back healthy (or was dropped): the same import without the bad value commits.
     await sql(`ALTER TABLE ${schema}.fts DROP CONSTRAINT no_boom`);
-    expect((await s.importDocuments([document('tours', '/', [draft('f', {}, children(-1))])], NEW)).nodes).toBe(5_001);
-    expect(await s.countNodes('tours')).toBe(5_002);
+    expect((await importDocuments(s, [document('tours', '/', [draft('f', {}, children(-1))])], NEW)).nodes).toBe(5_001);
+    expect(await s.reads.countNodes('tours')).toBe(5_002);
     const rows = await counts();
     expect(rows.nodes).toBe(before.rows.nodes + 5_001);
     expect(rows.fts).toBe(before.rows.fts + 5_000);
@@ -169,11 +170,11 @@ describe.skipIf(url === '')('postgres batched import', () => {
       ['odd\u0000name', 'String', 'x'], ['back\\u0000slash', 'String', `y${i}`],
     ];
     const tree = (i: number) => draft(`r${i}`, { properties: props(i) }, [draft('c', { properties: props(i + 100) })]);
-    await s.importDocuments([document('ws', '/', [tree(1), tree(2), tree(3)])], NEW);
+    await importDocuments(s, [document('ws', '/', [tree(1), tree(2), tree(3)])], NEW);
     expect(await titled(s, 'ws')).toEqual([['/r1', 't1'], ['/r1/c', 't101'], ['/r2', 't2'], ['/r2/c', 't102'], ['/r3', 't3'], ['/r3/c', 't103']]);
     // Re-import of /r1 (subtree delete), a Nodes API update of /r2 (node replaced) and delete of /r3/c.
-    await s.importDocuments([document('ws', '/', [draft('r1', { properties: [['title', 'String', 'new']] })])], NEW);
-    await s.writeNodes('ws', [
+    await importDocuments(s, [document('ws', '/', [draft('r1', { properties: [['title', 'String', 'new']] })])], NEW);
+    await writeNodes(s, 'ws', [
       { op: 'update', path: '/r2', node: { name: 'r2', properties: [['title', 'String', 'changed'], ['tags', 'String', ['z']]], children: [], field: '' } },
       { op: 'delete', path: '/r3/c' },
     ], { by: 'test' });
@@ -181,7 +182,7 @@ describe.skipIf(url === '')('postgres batched import', () => {
     expect(await tagged(s, 'ws', 'a')).toEqual(['/r2/c', '/r3']);
     expect(await tagged(s, 'ws', 'z')).toEqual(['/r2']);
     expect(await tagged(s, 'ws', 'c101')).toEqual([]);
-    const slashed = await s.query({ ...all('ws'), conditions: [{ kind: 'exists', name: 'back\\u0000slash', exists: true }] });
+    const slashed = await s.reads.query({ ...all('ws'), conditions: [{ kind: 'exists', name: 'back\\u0000slash', exists: true }] });
     expect(slashed.nodes.map((n) => n.path)).toEqual(['/r2', '/r2/c', '/r3']);
     // No full-text row is left without its node.
     expect(await sql(`SELECT f.nid FROM ${schema}.fts f WHERE NOT EXISTS (SELECT 1 FROM ${schema}.nodes n WHERE n.nid = f.nid)`)).toEqual([]);
@@ -194,10 +195,10 @@ describe.skipIf(url === '')('postgres batched import', () => {
     const big = 'x'.repeat(8_000);
     const children = Array.from({ length: 999 }, (_, i) => draft(`n${i}`, { properties: [['body', 'Binary', big]] }));
     for (let round = 0; round < 3; round++) {
-      await expect(s.importDocuments([document('tours', '/', [draft('boom', {}, children)])], NEW)).rejects.toThrow(/no_boom/);
+      await expect(importDocuments(s, [document('tours', '/', [draft('boom', {}, children)])], NEW)).rejects.toThrow(/no_boom/);
     }
-    expect(await s.countNodes()).toBe(0);
+    expect(await s.reads.countNodes()).toBe(0);
     await sql(`ALTER TABLE ${schema}.nodes DROP CONSTRAINT no_boom`);
-    expect((await s.importDocuments([document('tours', '/', [draft('boom', {}, children)])], NEW)).nodes).toBe(1_000);
+    expect((await importDocuments(s, [document('tours', '/', [draft('boom', {}, children)])], NEW)).nodes).toBe(1_000);
   }, 180_000);
 });

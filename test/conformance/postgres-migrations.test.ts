@@ -9,6 +9,7 @@ import type { StoredProperty } from '../../src/model/property-type.js';
 import type { Condition, StoreOrder } from '../../src/query/ast.js';
 import { NEW, document, draft } from './drafts.js';
 import { pgRows as sql } from './pg-sql.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 const url = process.env.PETAL_TEST_PG ?? '';
 
@@ -39,8 +40,8 @@ describe.skipIf(url === '')('postgres migrations', () => {
     expect(applied).toEqual(MIGRATIONS.map((m) => ({ version: m.version, name: m.name })));
 
     // Every instance works on the migrated schema: a write through one is read through the others.
-    await stores[0]!.importDocuments([document('website', '/', [draft('home')])], NEW);
-    for (const s of stores) expect((await s.getNode('website', '/home'))?.name).toBe('home');
+    await importDocuments(stores[0]!, [document('website', '/', [draft('home')])], NEW);
+    for (const s of stores) expect((await s.reads.getNode('website', '/home'))?.name).toBe('home');
   });
 
   it('reopening a migrated schema applies nothing and keeps the content', async () => {
@@ -48,7 +49,7 @@ describe.skipIf(url === '')('postgres migrations', () => {
     const first = new PostgresStore({ url, schema });
     opened.push(first);
     await first.open();
-    await first.importDocuments([document('website', '/', [draft('kept')])], NEW);
+    await importDocuments(first, [document('website', '/', [draft('kept')])], NEW);
     const before = await sql(`SELECT version, applied_at FROM ${schema}.schema_migrations ORDER BY version`);
 
     const again = new PostgresStore({ url, schema });
@@ -56,7 +57,7 @@ describe.skipIf(url === '')('postgres migrations', () => {
     await again.open();
     const after = await sql(`SELECT version, applied_at FROM ${schema}.schema_migrations ORDER BY version`);
     expect(after).toEqual(before);
-    expect((await again.getNode('website', '/kept'))?.name).toBe('kept');
+    expect((await again.reads.getNode('website', '/kept'))?.name).toBe('kept');
   });
 
   it('migration 5 upgrades a schema of version 4 with content: one index of paths, none of props by node', async () => {
@@ -64,7 +65,7 @@ describe.skipIf(url === '')('postgres migrations', () => {
     const first = new PostgresStore({ url, schema });
     opened.push(first);
     await first.open();
-    await first.importDocuments([document('website', '/', [draft('kept', { properties: [['title', 'String', 'Kept']] })])], NEW);
+    await importDocuments(first, [document('website', '/', [draft('kept', { properties: [['title', 'String', 'Kept']] })])], NEW);
     await first.close();
     opened.pop();
     // Back to version 4: the indexes migration 5 replaces (and the props table migration 7 drops).
@@ -83,7 +84,7 @@ describe.skipIf(url === '')('postgres migrations', () => {
       'SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename IN ($2, $3) ORDER BY indexname', [schema, 'nodes', 'props']);
     expect(indexes.map((i) => i.indexname)).toEqual(['nodes_by_id', 'nodes_by_parent', 'nodes_by_path', 'nodes_pkey']);
     expect(indexes.find((i) => i.indexname === 'nodes_by_path')?.indexdef).toMatch(/UNIQUE INDEX .* \(workspace, path\) INCLUDE \(nid, type\)/);
-    expect((await again.getNode('website', '/kept'))?.properties).toEqual([['title', 'String', 'Kept']]);
+    expect((await again.reads.getNode('website', '/kept'))?.properties).toEqual([['title', 'String', 'Kept']]);
     // The unique index still refuses a second node at a path.
     await expect(sql(`INSERT INTO ${schema}.nodes (workspace, id, path, parent_path, name, depth, position, type, mixins, props)
       VALUES ('website', 'x', '/kept', '/', 'kept', 1, 9, 't', '[]', '[]')`)).rejects.toThrow(/nodes_by_path/);
@@ -94,7 +95,7 @@ describe.skipIf(url === '')('postgres migrations', () => {
     const first = new PostgresStore({ url, schema });
     opened.push(first);
     await first.open();
-    const stored = await first.addSchedule({ action: 'publish', workspace: 'website', path: '/shop', recursive: false, by: 'ed', runAs: 'operator', due: '2030-01-01T00:00:00Z' });
+    const stored = await first.schedules.add({ action: 'publish', workspace: 'website', path: '/shop', recursive: false, by: 'ed', runAs: 'operator', due: '2030-01-01T00:00:00Z' });
     await first.close();
     opened.pop();
     // Back to version 9: no run_as, so the row cannot tell the Commands API's schedule from the CLI's.
@@ -102,8 +103,8 @@ describe.skipIf(url === '')('postgres migrations', () => {
     const again = new PostgresStore({ url, schema });
     opened.push(again);
     await again.open();
-    expect(await again.listSchedules()).toEqual([{ ...stored, runAs: 'user:ed' }]);
-    const added = await again.addSchedule({ action: 'unpublish', workspace: 'website', path: '/shop', recursive: true, by: 'root', runAs: 'operator', due: '2030-01-02T00:00:00Z' });
+    expect(await again.schedules.list()).toEqual([{ ...stored, runAs: 'user:ed' }]);
+    const added = await again.schedules.add({ action: 'unpublish', workspace: 'website', path: '/shop', recursive: true, by: 'root', runAs: 'operator', due: '2030-01-02T00:00:00Z' });
     expect(added.runAs).toBe('operator');
     expect(await sql(`SELECT is_nullable FROM information_schema.columns WHERE table_schema = '${schema}' AND table_name = 'schedules' AND column_name = 'run_as'`))
       .toEqual([{ is_nullable: 'NO' }]);
@@ -116,7 +117,7 @@ describe.skipIf(url === '')('postgres migrations', () => {
     await first.open();
     const tour = (name: string, title: string, price: number, tags: string[]) =>
       draft(name, { properties: [['title', 'String', title], ['price', 'Double', price], ['tags', 'String', tags]] });
-    await first.importDocuments([document('tours', '/', [
+    await importDocuments(first, [document('tours', '/', [
       tour('a', 'Alpine', 120.5, ['snow', 'hike']), tour('b', 'Beach', 80, ['sun']), tour('c', 'City', 300, ['hike']),
     ])], NEW);
     await first.close();
@@ -138,7 +139,7 @@ describe.skipIf(url === '')('postgres migrations', () => {
     expect((await sql(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)).map((r) => r.version))
       .toEqual(MIGRATIONS.map((m) => m.version));
     expect(await sql(`SELECT to_regclass('${schema}.props') AS t`)).toEqual([{ t: null }]);
-    const paths = async (conditions: Condition[], orderBy: StoreOrder[] = []) => (await again.query({
+    const paths = async (conditions: Condition[], orderBy: StoreOrder[] = []) => (await again.reads.query({
       workspace: 'tours', rootPath: '/', types: null, conditions, fullText: [], orderBy, offset: 0, limit: 10,
     })).nodes.map((n) => n.name);
     const property = (name: string) => ({ kind: 'property', name }) as const;
@@ -148,7 +149,7 @@ describe.skipIf(url === '')('postgres migrations', () => {
       .toEqual(['a', 'c']);
     expect(await paths([{ kind: 'like', target: property('title'), caseInsensitive: true, patterns: ['%a%'] }], [{ target: property('price'), descending: false }]))
       .toEqual(['b', 'a']);
-    const kinds = await again.propertyKinds('tours', ['title', 'price', 'tags']);
+    const kinds = await again.reads.propertyKinds('tours', ['title', 'price', 'tags']);
     expect(Object.fromEntries(kinds)).toEqual({ title: ['string'], price: ['number'], tags: ['string'] });
   });
 });

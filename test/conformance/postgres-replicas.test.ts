@@ -10,6 +10,7 @@ import type { StoreQuery } from '../../src/query/ast.js';
 import type { StoredProperty } from '../../src/model/property-type.js';
 import { NEW, document, draft } from './drafts.js';
 import { pgRows as sql } from './pg-sql.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 const url = process.env.PETAL_TEST_PG ?? '';
 if (url === '') console.warn('PostgreSQL replica tests skipped: set PETAL_TEST_PG=postgres://user@host:5432/database to run them');
@@ -74,7 +75,7 @@ describe.skipIf(url === '')('postgres read replicas', () => {
       url, schema, replicas: [withParams({ application_name: 'r1' }), withParams({ application_name: 'r2' })],
     }));
     ran.clear();
-    await store.importDocuments([document('website', '/', [draft('a', { properties: title('A') }, [draft('b')])])], NEW);
+    await importDocuments(store, [document('website', '/', [draft('a', { properties: title('A') }, [draft('b')])])], NEW);
     for (const app of ['r1', 'r2']) {
       expect(statementsOn(app).filter((s) => s !== 'petal_generation')).toEqual([]); // no write on a replica
     }
@@ -83,27 +84,27 @@ describe.skipIf(url === '')('postgres read replicas', () => {
     // Read-after-write: the replicas last reported generation 0, so this read goes to the primary
     // (and has the replicas checked again in the background).
     ran.clear();
-    expect((await store.getNode('website', '/a'))?.name).toBe('a');
+    expect((await store.reads.getNode('website', '/a'))?.name).toBe('a');
     expect(statementsOn('')).toEqual(['petal_by_path']);
     expect(statementsOn('r1').concat(statementsOn('r2')).filter((s) => s !== 'petal_generation')).toEqual([]);
 
     // Both "replicas" are the primary's database, so they report generation 1 once checked.
     await vi.waitFor(async () => {
       ran.clear();
-      await store.getNode('website', '/a');
+      await store.reads.getNode('website', '/a');
       expect(statementsOn('')).toEqual([]);
     }, { timeout: 10_000, interval: 20 });
 
     ran.clear();
-    for (let i = 0; i < 6; i++) await store.getNode('website', '/a');
-    await store.getNodeById('website', (await store.getNode('website', '/a'))!.id);
-    await store.getSubtree('website', '/a', 1);
-    await store.getSubtrees('website', ['/a'], 1);
-    await store.countNodes('website');
-    await store.listWorkspaces();
-    await store.nodeTypesPresent('website');
-    await store.propertyKinds('website', ['title']);
-    expect((await store.query(all('website'))).total).toBe(2);
+    for (let i = 0; i < 6; i++) await store.reads.getNode('website', '/a');
+    await store.reads.getNodeById('website', (await store.reads.getNode('website', '/a'))!.id);
+    await store.reads.getSubtree('website', '/a', 1);
+    await store.reads.getSubtrees('website', ['/a'], 1);
+    await store.reads.countNodes('website');
+    await store.reads.listWorkspaces();
+    await store.reads.nodeTypesPresent('website');
+    await store.reads.propertyKinds('website', ['title']);
+    expect((await store.reads.query(all('website'))).total).toBe(2);
     expect(statementsOn('')).toEqual([]); // nothing on the primary
     const byPath = (app: string) => statementsOn(app).filter((s) => s === 'petal_by_path').length;
     expect(byPath('r1') + byPath('r2')).toBe(7);
@@ -124,32 +125,32 @@ describe.skipIf(url === '')('postgres read replicas', () => {
     // The lagging replica: another schema of the same database, written through its own store.
     const lagging = await open(new PostgresStore({ url, schema: laggingSchema }));
     const v1 = [document('website', '/', [draft('page', { properties: title('one') })])];
-    await lagging.importDocuments(v1, NEW); // the replica holds version one, generation 1
+    await importDocuments(lagging, v1, NEW); // the replica holds version one, generation 1
     const store = await open(new PostgresStore({
       url, schema: primarySchema,
       replicas: [withParams({ application_name: 'lagging', options: `-c search_path=${laggingSchema}` })],
     }));
-    const read = async () => (await store.getNode('website', '/page'))?.properties;
+    const read = async () => (await store.reads.getNode('website', '/page'))?.properties;
 
     // Generation 0 on the primary, 1 on the replica: the replica serves (what it holds).
     expect(await read()).toEqual(title('one'));
     expect(statementsOn('lagging')).toContain('petal_by_path');
 
     // Two writes here: generation 2 on the primary, the replica still at 1.
-    await store.importDocuments(v1, NEW);
-    await store.importDocuments([document('website', '/', [draft('page', { properties: title('two') })])], NEW);
+    await importDocuments(store, v1, NEW);
+    await importDocuments(store, [document('website', '/', [draft('page', { properties: title('two') })])], NEW);
     expect(await store.generation()).toBe(2);
     ran.clear();
     for (let i = 0; i < 5; i++) {
       expect(await read()).toEqual(title('two')); // never older than what this instance wrote
-      expect((await store.query(all('website'))).nodes.map((n) => n.properties)).toEqual([title('two')]);
+      expect((await store.reads.query(all('website'))).nodes.map((n) => n.properties)).toEqual([title('two')]);
       await new Promise((r) => setTimeout(r, 60)); // lets the replica be checked again (every 100 ms)
     }
     expect(statementsOn('lagging').filter((s) => s !== 'petal_generation')).toEqual([]);
     expect(statementsOn('lagging')).toContain('petal_generation'); // it was asked, and still lagged
 
     // The replica catches up (generation 2, same content): reads go back to it.
-    await lagging.importDocuments([document('website', '/', [draft('page', { properties: title('two') })])], NEW);
+    await importDocuments(lagging, [document('website', '/', [draft('page', { properties: title('two') })])], NEW);
     await vi.waitFor(async () => {
       ran.clear();
       expect(await read()).toEqual(title('two'));
@@ -166,12 +167,12 @@ describe.skipIf(url === '')('postgres read replicas', () => {
       replicas: [withParams({ application_name: 'lagging', options: `-c search_path=${laggingSchema}` })],
     }));
     const other = await open(new PostgresStore({ url, schema: primarySchema }));
-    expect(await store.getNode('website', '/page')).toBeUndefined();
-    await other.importDocuments([document('website', '/', [draft('page')])], NEW);
+    expect(await store.reads.getNode('website', '/page')).toBeUndefined();
+    await importDocuments(other, [document('website', '/', [draft('page')])], NEW);
     await vi.waitFor(() => expect(store.generationHint()).toBe(1), { timeout: 4_000, interval: 5 });
     ran.clear();
-    expect((await store.getNode('website', '/page'))?.name).toBe('page');
-    expect((await store.query(all('website'))).total).toBe(1);
+    expect((await store.reads.getNode('website', '/page'))?.name).toBe('page');
+    expect((await store.reads.query(all('website'))).total).toBe(1);
     expect(statementsOn('lagging').filter((s) => s !== 'petal_generation')).toEqual([]);
     expect(lagging.generationHint()).toBe(0);
   });
@@ -179,9 +180,9 @@ describe.skipIf(url === '')('postgres read replicas', () => {
   it('an unreachable replica: reads fall back to the primary', async () => {
     const schema = newSchema();
     const store = await open(new PostgresStore({ url, schema, replicas: ['postgres://postgres@127.0.0.1:1/nothing'] }));
-    await store.importDocuments([document('website', '/', [draft('a')])], NEW);
+    await importDocuments(store, [document('website', '/', [draft('a')])], NEW);
     await new Promise((r) => setTimeout(r, 150));
-    expect((await store.getNode('website', '/a'))?.name).toBe('a');
-    expect(await store.countNodes()).toBe(1);
+    expect((await store.reads.getNode('website', '/a'))?.name).toBe('a');
+    expect(await store.reads.countNodes()).toBe(1);
   });
 });

@@ -9,17 +9,18 @@ import type { ContentStore } from '../../src/store/content-store.js';
 import type { BlobSpool, ImportDocument } from '../../src/store/rows.js';
 import { conformanceTest, useStore, type StoreFixture } from './fixture.js';
 import { FAIL, NEW, REPLACE, document, draft, freshWorkspace, leaves, pathsOf, spoolBytes, uuid } from './drafts.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 const MiB = 1 << 20;
 
 /** Everything a failed import must leave untouched. */
 async function snapshot(store: ContentStore, ws: string) {
   return {
-    total: await store.countNodes(),
-    inWorkspace: await store.countNodes(ws),
+    total: await store.reads.countNodes(),
+    inWorkspace: await store.reads.countNodes(ws),
     generation: await store.generation(),
-    workspaces: (await store.listWorkspaces()).sort(),
-    rows: await store.getSubtree(ws, '/', 100),
+    workspaces: (await store.reads.listWorkspaces()).sort(),
+    rows: await store.reads.getSubtree(ws, '/', 100),
   };
 }
 
@@ -34,16 +35,16 @@ export function transactionsSuite(fixture: StoreFixture): void {
     describe('writing documents', () => {
       test('a document under a missing parent creates the ancestors as cms:folder', async () => {
         const ws = freshWorkspace('folders');
-        const result = await store().importDocuments([document(ws, '/x/y', [draft('page', { type: 'cms:page' })])], NEW);
+        const result = await importDocuments(store(), [document(ws, '/x/y', [draft('page', { type: 'cms:page' })])], NEW);
         expect(result.nodes).toBe(3);
-        expect(await store().getNode(ws, '/x')).toMatchObject({ type: 'cms:folder', parentPath: '/', depth: 1, properties: [] });
-        expect(await store().getNode(ws, '/x/y')).toMatchObject({ type: 'cms:folder', parentPath: '/x', depth: 2 });
-        expect(await store().getNode(ws, '/x/y/page')).toMatchObject({ type: 'cms:page', parentPath: '/x/y', depth: 3 });
+        expect(await store().reads.getNode(ws, '/x')).toMatchObject({ type: 'cms:folder', parentPath: '/', depth: 1, properties: [] });
+        expect(await store().reads.getNode(ws, '/x/y')).toMatchObject({ type: 'cms:folder', parentPath: '/x', depth: 2 });
+        expect(await store().reads.getNode(ws, '/x/y/page')).toMatchObject({ type: 'cms:page', parentPath: '/x/y', depth: 3 });
         // An existing ancestor is kept as it is; only the missing ones are created.
-        const again = await store().importDocuments([document(ws, '/x/z', leaves('leaf'))], NEW);
+        const again = await importDocuments(store(), [document(ws, '/x/z', leaves('leaf'))], NEW);
         expect(again.nodes).toBe(2);
-        expect(pathsOf(await store().getSubtree(ws, '/x', 1))).toEqual(['/x', '/x/y', '/x/z']);
-        expect(await store().countNodes(ws)).toBe(5);
+        expect(pathsOf(await store().reads.getSubtree(ws, '/x', 1))).toEqual(['/x', '/x/y', '/x/z']);
+        expect(await store().reads.countNodes(ws)).toBe(5);
       });
 
       test('re-importing a document replaces its nodes in place', async () => {
@@ -51,42 +52,42 @@ export function transactionsSuite(fixture: StoreFixture): void {
         const middle = (title: string) => draft('b', { id: uuid(20), properties: [['title', 'String', title]] }, [
           draft('b1', { id: uuid(21) }), draft('b2', { id: uuid(22) }),
         ]);
-        await store().importDocuments([
+        await importDocuments(store(), [
           document(ws, '/p', leaves('a')), document(ws, '/p', [middle('first')]), document(ws, '/p', leaves('c')),
         ], NEW);
-        const count = await store().countNodes(ws);
-        const result = await store().importDocuments([document(ws, '/p', [middle('second')])], NEW);
+        const count = await store().reads.countNodes(ws);
+        const result = await importDocuments(store(), [document(ws, '/p', [middle('second')])], NEW);
         expect(result.warnings).toEqual([]);
-        expect(await store().countNodes(ws)).toBe(count);
-        expect(pathsOf(await store().getSubtree(ws, '/p', 1))).toEqual(['/p', '/p/a', '/p/b', '/p/c']);
-        expect(await store().getNode(ws, '/p/b')).toMatchObject({ id: uuid(20), position: 1, properties: [['title', 'String', 'second']] });
-        expect((await store().getNodeById(ws, uuid(22)))?.path).toBe('/p/b/b2');
+        expect(await store().reads.countNodes(ws)).toBe(count);
+        expect(pathsOf(await store().reads.getSubtree(ws, '/p', 1))).toEqual(['/p', '/p/a', '/p/b', '/p/c']);
+        expect(await store().reads.getNode(ws, '/p/b')).toMatchObject({ id: uuid(20), position: 1, properties: [['title', 'String', 'second']] });
+        expect((await store().reads.getNodeById(ws, uuid(22)))?.path).toBe('/p/b/b2');
         // Children missing from the new version are gone with the old one.
-        await store().importDocuments([document(ws, '/p', [draft('b', { id: uuid(20) }, [draft('b3')])])], NEW);
-        expect(pathsOf(await store().getSubtree(ws, '/p/b', 1))).toEqual(['/p/b', '/p/b/b3']);
-        expect(await store().getNodeById(ws, uuid(21))).toBeUndefined();
+        await importDocuments(store(), [document(ws, '/p', [draft('b', { id: uuid(20) }, [draft('b3')])])], NEW);
+        expect(pathsOf(await store().reads.getSubtree(ws, '/p/b', 1))).toEqual(['/p/b', '/p/b/b3']);
+        expect(await store().reads.getNodeById(ws, uuid(21))).toBeUndefined();
       });
 
       test('a new sibling imported later goes after the existing ones', async () => {
         const ws = freshWorkspace('append');
-        await store().importDocuments([document(ws, '/p', leaves('m', 'c', 'x'))], NEW);
-        await store().importDocuments([document(ws, '/p', leaves('a'))], NEW);
-        await store().importDocuments([document(ws, '/p', leaves('c'))], NEW); // re-import keeps c's place
-        await store().importDocuments([document(ws, '/', leaves('q'))], NEW);
-        const rows = await store().getSubtree(ws, '/p', 1);
+        await importDocuments(store(), [document(ws, '/p', leaves('m', 'c', 'x'))], NEW);
+        await importDocuments(store(), [document(ws, '/p', leaves('a'))], NEW);
+        await importDocuments(store(), [document(ws, '/p', leaves('c'))], NEW); // re-import keeps c's place
+        await importDocuments(store(), [document(ws, '/', leaves('q'))], NEW);
+        const rows = await store().reads.getSubtree(ws, '/p', 1);
         expect(pathsOf(rows)).toEqual(['/p', '/p/m', '/p/c', '/p/x', '/p/a']);
-        expect(pathsOf(await store().getSubtree(ws, '/', 1))).toEqual(['/p', '/q']);
+        expect(pathsOf(await store().reads.getSubtree(ws, '/', 1))).toEqual(['/p', '/q']);
       });
 
       test('nodes without a type get cms:contentNode, and mixins round-trip in order', async () => {
         const ws = freshWorkspace('types');
-        await store().importDocuments([document(ws, '/', [
+        await importDocuments(store(), [document(ws, '/', [
           draft('plain', {}, [draft('child')]),
           draft('mixed', { type: 'cms:page', mixins: ['mix:versionable', 'cms:hasVersion', 'cms:variant'] }),
         ])], NEW);
-        expect(await store().getNode(ws, '/plain')).toMatchObject({ type: 'cms:contentNode', mixins: [] });
-        expect(await store().getNode(ws, '/plain/child')).toMatchObject({ type: 'cms:contentNode', mixins: [] });
-        expect(await store().getNode(ws, '/mixed')).toMatchObject({
+        expect(await store().reads.getNode(ws, '/plain')).toMatchObject({ type: 'cms:contentNode', mixins: [] });
+        expect(await store().reads.getNode(ws, '/plain/child')).toMatchObject({ type: 'cms:contentNode', mixins: [] });
+        expect(await store().reads.getNode(ws, '/mixed')).toMatchObject({
           type: 'cms:page', mixins: ['mix:versionable', 'cms:hasVersion', 'cms:variant'],
         });
       });
@@ -126,8 +127,8 @@ export function transactionsSuite(fixture: StoreFixture): void {
           ['image', 'Binary', hash],
           ['cms:template', 'String', 'test:pages/home'],
         ];
-        await store().importDocuments([document(ws, '/', [draft('typed', { properties })])], NEW);
-        const record = await store().getNode(ws, '/typed');
+        await importDocuments(store(), [document(ws, '/', [draft('typed', { properties })])], NEW);
+        const record = await store().reads.getNode(ws, '/typed');
         expect(record?.properties).toEqual(properties);
         // toEqual would accept 42 for '42' in no case, but make the scalar/array distinction explicit too.
         const read = new Map(record?.properties.map(([name, type, value]) => [name, { type, value }]));
@@ -143,9 +144,9 @@ export function transactionsSuite(fixture: StoreFixture): void {
         const properties: StoredProperty[] = [
           ['nan', 'Double', NaN], ['inf', 'Double', Infinity], ['ninf', 'Double', -Infinity], ['list', 'Double', [1, NaN]],
         ];
-        await store().importDocuments([document(ws, '/', [draft('n', { properties })])], NEW);
+        await importDocuments(store(), [document(ws, '/', [draft('n', { properties })])], NEW);
         // JSON (and so every store's property document) has no NaN or Infinity: they are kept as text.
-        expect((await store().getNode(ws, '/n'))?.properties).toEqual([
+        expect((await store().reads.getNode(ws, '/n'))?.properties).toEqual([
           ['nan', 'Double', 'NaN'], ['inf', 'Double', 'Infinity'], ['ninf', 'Double', '-Infinity'], ['list', 'Double', [1, 'NaN']],
         ]);
       });
@@ -157,76 +158,76 @@ export function transactionsSuite(fixture: StoreFixture): void {
 
       test('policy new: the newcomer gets a fresh uuid, with a warning naming both paths', async () => {
         const ws = freshWorkspace('uuid-new');
-        await store().importDocuments([seed(ws)], NEW);
-        const result = await store().importDocuments([document(ws, '/', [draft('newcomer', { id: uuid(1) })])], NEW);
+        await importDocuments(store(), [seed(ws)], NEW);
+        const result = await importDocuments(store(), [document(ws, '/', [draft('newcomer', { id: uuid(1) })])], NEW);
         expect(result.warnings).toHaveLength(1);
         expect(result.warnings[0]).toContain(uuid(1));
         expect(result.warnings[0]).toContain('/old');
         expect(result.warnings[0]).toContain('/newcomer');
-        const newcomer = await store().getNode(ws, '/newcomer');
+        const newcomer = await store().reads.getNode(ws, '/newcomer');
         expect(newcomer?.id).not.toBe(uuid(1));
         expect(newcomer?.id).toMatch(/^[0-9a-f-]{36}$/);
         expect(result.warnings[0]).toContain(newcomer?.id);
-        expect((await store().getNodeById(ws, uuid(1)))?.path).toBe('/old');
-        expect(await store().countNodes(ws)).toBe(4);
+        expect((await store().reads.getNodeById(ws, uuid(1)))?.path).toBe('/old');
+        expect(await store().reads.countNodes(ws)).toBe(4);
       });
 
       test('policy replace: the old holder is removed with its subtree', async () => {
         const ws = freshWorkspace('uuid-replace');
-        await store().importDocuments([seed(ws)], NEW);
-        const result = await store().importDocuments([document(ws, '/other', [draft('moved', { id: uuid(1) })])], REPLACE);
+        await importDocuments(store(), [seed(ws)], NEW);
+        const result = await importDocuments(store(), [document(ws, '/other', [draft('moved', { id: uuid(1) })])], REPLACE);
         expect(result.warnings).toHaveLength(1);
         expect(result.warnings[0]).toContain('/old');
         expect(result.warnings[0]).toContain('/other/moved');
-        expect(await store().getNode(ws, '/old')).toBeUndefined();
-        expect(await store().getNode(ws, '/old/kid')).toBeUndefined();
-        expect(await store().getNodeById(ws, uuid(2))).toBeUndefined();
-        expect((await store().getNodeById(ws, uuid(1)))?.path).toBe('/other/moved');
-        expect(pathsOf(await store().getSubtree(ws, '/', 2))).toEqual(['/keep', '/other', '/other/moved']);
+        expect(await store().reads.getNode(ws, '/old')).toBeUndefined();
+        expect(await store().reads.getNode(ws, '/old/kid')).toBeUndefined();
+        expect(await store().reads.getNodeById(ws, uuid(2))).toBeUndefined();
+        expect((await store().reads.getNodeById(ws, uuid(1)))?.path).toBe('/other/moved');
+        expect(pathsOf(await store().reads.getSubtree(ws, '/', 2))).toEqual(['/keep', '/other', '/other/moved']);
       });
 
       test('policy replace never leaves a node without its parent (holder is an ancestor)', async () => {
         const ws = freshWorkspace('uuid-ancestor');
-        await store().importDocuments([document(ws, '/', [draft('x', { id: uuid(1) }, leaves('sibling'))])], NEW);
+        await importDocuments(store(), [document(ws, '/', [draft('x', { id: uuid(1) }, leaves('sibling'))])], NEW);
         // The newcomer's uuid belongs to the very node it is imported under: refusing is as good as any
         // other outcome, but every stored node must keep a parent.
-        await store().importDocuments([document(ws, '/x', [draft('y', { id: uuid(1) })])], REPLACE).catch(() => undefined);
-        const rows = await store().getSubtree(ws, '/', 10);
+        await importDocuments(store(), [document(ws, '/x', [draft('y', { id: uuid(1) })])], REPLACE).catch(() => undefined);
+        const rows = await store().reads.getSubtree(ws, '/', 10);
         const paths = new Set(['/', ...pathsOf(rows)]);
         expect(rows.filter((r) => !paths.has(r.parentPath)).map((r) => r.path)).toEqual([]);
       });
 
       test('policy fail: the import throws and nothing of it is visible', async () => {
         const ws = freshWorkspace('uuid-fail');
-        await store().importDocuments([seed(ws)], NEW);
+        await importDocuments(store(), [seed(ws)], NEW);
         const before = await snapshot(store(), ws);
-        await expect(store().importDocuments([
+        await expect(importDocuments(store(), [
           document(ws, '/', [draft('first', {}, leaves('x', 'y'))]), // valid, and written before the clash
           document(`${ws}-elsewhere`, '/deep/er', leaves('z')),
           document(ws, '/', [draft('clash', { id: uuid(2) })]),
         ], FAIL)).rejects.toThrow(uuid(2));
         expect(await snapshot(store(), ws)).toEqual(before);
-        expect(await store().countNodes(`${ws}-elsewhere`)).toBe(0);
+        expect(await store().reads.countNodes(`${ws}-elsewhere`)).toBe(0);
       });
 
       test('a uuid repeated inside one import is a collision too', async () => {
         const ws = freshWorkspace('uuid-twice');
-        const result = await store().importDocuments([document(ws, '/', [draft('a', { id: uuid(5) }), draft('b', { id: uuid(5) })])], NEW);
+        const result = await importDocuments(store(), [document(ws, '/', [draft('a', { id: uuid(5) }), draft('b', { id: uuid(5) })])], NEW);
         expect(result.warnings).toHaveLength(1);
-        expect((await store().getNodeById(ws, uuid(5)))?.path).toBe('/a');
-        expect((await store().getNode(ws, '/b'))?.id).not.toBe(uuid(5));
-        await expect(store().importDocuments([document(`${ws}-f`, '/', [draft('a', { id: uuid(6) }), draft('b', { id: uuid(6) })])], FAIL))
+        expect((await store().reads.getNodeById(ws, uuid(5)))?.path).toBe('/a');
+        expect((await store().reads.getNode(ws, '/b'))?.id).not.toBe(uuid(5));
+        await expect(importDocuments(store(), [document(`${ws}-f`, '/', [draft('a', { id: uuid(6) }), draft('b', { id: uuid(6) })])], FAIL))
           .rejects.toThrow();
-        expect(await store().countNodes(`${ws}-f`)).toBe(0);
+        expect(await store().reads.countNodes(`${ws}-f`)).toBe(0);
       });
     });
 
     describe('all or nothing', () => {
       test('an invalid root name mid-import leaves the store exactly as before', async () => {
         const ws = freshWorkspace('bad-root');
-        await store().importDocuments([document(ws, '/', [draft('existing', {}, leaves('kid'))])], NEW);
+        await importDocuments(store(), [document(ws, '/', [draft('existing', {}, leaves('kid'))])], NEW);
         const before = await snapshot(store(), ws);
-        await expect(store().importDocuments([
+        await expect(importDocuments(store(), [
           document(ws, '/', [draft('existing', { type: 'cms:page' })]), // would replace /existing and drop /existing/kid
           document(ws, '/new/folder', leaves('ok')),
           document(ws, '/', [draft('a/b')]),
@@ -236,10 +237,10 @@ export function transactionsSuite(fixture: StoreFixture): void {
 
       test('an invalid name deep in a document leaves the store exactly as before', async () => {
         const ws = freshWorkspace('bad-child');
-        await store().importDocuments([document(ws, '/', leaves('existing'))], NEW);
+        await importDocuments(store(), [document(ws, '/', leaves('existing'))], NEW);
         const before = await snapshot(store(), ws);
         for (const bad of ['a/b', '', '..', 'tab\there']) {
-          await expect(store().importDocuments([
+          await expect(importDocuments(store(), [
             document(ws, '/', [draft('root', {}, [draft('fine', {}, [draft(bad)])])]),
           ], NEW)).rejects.toThrow();
           expect(await snapshot(store(), ws)).toEqual(before);
@@ -249,12 +250,12 @@ export function transactionsSuite(fixture: StoreFixture): void {
       test('a blob of a failed import is not stored', async () => {
         const ws = freshWorkspace('bad-blob');
         const blob = await spoolBytes(dir, randomBytes(3000));
-        await expect(store().importDocuments([
+        await expect(importDocuments(store(), [
           document(ws, '/', [draft('file', { properties: [['data', 'Binary', blob.hash]] })], { blobs: [blob] }),
           document(ws, '/', [draft('a/b')]),
         ], NEW)).rejects.toThrow();
-        expect(await store().getBlobInfo(blob.hash)).toBeUndefined();
-        expect(await store().readBlob(blob.hash, 0, 10)).toHaveLength(0);
+        expect(await store().blobs.info(blob.hash)).toBeUndefined();
+        expect(await store().blobs.read(blob.hash, 0, 10)).toHaveLength(0);
       });
 
       test('a read in flight while an import runs sees none of its rows before the commit', async () => {
@@ -263,22 +264,22 @@ export function transactionsSuite(fixture: StoreFixture): void {
         const seen: number[] = [];
         let done = false;
         // A concurrent caller (say, an HTTP request between two awaits) keeps reading while the import runs.
-        const reader = (async () => { while (!done) seen.push(await store().countNodes(ws)); })();
-        await expect(store().importDocuments([document(ws, '/', [wide]), document(ws, '/', [draft('a/b')])], NEW)
+        const reader = (async () => { while (!done) seen.push(await store().reads.countNodes(ws)); })();
+        await expect(importDocuments(store(), [document(ws, '/', [wide]), document(ws, '/', [draft('a/b')])], NEW)
           .finally(() => { done = true; })).rejects.toThrow();
         await reader;
         expect(seen.filter((n) => n !== 0)).toEqual([]);
-        expect(await store().countNodes(ws)).toBe(0);
+        expect(await store().reads.countNodes(ws)).toBe(0);
       });
 
       test('two imports started together both commit', async () => {
         const ws = freshWorkspace('concurrent');
         const results = await Promise.allSettled([
-          store().importDocuments([document(ws, '/', [draft('one', {}, leaves('a', 'b'))])], NEW),
-          store().importDocuments([document(ws, '/', [draft('two', {}, leaves('c'))])], NEW),
+          importDocuments(store(), [document(ws, '/', [draft('one', {}, leaves('a', 'b'))])], NEW),
+          importDocuments(store(), [document(ws, '/', [draft('two', {}, leaves('c'))])], NEW),
         ]);
         expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))).toEqual(['ok', 'ok']);
-        expect(await store().countNodes(ws)).toBe(5);
+        expect(await store().reads.countNodes(ws)).toBe(5);
       });
     });
 
@@ -288,13 +289,13 @@ export function transactionsSuite(fixture: StoreFixture): void {
       beforeAll(async () => {
         bytes = randomBytes(Math.floor(2.5 * MiB) + 123);
         blob = await spoolBytes(dir, bytes);
-        await store().importDocuments([
+        await importDocuments(store(), [
           document(freshWorkspace('blobs'), '/', [draft('asset', { properties: [['data', 'Binary', blob.hash]] })], { blobs: [blob] }),
         ], NEW);
       });
 
       test('getBlobInfo gives hash and size of an imported blob', async () => {
-        expect(await store().getBlobInfo(blob.hash)).toEqual({ hash: blob.hash, size: bytes.length });
+        expect(await store().blobs.info(blob.hash)).toEqual({ hash: blob.hash, size: bytes.length });
       });
 
       test('readBlob returns the exact bytes for ranges across the 1 MiB chunk boundaries', async () => {
@@ -304,25 +305,25 @@ export function transactionsSuite(fixture: StoreFixture): void {
           [bytes.length - 1, 1], [777_777, 1],
         ];
         for (const [offset, length] of ranges) {
-          const read = await store().readBlob(blob.hash, offset, length);
+          const read = await store().blobs.read(blob.hash, offset, length);
           expect(read.length, `${offset}+${length}`).toBe(length);
           expect(read.equals(bytes.subarray(offset, offset + length)), `${offset}+${length}`).toBe(true);
         }
       });
 
       test('readBlob past the end returns the bytes that exist; a zero length returns none', async () => {
-        const tail = await store().readBlob(blob.hash, bytes.length - 50, 100);
+        const tail = await store().blobs.read(blob.hash, bytes.length - 50, 100);
         expect(tail.equals(bytes.subarray(bytes.length - 50))).toBe(true);
-        expect(await store().readBlob(blob.hash, bytes.length, 10)).toHaveLength(0);
-        expect(await store().readBlob(blob.hash, 5 * MiB, 10)).toHaveLength(0);
-        expect(await store().readBlob(blob.hash, 10, 0)).toHaveLength(0);
+        expect(await store().blobs.read(blob.hash, bytes.length, 10)).toHaveLength(0);
+        expect(await store().blobs.read(blob.hash, 5 * MiB, 10)).toHaveLength(0);
+        expect(await store().blobs.read(blob.hash, 10, 0)).toHaveLength(0);
       });
 
       // The SQLite store answers an unknown hash with an empty buffer (it reads zero chunks), not an error.
       test('an unknown blob has no info and reads as empty', async () => {
         const unknown = 'f'.repeat(64);
-        expect(await store().getBlobInfo(unknown)).toBeUndefined();
-        const read = await store().readBlob(unknown, 0, 100);
+        expect(await store().blobs.info(unknown)).toBeUndefined();
+        const read = await store().blobs.read(unknown, 0, 100);
         expect(Buffer.isBuffer(read)).toBe(true);
         expect(read).toHaveLength(0);
       });
@@ -331,14 +332,14 @@ export function transactionsSuite(fixture: StoreFixture): void {
         const small = await spoolBytes(dir, Buffer.from('tiny blob'));
         const ws = freshWorkspace('blob-twice');
         const node = (name: string) => draft(name, { properties: [['data', 'Binary', small.hash]] });
-        await store().importDocuments([
+        await importDocuments(store(), [
           document(ws, '/', [node('a')], { blobs: [small] }), document(ws, '/', [node('b')], { blobs: [small] }),
         ], NEW);
-        await store().importDocuments([document(ws, '/', [node('c')], { blobs: [small, blob] })], NEW);
-        expect(await store().getBlobInfo(small.hash)).toEqual({ hash: small.hash, size: 9 });
-        expect((await store().readBlob(small.hash, 0, 100)).toString()).toBe('tiny blob');
-        expect(await store().getBlobInfo(blob.hash)).toEqual({ hash: blob.hash, size: bytes.length });
-        expect((await store().readBlob(blob.hash, 0, bytes.length)).equals(bytes)).toBe(true);
+        await importDocuments(store(), [document(ws, '/', [node('c')], { blobs: [small, blob] })], NEW);
+        expect(await store().blobs.info(small.hash)).toEqual({ hash: small.hash, size: 9 });
+        expect((await store().blobs.read(small.hash, 0, 100)).toString()).toBe('tiny blob');
+        expect(await store().blobs.info(blob.hash)).toEqual({ hash: blob.hash, size: bytes.length });
+        expect((await store().blobs.read(blob.hash, 0, bytes.length)).equals(bytes)).toBe(true);
       });
     });
   });

@@ -78,7 +78,7 @@ describe('petal export', () => {
       await importPaths(back, [file], { onUuidCollision: 'fail' });
       const check = new SqliteStore({ file: db });
       await check.open();
-      expect(await back.getSubtree('website', '/site/home', 5)).toEqual(await check.getSubtree('website', '/site/home', 5));
+      expect(await back.reads.getSubtree('website', '/site/home', 5)).toEqual(await check.reads.getSubtree('website', '/site/home', 5));
       await check.close();
     } finally {
       await back.close();

@@ -13,6 +13,7 @@ import type { ContentStore } from '../../src/store/content-store.js';
 import type { NodeRecord } from '../../src/store/rows.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { NEW, document, draft, leaves } from '../conformance/drafts.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 const WS = 'website';
 let dir: string;
@@ -24,8 +25,8 @@ beforeAll(async () => {
   await store.open();
   const wide = draft('wide', {}, Array.from({ length: 20_000 }, (_, i) =>
     draft(`c${i}`, { properties: [['title', 'String', `child ${i}`]] }, i % 1_000 === 0 ? leaves('x', 'y') : [])));
-  await store.importDocuments([document(WS, '/', [wide])], NEW);
-  await store.importDocuments([document('top', '/', Array.from({ length: 3_000 }, (_, i) => draft(`t${i}`, {}, leaves('z'))))], NEW);
+  await importDocuments(store, [document(WS, '/', [wide])], NEW);
+  await importDocuments(store, [document('top', '/', Array.from({ length: 3_000 }, (_, i) => draft(`t${i}`, {}, leaves('z'))))], NEW);
 });
 afterAll(async () => {
   await store.close();
@@ -37,9 +38,9 @@ function counting(inner: ContentStore): { store: Pick<ContentStore, 'getNode' | 
   let largest = 0;
   return {
     store: {
-      getNode: (ws, path) => inner.getNode(ws, path),
+      getNode: (ws, path) => inner.reads.getNode(ws, path),
       getChildrenPages: async (ws, parents, limit) => {
-        const rows = await inner.getChildrenPages(ws, parents, limit);
+        const rows = await inner.reads.getChildrenPages(ws, parents, limit);
         largest = Math.max(largest, rows.length);
         return rows;
       },
@@ -50,7 +51,7 @@ function counting(inner: ContentStore): { store: Pick<ContentStore, 'getNode' | 
 
 /** Events of the tree from one unbounded getSubtree read. */
 async function* fromWholeRead(ws: string, path: string): AsyncGenerator<TreeEvent> {
-  const rows = await store.getSubtree(ws, path, 100);
+  const rows = await store.reads.getSubtree(ws, path, 100);
   const children = new Map<string, NodeRecord[]>();
   for (const r of rows) {
     const list = children.get(r.parentPath);

@@ -45,7 +45,7 @@ describe.skipIf(!CORPORA_AVAILABLE)('export round trip of the travel-spa corpus'
         await save(`/.rest/export/v1/${ws}?format=xml`);
         continue;
       }
-      for (const top of await original.store.getSubtree(ws, '/', 1)) await save(`/.rest/export/v1/${ws}${top.path}?format=yaml`);
+      for (const top of await original.store.reads.getSubtree(ws, '/', 1)) await save(`/.rest/export/v1/${ws}${top.path}?format=yaml`);
     }
     copy = await createTestApp({ contentPaths: [folder], ...modules });
   }, 240_000);
@@ -57,27 +57,27 @@ describe.skipIf(!CORPORA_AVAILABLE)('export round trip of the travel-spa corpus'
   it('exports every workspace and holds the same nodes after the import', async () => {
     expect(exported).toContain('dam.xml');
     expect(exported).toContain('website.react-minimal.yaml');
-    expect((await copy.store.listWorkspaces()).sort()).toEqual((await original.store.listWorkspaces()).sort());
+    expect((await copy.store.reads.listWorkspaces()).sort()).toEqual((await original.store.reads.listWorkspaces()).sort());
     for (const ws of WORKSPACES) {
-      expect(await copy.store.getSubtree(ws, '/', 100), ws).toEqual(await original.store.getSubtree(ws, '/', 100));
+      expect(await copy.store.reads.getSubtree(ws, '/', 100), ws).toEqual(await original.store.reads.getSubtree(ws, '/', 100));
     }
   });
 
   it('answers every delivery endpoint of the corpus byte for byte as the original', async () => {
     const urls: string[] = ['/.rest/delivery/pagenav/v1/', '/.rest/delivery/pages/v1/'];
-    const pages = (await original.store.getSubtree('website', '/', 100)).filter((n) => n.type === 'cms:page');
+    const pages = (await original.store.reads.getSubtree('website', '/', 100)).filter((n) => n.type === 'cms:page');
     expect(pages.length).toBeGreaterThan(10);
     for (const p of pages) urls.push(`/.rest/delivery/pages/v1${p.path}`, `/.rest/delivery/pagenav/v1${p.path}`);
     urls.push('/.rest/delivery/pages/v1/?orderBy=@name%20desc&limit=5', '/.rest/delivery/pages/v1/?q=travel');
     for (const ws of WORKSPACES) {
-      const nodes = await original.store.getSubtree(ws, '/', 100);
+      const nodes = await original.store.reads.getSubtree(ws, '/', 100);
       urls.push(`/.rest/check/${ws}/`, `/.rest/check/${ws}/?orderBy=@name&limit=50`, `/.rest/check/${ws}/?limit=10&offset=3`);
       // Read node and Get children of a spread of nodes, deep ones included.
       for (const n of nodes.filter((_, i) => i % Math.max(1, Math.floor(nodes.length / 25)) === 0)) {
         urls.push(`/.rest/check/${ws}${encodeURI(n.path)}`, `/.rest/check/${ws}${encodeURI(n.path)}@nodes`);
       }
     }
-    for (const asset of (await original.store.getSubtree('dam', '/', 100)).filter((n) => n.type === 'cms:asset')) {
+    for (const asset of (await original.store.reads.getSubtree('dam', '/', 100)).filter((n) => n.type === 'cms:asset')) {
       urls.push(`/dam/jcr:${asset.id}`);
     }
     let ok = 0;

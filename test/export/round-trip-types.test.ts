@@ -107,13 +107,13 @@ async function readBack(file: string, name: string): Promise<{ store: SqliteStor
   const store = new SqliteStore({ file: join(dir, `${name}.db`) });
   await store.open();
   await importPaths(store, [file], { onUuidCollision: 'fail' });
-  return { store, records: await store.getSubtree('website', '/site/home', 10) };
+  return { store, records: await store.reads.getSubtree('website', '/site/home', 10) };
 }
 
 describe('export writers: what goes out comes back', () => {
   for (const format of ['yaml', 'xml'] as const) {
     it(`${format}: every type, hard names and values, multi-values and binaries round-trip to the same records`, async () => {
-      const expected = await source.getSubtree('website', '/site/home', 10);
+      const expected = await source.reads.getSubtree('website', '/site/home', 10);
       expect(expected).toHaveLength(5);
       const file = await exportToFile(source, 'website', '/site/home', format, dir);
       expect(file.endsWith(`website.site.home.${format}`)).toBe(true);
@@ -121,8 +121,8 @@ describe('export writers: what goes out comes back', () => {
       try {
         expect(back.records).toEqual(expected);
         const big = expected[0]!.properties.find((p) => p[0] === 'big')![2] as string;
-        expect(await back.store.readBlob(big, 0, BIG.length)).toEqual(BIG);
-        expect(await back.store.getBlobInfo(expected[0]!.properties.find((p) => p[0] === 'nothing')![2] as string)).toMatchObject({ size: 0 });
+        expect(await back.store.blobs.read(big, 0, BIG.length)).toEqual(BIG);
+        expect(await back.store.blobs.info(expected[0]!.properties.find((p) => p[0] === 'nothing')![2] as string)).toMatchObject({ size: 0 });
       } finally {
         await back.store.close();
       }
@@ -134,7 +134,7 @@ describe('export writers: what goes out comes back', () => {
     expect(file.endsWith('website.xml')).toBe(true);
     const back = await readBack(file, 'back-root');
     try {
-      expect(await back.store.getSubtree('website', '/', 10)).toEqual(await source.getSubtree('website', '/', 10));
+      expect(await back.store.reads.getSubtree('website', '/', 10)).toEqual(await source.reads.getSubtree('website', '/', 10));
     } finally {
       await back.store.close();
     }

@@ -34,6 +34,7 @@ import type { LinkConfig } from '../../src/delivery/links.js';
 import { RenditionService, type RenditionServiceOptions } from '../../src/assets/render-rendition.js';
 import type { TransformPolicy } from '../../src/assets/image-transform.js';
 import type { MetricsOptions } from '../../src/metrics/metrics-route.js';
+import { publishVersion } from '../../src/repository/writes.js';
 
 export interface TestAppOptions {
   /** Endpoint definitions by path below `restEndpoints/` (e.g. `delivery/pages_v1.yaml`). */
@@ -157,7 +158,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   const paths = [...(o.content ? [contentDir] : []), ...(o.contentPaths ?? [])];
   if (paths.length > 0) await importPaths(store, paths, { onUuidCollision: 'new', ...(o.publishing !== undefined ? { publishing: true } : {}) });
   for (const p of o.publish ?? []) {
-    if ((await store.publish(p.workspace, p.path, p.by ?? 'test')) === undefined) throw new Error(`publish: no node ${p.workspace}:${p.path}`);
+    if ((await publishVersion(store, p.workspace, p.path, p.by ?? 'test')) === undefined) throw new Error(`publish: no node ${p.workspace}:${p.path}`);
   }
 
   const registry = new EndpointRegistry();

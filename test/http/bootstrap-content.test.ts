@@ -227,7 +227,7 @@ describe.skipIf(PG === '')('bootstrap content: two instances on one PostgreSQL d
       const store = createStore(db.url);
       await store.open();
       try {
-        const imports = (await store.changesSince(0, 100)).filter((e) => e.kind === 'import');
+        const imports = (await store.changes.since(0, 100)).filter((e) => e.kind === 'import');
         expect(imports).toHaveLength(1);
       } finally {
         await store.close();

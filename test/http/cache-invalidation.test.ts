@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, getJson, type TestApp } from '../helpers/test-app.js';
 import type { ImportDocument, NodeDraft } from '../../src/store/rows.js';
 import { CHANGE_NODE_LIMIT } from '../../src/store/changes.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 const CAT_X = 'c0000000-0000-4000-8000-00000000000a';
 const CAT_Y = 'c0000000-0000-4000-8000-00000000000b';
@@ -104,7 +105,7 @@ function node(name: string, type: string, props: Record<string, string>, childre
 /** A small import: `roots` written under `parentPath` (a node at the same path is replaced). */
 async function write(workspace: string, parentPath: string, ...roots: NodeDraft[]): Promise<void> {
   const doc: ImportDocument = { source: 'test', workspace, parentPath, roots, blobs: [] };
-  await t.store.importDocuments([doc], { onUuidCollision: 'replace' });
+  await importDocuments(t.store, [doc], { onUuidCollision: 'replace' });
 }
 
 /** GET, telling whether the response cache answered it. */
@@ -234,7 +235,7 @@ describe('a change drops the answers that depend on it, and only those', () => {
     await warm('/.rest/delivery/cats/cats/x');
     const many = Array.from({ length: CHANGE_NODE_LIMIT + 1 }, (_, i) => node(`n${i}`, 'cms:category', {}));
     await write('category', '/', node('bulk', 'cms:folder', {}, many));
-    const events = await t.store.changesSince((await t.store.latestChange()) - 1, 1);
+    const events = await t.store.changes.since((await t.store.changes.latest()) - 1, 1);
     expect(events[0]).toMatchObject({ workspace: 'category', truncated: true });
     expect((await get(`${PLAIN}/site/news`)).hit).toBe(true);
     expect((await get(`${PLAIN}/site/other`)).hit).toBe(false);

@@ -76,7 +76,7 @@ describe('GET /.rest/export/v1', () => {
     await back.open();
     try {
       await importPaths(back, [join(t.dir, 'website.site.yaml')], { onUuidCollision: 'fail' });
-      expect(await back.getSubtree('website', '/site', 5)).toEqual(await t.store.getSubtree('website', '/site', 5));
+      expect(await back.reads.getSubtree('website', '/site', 5)).toEqual(await t.store.reads.getSubtree('website', '/site', 5));
     } finally {
       await back.close();
     }

@@ -42,7 +42,7 @@ describe('imaging.transforms: free', () => {
   let assetPath = '';
   beforeAll(async () => {
     t = await app({ transforms: 'free', presets: PRESETS });
-    assetPath = (await t.store.getNodeById('dam', ANTARCTICA.id))!.path;
+    assetPath = (await t.store.reads.getNodeById('dam', ANTARCTICA.id))!.path;
   });
   afterAll(async () => t?.close());
 

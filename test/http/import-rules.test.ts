@@ -36,7 +36,7 @@ function post(files: readonly (readonly [string, string])[], user: 'travel' | 'a
   return req(t.app, { method: 'POST', url: `/.rest/import/v1${query}`, payload: body.payload, headers: { ...body.headers, ...auth(user) } });
 }
 
-const properties = async (path: string, ws = 'website') => Object.fromEntries((await t.store.getNode(ws, path))?.properties.map(([n, , v]) => [n, v]) ?? []);
+const properties = async (path: string, ws = 'website') => Object.fromEntries((await t.store.reads.getNode(ws, path))?.properties.map(([n, , v]) => [n, v]) ?? []);
 
 beforeAll(async () => {
   const hash = await hashOf(PW);
@@ -107,7 +107,7 @@ describe('caller-chosen UUIDs (point 7)', () => {
     expectErrorShape(visible, 403, 'accessDenied');
     expect(answer(hidden, SECRET_ID, 'hid')).toBe(answer(visible, OTHER_ID, 'vis'));
     expect(hidden.raw).not.toMatch(/secret|other/);
-    expect(await t.store.getNode('website', '/travel/secret')).toBeDefined();
+    expect(await t.store.reads.getNode('website', '/travel/secret')).toBeDefined();
   });
 
   it('onUuidCollision=new: every unusable UUID, the root\'s too, gives the node a fresh one (a counted warning)', async () => {
@@ -115,7 +115,7 @@ describe('caller-chosen UUIDs (point 7)', () => {
       const res = await post([file(name, id)], 'travel', '?onUuidCollision=new');
       expect(res.status, res.raw).toBe(200);
       expect(res.body.warnings, id).toBe(1);
-      const node = await t.store.getNode('website', `/travel/${name}`);
+      const node = await t.store.reads.getNode('website', `/travel/${name}`);
       expect(node?.id, id).not.toBe(id);
     }
   });
@@ -132,7 +132,7 @@ describe('workspace names (point 10)', () => {
     const twins = await post([['notes.x.yaml', `'x': {}\n`], ['noTes.x.yaml', `'x': {}\n`]], 'admin');
     expectErrorShape(twins, 400, 'invalidImport');
     expect(twins.body.error.message).toBe('notes.x.yaml: workspace notes differs only by case from the workspace noTes');
-    expect(await t.store.listWorkspaces()).toEqual(['website']);
+    expect(await t.store.reads.listWorkspaces()).toEqual(['website']);
     const ok = await post([['shopProducts.x.yaml', `'x':\n  'title': 'x'\n`]], 'admin');
     expect(ok.status, ok.raw).toBe(200);
   });
@@ -151,7 +151,7 @@ describe('malformed files are 400 invalidImport naming file and line (points 11 
       const res = await post([[name, text]]);
       expectErrorShape(res, 400, 'invalidImport', name);
       expect(res.body.error.message).toMatch(new RegExp(`^${name.replaceAll('.', '\\.')}:${line}: `));
-      expect(await t.store.getNode('website', `/travel/${name.split('.')[2]}`)).toBeUndefined();
+      expect(await t.store.reads.getNode('website', `/travel/${name.split('.')[2]}`)).toBeUndefined();
     });
   }
 

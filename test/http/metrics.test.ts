@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { basic, hashOf } from '../security-http/helpers.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 const PW = 'metrics-suite-password';
 const TOKEN = 'scrape-token-7f3a';
@@ -97,7 +98,7 @@ describe('/.metrics, enabled with a scrape token', () => {
     const before = await scrape(t);
     expect(sample(before, 'petal_changes_total{kind="import"}')).toBeUndefined();
     const seq0 = sample(before, 'petal_change_sequence')!;
-    await t.store.importDocuments([{
+    await importDocuments(t.store, [{
       source: 'metrics-test', workspace: 'website', parentPath: '/site', blobs: [],
       roots: [{ name: 'news', type: 'mgnl:page', mixins: [], properties: [['title', 'String', 'News']], children: [] }],
     }], { onUuidCollision: 'new' });

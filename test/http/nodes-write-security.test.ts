@@ -75,7 +75,7 @@ afterAll(async () => t?.close());
 const send = (method: 'PUT' | 'POST' | 'DELETE', path: string, headers: Record<string, string>, body?: unknown): Promise<Res> =>
   req(t.app, { method, url: `${API}${path}`, headers, ...(body !== undefined ? { payload: body as object } : {}) });
 async function snapshot() {
-  return { latest: await t.store.latestChange(), nodes: await t.store.countNodes() };
+  return { latest: await t.store.changes.latest(), nodes: await t.store.reads.countNodes() };
 }
 
 describe('URI permissions', () => {

@@ -57,16 +57,16 @@ const valuesOf = (res: Res) => Object.fromEntries((res.body.properties as { name
 
 /** What must not move when a write is refused: the events, the generation and the nodes. */
 async function snapshot() {
-  return { latest: await t.store.latestChange(), generation: await t.store.generation(), nodes: await t.store.countNodes() };
+  return { latest: await t.store.changes.latest(), generation: await t.store.generation(), nodes: await t.store.reads.countNodes() };
 }
 async function lastEvent() {
-  const events = await t.store.changesSince((await t.store.latestChange()) - 1, 10);
+  const events = await t.store.changes.since((await t.store.changes.latest()) - 1, 10);
   return events[events.length - 1]!;
 }
 
 describe('PUT creates a child node', () => {
   it('creates the node and its children from the repository form, typed as imports type them, last among siblings', async () => {
-    const before = await t.store.latestChange();
+    const before = await t.store.changes.latest();
     const res = await send('PUT', '/travel', {
       name: 'new', type: 'mgnl:page', path: '/travel/new', identifier: '71000000-0000-4000-8000-0000000000ee',
       properties: [
@@ -90,7 +90,7 @@ describe('PUT creates a child node', () => {
     const delivered = await get(t.app, '/.rest/delivery/pages/travel/new');
     expect(delivered.status).toBe(200);
     expect(delivered.body.title).toBe('Hello REST');
-    const events = await t.store.changesSince(before, 10);
+    const events = await t.store.changes.since(before, 10);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ kind: 'nodes', workspace: 'website', by: 'boss', changed: [], moved: [], removed: [] });
     expect(events[0]!.created.map((n) => n.path)).toEqual(['/travel/new', '/travel/new/main', '/travel/new/main/c0']);
@@ -171,7 +171,7 @@ describe('bad bodies: 400 naming the field, nothing written', () => {
 
 describe('POST updates a node', () => {
   it('sets and adds the properties given, keeps the others, creates and updates child nodes; one "nodes" event', async () => {
-    const before = await t.store.latestChange();
+    const before = await t.store.changes.latest();
     const res = await send('POST', '/travel/a', {
       name: 'a', properties: [prop('title', 'String', ['A2']), prop('extra', 'Long', ['7'])],
       nodes: [{ name: 'deep', properties: [prop('x', 'String', ['1'])] }, { name: 'fresh', type: 'mgnl:area' }],
@@ -183,7 +183,7 @@ describe('POST updates a node', () => {
     expect(values.extra).toEqual(['7']);
     expect(values['cms:lastModifiedBy']).toEqual(['boss']);
     expect(got.body.nodes.map((n: { name: string }) => n.name)).toEqual(['deep', 'fresh']);
-    const events = await t.store.changesSince(before, 10);
+    const events = await t.store.changes.since(before, 10);
     expect(events).toHaveLength(1);
     expect(events[0]!.changed.map((n) => n.path)).toEqual(['/travel/a', '/travel/a/deep']);
     expect(events[0]!.created.map((n) => n.path)).toEqual(['/travel/a/fresh']);
@@ -226,11 +226,11 @@ describe('order, move and rename', () => {
 
   it('orderBefore moves a node before a sibling; the event lists the siblings whose place changed as moved in place', async () => {
     expect(await names('/travel/c')).toEqual(['o1', 'o2', 'o3']);
-    const before = await t.store.latestChange();
+    const before = await t.store.changes.latest();
     const res = await send('POST', '/travel/c/o3?orderBefore=o1');
     expect(res.status, res.raw).toBe(200);
     expect(await names('/travel/c')).toEqual(['o3', 'o1', 'o2']);
-    const [event] = await t.store.changesSince(before, 10);
+    const [event] = await t.store.changes.since(before, 10);
     expect(event!.moved.find((n) => n.path === '/travel/c/o3')).toMatchObject({ from: '/travel/c/o3' });
     for (const m of event!.moved) expect(m.from).toBe(m.path);
     expectErrorShape(await send('POST', '/travel/c/o3?orderBefore=none'), 400, 'invalidField');
@@ -238,14 +238,14 @@ describe('order, move and rename', () => {
 
   it('moveTo renames and moves a subtree; every node of it is `moved` with `from`; the old path is gone', async () => {
     await send('PUT', '/travel/c/o1', { name: 'kid', nodes: [{ name: 'grand' }] });
-    const before = await t.store.latestChange();
+    const before = await t.store.changes.latest();
     const res = await send('POST', '/travel/c/o1?moveTo=/travel/a/o1-renamed');
     expect(res.status, res.raw).toBe(200);
     expect(res.body.path).toBe('/travel/a/o1-renamed');
     expect((await read('/travel/c/o1')).status).toBe(404);
     expect((await read('/travel/a/o1-renamed/kid/grand')).status).toBe(200);
     expect((await names('/travel/a')).at(-1)).toBe('o1-renamed');
-    const [event] = await t.store.changesSince(before, 10);
+    const [event] = await t.store.changes.since(before, 10);
     expect(event!.moved.map((n) => [n.from, n.path]).sort()).toEqual([
       ['/travel/c/o1', '/travel/a/o1-renamed'], ['/travel/c/o1/kid', '/travel/a/o1-renamed/kid'], ['/travel/c/o1/kid/grand', '/travel/a/o1-renamed/kid/grand'],
     ]);

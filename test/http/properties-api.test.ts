@@ -42,7 +42,7 @@ afterAll(async () => t?.close());
 const call = (method: 'PUT' | 'POST' | 'DELETE', path: string, headers: Record<string, string> = BOSS, extra: Record<string, string> = {}): Promise<Res> =>
   req(t.app, { method, url: `${API}${path}`, headers: { ...headers, ...extra } });
 async function snapshot() {
-  return { latest: await t.store.latestChange(), nodes: await t.store.countNodes() };
+  return { latest: await t.store.changes.latest(), nodes: await t.store.reads.countNodes() };
 }
 
 describe('Properties API', () => {
@@ -56,13 +56,13 @@ describe('Properties API', () => {
   });
 
   it('PUT sets a typed property (values repeated for a multi-value one); the event lists the node as changed', async () => {
-    const before = await t.store.latestChange();
+    const before = await t.store.changes.latest();
     const res = await call('PUT', '/travel?name=count&value=42&type=Long', TRAVEL);
     expect(res.status, res.raw).toBe(200);
     expect(res.body).toEqual({ name: 'count', type: 'Long', multiple: false, values: ['42'] });
     const multi = await call('POST', '/travel?name=tags&value=x&value=y&multiple=true', TRAVEL);
     expect(multi.body).toEqual({ name: 'tags', type: 'String', multiple: true, values: ['x', 'y'] });
-    const events = await t.store.changesSince(before, 10);
+    const events = await t.store.changes.since(before, 10);
     expect(events.map((e) => [e.kind, e.by, e.changed.map((n) => n.path)])).toEqual([['nodes', 'travel', ['/travel']], ['nodes', 'travel', ['/travel']]]);
     expect((await get(t.app, `${API}/travel/cms:lastModifiedBy`, BOSS)).body.values).toEqual(['travel']);
   });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, getJson, type TestApp } from '../helpers/test-app.js';
 import { basic, hashOf, tempFolder } from '../security-http/helpers.js';
+import { publishVersion } from '../../src/repository/writes.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
 const PW = 'publishing-versions-password';
@@ -153,7 +154,7 @@ describe('a version on the public side', () => {
     await command('activate', '/legacy');
     await createPage('/legacy', 'draft', 'Legacy draft');
     // What a publish recorded until now: the whole working subtree, draft included.
-    const v = await t.store.publish('website', '/legacy', 'an-earlier-petal');
+    const v = await publishVersion(t.store, 'website', '/legacy', 'an-earlier-petal');
     expect(v?.nodes).toBeGreaterThan(3);
     const pub = await getJson(t.app, `${NAV_PUBLIC}/legacy?version=${v!.name}`);
     expect(pub.status).toBe(200);

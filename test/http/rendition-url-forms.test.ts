@@ -16,7 +16,7 @@ for (const contextPath of ['', '/magnoliaPublic']) {
       t = await createTestApp({
         contentPaths: [ASSET_CONTENT], moduleRoots: [ASSET_MODULES], ...(contextPath !== '' ? { contextPath } : {}),
       });
-      assetPath = (await t.store.getNodeById('dam', ANTARCTICA.id))!.path;
+      assetPath = (await t.store.reads.getNodeById('dam', ANTARCTICA.id))!.path;
     });
     afterAll(async () => t?.close());
 
@@ -79,7 +79,7 @@ describe('rendition URL forms and workspace permissions', () => {
         },
       },
     });
-    assetPath = (await t.store.getNodeById('dam', ANTARCTICA.id))!.path;
+    assetPath = (await t.store.reads.getNodeById('dam', ANTARCTICA.id))!.path;
   });
   afterAll(async () => t?.close());
 

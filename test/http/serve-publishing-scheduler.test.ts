@@ -12,6 +12,7 @@ import { publishedWorkspace } from '../../src/store/publishing.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { NEW, document, draft } from '../conformance/drafts.js';
 import { OPEN_SECURITY } from '../helpers/test-app.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 let dir: string | undefined;
 let server: RunningServer | undefined;
@@ -40,8 +41,8 @@ describe('serve with publishing enabled', () => {
     const setup = new SqliteStore({ file });
     await setup.open();
     try {
-      await setup.importDocuments([document('website', '/', [draft('travel', { type: 'cms:page' })])], NEW);
-      await setup.addSchedule({ action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', runAs: 'operator', due: '2020-01-01T00:00:00.000Z' });
+      await importDocuments(setup, [document('website', '/', [draft('travel', { type: 'cms:page' })])], NEW);
+      await setup.schedules.add({ action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', runAs: 'operator', due: '2020-01-01T00:00:00.000Z' });
     } finally {
       await setup.close();
     }
@@ -54,8 +55,8 @@ describe('serve with publishing enabled', () => {
     const reader = new SqliteStore({ file });
     await reader.open();
     try {
-      await until(async () => (await reader.listSchedules()).length === 0);
-      expect(await reader.getNode(publishedWorkspace('website'), '/travel')).toBeDefined();
+      await until(async () => (await reader.schedules.list()).length === 0);
+      expect(await reader.reads.getNode(publishedWorkspace('website'), '/travel')).toBeDefined();
     } finally {
       await reader.close();
     }

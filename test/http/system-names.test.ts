@@ -26,8 +26,8 @@ afterAll(async () => t?.close());
 const call = (method: 'PUT' | 'POST' | 'DELETE', url: string, body?: unknown): Promise<Res> =>
   req(t.app, { method, url, headers: BOSS, ...(body !== undefined ? { payload: body as object } : {}) });
 const prop = (name: string, value: string) => ({ name, type: 'String', multiple: false, values: [value] });
-const stored = async (path: string) => Object.fromEntries((await t.store.getNode('website', path))?.properties.map(([n, , v]) => [n, v]) ?? []);
-const snapshot = async () => ({ latest: await t.store.latestChange(), nodes: await t.store.countNodes(), workspaces: await t.store.listWorkspaces() });
+const stored = async (path: string) => Object.fromEntries((await t.store.reads.getNode('website', path))?.properties.map(([n, , v]) => [n, v]) ?? []);
+const snapshot = async () => ({ latest: await t.store.changes.latest(), nodes: await t.store.reads.countNodes(), workspaces: await t.store.reads.listWorkspaces() });
 
 describe('system property names (point 11)', () => {
   it('the Properties API refuses every maintained property (activation ones with publishing on) and reserved prefixes in another case, naming `name`', async () => {
@@ -83,7 +83,7 @@ describe('workspace names (point 10)', () => {
     expect(variant.body.error.message).toBe('Workspace "webSite": differs only by case from the workspace website');
     const fresh = await call('PUT', '/.rest/nodes/v1/shopProducts', { name: 'x' });
     expect(fresh.status, fresh.raw).toBe(200);
-    expect(await t.store.listWorkspaces()).toContain('shopProducts');
+    expect(await t.store.reads.listWorkspaces()).toContain('shopProducts');
     // Once it exists, writing more at its root is no creation.
     expect((await call('PUT', '/.rest/nodes/v1/shopProducts', { name: 'y' })).status).toBe(200);
   });

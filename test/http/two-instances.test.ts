@@ -11,6 +11,7 @@ import { importPaths } from '../../src/ingest/run-import.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { ImportDocument } from '../../src/store/rows.js';
 import { createTestApp, getJson, type TestApp } from '../helpers/test-app.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 const url = process.env.PETAL_TEST_PG ?? '';
 if (url === '') console.warn('Two-instance HTTP tests skipped: set PETAL_TEST_PG=postgres://user@host:5432/database to run them');
@@ -116,10 +117,10 @@ describe.skipIf(url === '')('two Petal instances on one PostgreSQL database', ()
       source: 'test', workspace: 'website', parentPath: '/', blobs: [],
       roots: [{ name, type: 'cms:page', mixins: [], properties: [['title', 'String', title]], children: [] }],
     });
-    await storeA.importDocuments([page('kept', 'Kept'), page('changed', 'One')], { onUuidCollision: 'replace' });
+    await importDocuments(storeA, [page('kept', 'Kept'), page('changed', 'One')], { onUuidCollision: 'replace' });
     const hits = () => b.app.responseCache!.stats().hits;
     // B may read the new content before A's notification arrives: wait until it has applied the events too.
-    const latest = await storeA.latestChange();
+    const latest = await storeA.changes.latest();
     await vi.waitFor(async () => {
       expect((await getJson(b.app, '/.rest/delivery/pages/changed')).body.title).toBe('One');
       expect(b.repository.changes.stats().sequence).toBe(latest);
@@ -130,7 +131,7 @@ describe.skipIf(url === '')('two Petal instances on one PostgreSQL database', ()
     expect((await getJson(b.app, '/.rest/delivery/pages/kept')).raw).toBe(kept.raw);
     expect(hits()).toBe(before + 1);
 
-    await storeA.importDocuments([page('changed', 'Two')], { onUuidCollision: 'replace' });
+    await importDocuments(storeA, [page('changed', 'Two')], { onUuidCollision: 'replace' });
     const committed = Date.now();
     await vi.waitFor(async () => expect((await getJson(b.app, '/.rest/delivery/pages/changed')).body.title).toBe('Two'), { timeout: 4_000, interval: 5 });
     // Promised within a second on a quiet machine; up to 3 s here, for a loaded one: still well before the 5 s poll.

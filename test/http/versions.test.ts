@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importPaths } from '../../src/ingest/run-import.js';
 import { createTestApp, getJson, type TestApp } from '../helpers/test-app.js';
+import { publishVersion } from '../../src/repository/writes.js';
 
 const CAT = 'c1000000-0000-4000-8000-000000000001';
 
@@ -248,7 +249,7 @@ describe('versions and workspace ACLs', () => {
 
 describe('versions of a node that no longer exists', () => {
   it('answer pathNotFound, as the node does (the versions stay stored)', async () => {
-    expect((await t.store.listVersions('website', '/site/about')).map((v) => v.name)).toEqual(['1.0']);
+    expect((await t.store.versions.list('website', '/site/about')).map((v) => v.name)).toEqual(['1.0']);
     for (const url of ['/.rest/delivery/flat/site/about?version=1.0', '/.rest/delivery/bypass/site/about?version=1.0', '/.rest/delivery/flat/site/about']) {
       const r = await getJson(t.app, url);
       expect(r.status, url).toBe(404);
@@ -281,7 +282,7 @@ describe('publishing and the response cache', () => {
     const live = await getJson(t.app, '/.rest/delivery/pages/site');
     const old = await getJson(t.app, '/.rest/delivery/pages/site?version=1.0');
     const generation = await t.store.generation();
-    expect((await t.store.publish('website', '/site', 'bob'))?.name).toBe('1.1');
+    expect((await publishVersion(t.store, 'website', '/site', 'bob'))?.name).toBe('1.1');
     expect(await t.store.generation()).toBeGreaterThan(generation);
     const after = await getJson(t.app, '/.rest/delivery/pages/site?version=1.1');
     expect(after.status).toBe(200);

@@ -11,6 +11,7 @@ import type { ImportDocument, ImportOptions } from '../../src/store/rows.js';
 import type { NodeOperation, NodeWriteOptions } from '../../src/store/node-write.js';
 import { createTestApp } from '../helpers/test-app.js';
 import { CRASH_CHILDREN, CRASH_SECURITY, crashNodesBody, crashUpload } from './write-crash-files.js';
+import { importDocuments, writeNodes } from '../../src/repository/writes.js';
 
 const [storeArg, write, point, marker] = process.argv.slice(2) as [string, 'import' | 'nodes', 'inside' | 'after', string];
 
@@ -38,7 +39,7 @@ const store = new Proxy(opened, {
       return (workspace: string, operations: readonly NodeOperation[], options: NodeWriteOptions) => {
         const guard = options.guard!;
         let asked = 0;
-        return target.writeNodes(workspace, operations, {
+        return writeNodes(target, workspace, operations, {
           ...options,
           guard: {
             canRead: (ws, path) => {
@@ -52,7 +53,7 @@ const store = new Proxy(opened, {
       };
     }
     if (key === 'importDocuments' && point === 'inside') {
-      return (documents: readonly ImportDocument[], options: ImportOptions) => target.importDocuments(documents, {
+      return (documents: readonly ImportDocument[], options: ImportOptions) => importDocuments(target, documents, {
         ...options,
         guard: {
           create: (ws, path) => options.guard?.create(ws, path),

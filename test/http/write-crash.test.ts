@@ -48,13 +48,13 @@ async function killAt(write: Write, point: 'inside' | 'after'): Promise<void> {
 }
 
 async function state() {
-  const keep = await t.store.getNode('website', '/keep');
+  const keep = await t.store.reads.getNode('website', '/keep');
   return {
     title: keep?.properties.find(([name]) => name === 'title')?.[2],
-    keep: (await t.store.getSubtree('website', '/keep', 1)).length,
-    fresh: (await t.store.getSubtree('website', '/fresh', 1)).length,
-    nodes: await t.store.countNodes('website'),
-    events: (await t.store.changesSince(0, 100)).length,
+    keep: (await t.store.reads.getSubtree('website', '/keep', 1)).length,
+    fresh: (await t.store.reads.getSubtree('website', '/fresh', 1)).length,
+    nodes: await t.store.reads.countNodes('website'),
+    events: (await t.store.changes.since(0, 100)).length,
   };
 }
 

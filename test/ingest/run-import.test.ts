@@ -51,7 +51,7 @@ describe('importPaths: the spool folder of decoded binaries', () => {
     expect(existsSync(live)).toBe(true);
     expect(existsSync(other)).toBe(true);
     expect(readdirSync(spoolParent).sort()).toEqual([live.slice(spoolParent.length + 1), 'something-else'].sort());
-    expect(await store.countNodes('website')).toBe(1);
+    expect(await store.reads.countNodes('website')).toBe(1);
   });
 });
 
@@ -68,7 +68,7 @@ describe('importPaths: a hostile export', () => {
     expect(err).toBeInstanceOf(ImportError);
     expect((err as ImportError).file).toBe(join(content, 'website.bomb.yaml'));
     expect((err as ImportError).message).toMatch(/website\.bomb\.yaml:\d+: aliases expand to more than 10000 nodes/);
-    expect(await store.countNodes()).toBe(0);
+    expect(await store.reads.countNodes()).toBe(0);
     expect(readdirSync(dir).filter((n) => n.startsWith('petal-import-'))).toEqual([]);
   });
 });

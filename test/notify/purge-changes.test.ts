@@ -72,11 +72,11 @@ afterAll(async () => {
  * events recorded meanwhile; returns those events' keys.
  */
 async function purgedBy(change: () => Promise<void>): Promise<Set<string>> {
-  const before = await t.store.latestChange();
+  const before = await t.store.changes.latest();
   const seen = receivers.map((r) => r.calls.length);
   await change();
   await purger.settle();
-  const events = await t.store.changesSince(before, 1000);
+  const events = await t.store.changes.since(before, 1000);
   expect(events.length).toBeGreaterThan(0);
   const expected = new Set(events.flatMap((e) => [...changeKeys(e)]));
   receivers.forEach((r, i) => expect(allKeys(r.calls.slice(seen[i]))).toEqual(expected));

@@ -16,6 +16,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { NEW, document, draft } from '../conformance/drafts.js';
 import { OPEN_SECURITY } from '../helpers/test-app.js';
 import { allKeys, startReceiver, type PurgeReceiver } from './purge-receiver.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 let dir: string | undefined;
 let server: RunningServer | undefined;
@@ -52,9 +53,9 @@ async function changeFrom(file: string, name: string): Promise<Set<string>> {
   const other = new SqliteStore({ file });
   await other.open();
   try {
-    const before = await other.latestChange();
-    await other.importDocuments([document('website', '/', [draft(name, { type: 'cms:page' })])], NEW);
-    return new Set((await other.changesSince(before, 100)).flatMap((e) => [...changeKeys(e)]));
+    const before = await other.changes.latest();
+    await importDocuments(other, [document('website', '/', [draft(name, { type: 'cms:page' })])], NEW);
+    return new Set((await other.changes.since(before, 100)).flatMap((e) => [...changeKeys(e)]));
   } finally {
     await other.close();
   }

@@ -6,6 +6,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { WebhookSender } from '../../src/notify/webhook-sender.js';
 import { webhookTargets } from '../../src/notify/post-webhook.js';
 import { startReceiver, until, type Receiver } from './receiver.js';
+import { writeNodes } from '../../src/repository/writes.js';
 
 type Verify = (secret: string, rawBody: string | Buffer, header: string | undefined, options?: { now?: number }) => boolean;
 const EXAMPLE = fileURLToPath(new URL('../../examples/webhooks/verify.mjs', import.meta.url));
@@ -26,7 +27,7 @@ it('verifies a real delivery with the secret, and refuses a wrong secret, anothe
     publishing: false, log: { info: () => undefined, warn: () => undefined, error: () => undefined }, intervalMs: 10,
   });
   await sender.start();
-  await store.writeNodes('website', [{ op: 'create', parentPath: '/', node: { name: 'home', properties: [], children: [], field: '' } }], { by: 'test' });
+  await writeNodes(store, 'website', [{ op: 'create', parentPath: '/', node: { name: 'home', properties: [], children: [], field: '' } }], { by: 'test' });
   await until(() => receiver!.received.length === 1, () => receiver!.received);
   await sender.stop();
   const { body, headers } = receiver.received[0]!;

@@ -15,6 +15,7 @@ import { webhookTargets } from '../../src/notify/post-webhook.js';
 import { BACKENDS, type OpenBackend } from '../store/publish-backends.js';
 import { freshWorkspace } from '../conformance/drafts.js';
 import { startReceiver, until, type Receiver } from './receiver.js';
+import { writeNodes } from '../../src/repository/writes.js';
 
 const SECRET = 'cli-secret';
 
@@ -65,7 +66,7 @@ for (const backend of BACKENDS) {
         publishing: false, log: { info: () => undefined, warn: () => undefined, error: () => undefined }, intervalMs: 10, backoff: { initialMs: 5, giveUpMs: 30 },
       });
       await sender.start();
-      await store.writeNodes(ws, [{ op: 'create', parentPath: '/', node: { name: 'page', properties: [], children: [], field: '' } }], { by: 'cli' });
+      await writeNodes(store, ws, [{ op: 'create', parentPath: '/', node: { name: 'page', properties: [], children: [], field: '' } }], { by: 'cli' });
       await until(async () => (await store.webhooks.deliveries({ webhook: config.name, status: 'failed', limit: 1 })).length === 1, () => receiver.received.length);
       await sender.stop();
       const petal = (...args: string[]) => capture(() => webhooksCommand(args, async () => ({ store: unclosable(store), url: 'test', config: { webhooks: [config] } })));
@@ -94,7 +95,7 @@ for (const backend of BACKENDS) {
 
       expect(await petal('retry', 'no-such-delivery')).toMatchObject({ code: 1, err: 'petal webhooks: no delivery "no-such-delivery"\n' });
       const listed = await petal('list');
-      const latest = await store.latestChange();
+      const latest = await store.changes.latest();
       expect(listed.out).toMatch(new RegExp(`^${config.name}\\s+${receiver.url}\\s+all\\s+${latest}/${latest}$`, 'm'));
       const json = JSON.parse((await petal('list', '--json')).out) as { webhooks: { name: string; cursor: number }[] };
       expect(json.webhooks).toEqual([expect.objectContaining({ name: config.name, cursor: latest })]);

@@ -14,6 +14,7 @@ import { BACKENDS, type OpenBackend } from '../store/publish-backends.js';
 import { request, seedSite } from '../store/publish-site.js';
 import { freshWorkspace } from '../conformance/drafts.js';
 import { startReceiver, until, type Receiver } from './receiver.js';
+import { publishState, unpublishState, writeNodes } from '../../src/repository/writes.js';
 
 const SECRET = 'shh-its-a-secret';
 const env = { HOOK_SECRET: SECRET };
@@ -27,7 +28,7 @@ const quietLog = (): SenderLog & { warnings: string[] } => {
 async function create(store: ContentStore, ws: string, path: string): Promise<void> {
   const at = path.lastIndexOf('/');
   const name = path.slice(at + 1);
-  await store.writeNodes(ws, [{ op: 'create', parentPath: at === 0 ? '/' : path.slice(0, at), node: { name, properties: [], children: [], field: '' } }], { by: 'test' });
+  await writeNodes(store, ws, [{ op: 'create', parentPath: at === 0 ? '/' : path.slice(0, at), node: { name, properties: [], children: [], field: '' } }], { by: 'test' });
 }
 
 for (const backend of BACKENDS) {
@@ -182,8 +183,8 @@ for (const backend of BACKENDS) {
       receiver = await startReceiver();
       const { ws } = await seedSite(store, 'pub');
       await sender(hook(ws), { publishing: true });
-      await store.publishState(request(ws, '/home'));
-      await store.unpublishState(request(ws, '/home'));
+      await publishState(store, request(ws, '/home'));
+      await unpublishState(store, request(ws, '/home'));
       await until(() => receiver.received.length >= 2, paths);
       await senders[0]!.stop();
       expect(receiver.received.map((r) => [r.payload.event, r.payload.workspace])).toEqual([['published', ws], ['unpublished', ws]]);

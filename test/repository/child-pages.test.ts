@@ -9,6 +9,7 @@ import { Repository, type ReadAccess, type Session } from '../../src/repository/
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { ChildCursor } from '../../src/store/child-pages.js';
 import { NEW, document, draft, leaves } from '../conformance/drafts.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 /** Denies every path below `/site` whose last name starts with `secret`, and the `/vault` subtree. */
 const access: ReadAccess = {
@@ -27,7 +28,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'petal-repo-pages-'));
   store = new SqliteStore({ file: join(dir, 'petal.db') });
   await store.open();
-  await store.importDocuments([document('website', '/', [
+  await importDocuments(store, [document('website', '/', [
     draft('site', {}, leaves(...NAMES)),
     draft('vault', {}, leaves('gold', 'silver')),
   ])], NEW);

@@ -7,6 +7,7 @@ import type { ContentStore } from '../../src/store/content-store.js';
 import { Repository, type ReadAccess } from '../../src/repository/session.js';
 import { NodeTypeRegistry } from '../../src/repository/node-types.js';
 import type { ImportDocument, NodeDraft } from '../../src/store/rows.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 function page(name: string, title: string, kids: string[] = []): NodeDraft {
   return {
@@ -24,7 +25,7 @@ function counting(store: ContentStore): { store: ContentStore; calls: () => numb
   const proxy = new Proxy(store, {
     get(target, prop, receiver) {
       const v = Reflect.get(target, prop, receiver);
-      if (prop === 'getSubtree') return (...a: Parameters<ContentStore['getSubtree']>) => { calls++; return target.getSubtree(...a); };
+      if (prop === 'getSubtree') return (...a: Parameters<ContentStore['getSubtree']>) => { calls++; return target.reads.getSubtree(...a); };
       return typeof v === 'function' ? v.bind(target) : v;
     },
   });
@@ -36,7 +37,7 @@ async function open(): Promise<SqliteStore> {
   const s = new SqliteStore({ file: ':memory:' });
   await s.open();
   stores.push(s);
-  await s.importDocuments([doc([page('a', 'A1', ['main']), page('b', 'B1')])], { onUuidCollision: 'new' });
+  await importDocuments(s, [doc([page('a', 'A1', ['main']), page('b', 'B1')])], { onUuidCollision: 'new' });
   return s;
 }
 afterEach(async () => {
@@ -62,7 +63,7 @@ describe('subtree cache', () => {
     const { store, calls } = counting(raw);
     const s = new Repository(store, new NodeTypeRegistry()).systemSession();
     expect((await s.getSubtree('website', '/a', 1))[0]!.properties).toEqual([['title', 'String', 'A1']]);
-    await raw.importDocuments([doc([page('a', 'A2', ['main'])])], { onUuidCollision: 'replace' });
+    await importDocuments(raw, [doc([page('a', 'A2', ['main'])])], { onUuidCollision: 'replace' });
     expect((await s.getSubtree('website', '/a', 1))[0]!.properties).toEqual([['title', 'String', 'A2']]);
     expect(calls()).toBe(2);
   });
@@ -78,7 +79,7 @@ describe('subtree cache', () => {
     await s.getSubtree('website', '/', 2);
     expect(calls()).toBe(5);
     // /a/main changes: /a at depth 1 and / at depth 2 held it; /a at depth 0, /b and / at depth 1 did not.
-    await raw.importDocuments([{ ...doc([]), parentPath: '/a', roots: [{ name: 'main', type: 'cms:area', mixins: [], properties: [['x', 'String', '1']], children: [] }] }], { onUuidCollision: 'replace' });
+    await importDocuments(raw, [{ ...doc([]), parentPath: '/a', roots: [{ name: 'main', type: 'cms:area', mixins: [], properties: [['x', 'String', '1']], children: [] }] }], { onUuidCollision: 'replace' });
     await s.getSubtree('website', '/a', 0);
     await s.getSubtree('website', '/b', 1);
     await s.getSubtree('website', '/', 1);

@@ -9,6 +9,7 @@ import { NodeTypeRegistry } from '../../src/repository/node-types.js';
 import { Repository, type ReadAccess } from '../../src/repository/session.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { NEW, document, draft } from '../conformance/drafts.js';
+import { importDocuments, publishVersion } from '../../src/repository/writes.js';
 
 /** Reads everything in `website` except what lies under one of `denied`. */
 function accessDenying(...denied: string[]): ReadAccess {
@@ -27,11 +28,11 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'petal-repo-versions-'));
   store = new SqliteStore({ file: join(dir, 'petal.db') });
   await store.open();
-  await store.importDocuments([document('website', '/', [
+  await importDocuments(store, [document('website', '/', [
     draft('site', {}, [draft('open', {}, [draft('inner')]), draft('secret', {}, [draft('inner')]), draft('gone')]),
   ])], NEW);
-  for (const p of ['/site', '/site/secret', '/site/gone']) await store.publish('website', p, 'alice');
-  await store.importDocuments([document('website', '/', [draft('site', {}, [draft('open', {}, [draft('inner')]), draft('secret')])])], NEW);
+  for (const p of ['/site', '/site/secret', '/site/gone']) await publishVersion(store, 'website', p, 'alice');
+  await importDocuments(store, [document('website', '/', [draft('site', {}, [draft('open', {}, [draft('inner')]), draft('secret')])])], NEW);
   repo = new Repository(store, new NodeTypeRegistry());
 });
 afterAll(async () => {
@@ -54,17 +55,17 @@ describe('Session.listVersions', () => {
 
   it('is undefined for a node that no longer exists, even for the system session', async () => {
     expect(await repo.systemSession().listVersions('website', '/site/gone')).toBeUndefined();
-    expect(await store.listVersions('website', '/site/gone')).toHaveLength(1); // still stored
+    expect(await store.versions.list('website', '/site/gone')).toHaveLength(1); // still stored
   });
 
   it('is reachable again once a node is imported at that path', async () => {
-    await store.importDocuments([document('website', '/site', [draft('back')])], NEW);
+    await importDocuments(store, [document('website', '/site', [draft('back')])], NEW);
     expect(await repo.systemSession().listVersions('website', '/site/back')).toEqual([]);
-    await store.importDocuments([document('website', '/site', [draft('gone')])], NEW);
+    await importDocuments(store, [document('website', '/site', [draft('gone')])], NEW);
     expect((await repo.systemSession().listVersions('website', '/site/gone'))?.map((v) => v.name)).toEqual(['1.0']);
     const r = await repo.systemSession().readVersion('website', '/site/gone', '1.0', 1);
     expect(r.kind).toBe('found');
-    await store.importDocuments([document('website', '/', [draft('site', {}, [draft('open', {}, [draft('inner')]), draft('secret')])])], NEW);
+    await importDocuments(store, [document('website', '/', [draft('site', {}, [draft('open', {}, [draft('inner')]), draft('secret')])])], NEW);
   });
 });
 

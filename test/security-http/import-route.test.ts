@@ -83,7 +83,7 @@ describe('import over HTTP', () => {
     expect(res.status, res.raw).toBe(200);
     expect(res.body).toMatchObject({ files: 1, nodes: 1, roots: [{ workspace: 'website', path: '/travel/about' }] });
     expect((await read('/travel/about')).body.title).toBe('About us');
-    const changes = await t.store.changesSince(0, 1000);
+    const changes = await t.store.changes.since(0, 1000);
     expect(changes.at(-1)).toMatchObject({ workspace: 'website', kind: 'import', by: 'editor' });
   });
 

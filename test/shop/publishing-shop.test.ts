@@ -5,6 +5,7 @@ import { NodeTypeRegistry } from '../../src/repository/node-types.js';
 import { takenAlongBy } from '../../src/repository/publish-rules.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { BASE, IDS, SHOP_FILES, shopSecurity } from './helpers.js';
+import { publishState, unpublishState } from '../../src/repository/writes.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -26,7 +27,7 @@ it('serves the published catalog publicly and the working one in preview', async
     ['shopCatalogs', '/petal-gardens'], ['shopCategories', '/petal-gardens'], ['shopProducts', '/petal-gardens'],
     ['shopCurrencies', '/EUR'], ['shopCurrencies', '/CHF'], ['shopShippingMethods', '/standard'], ['shopShippingMethods', '/express'],
   ];
-  for (const [workspace, path] of roots) await t.store.publishState({ workspace, path, recursive: true, takenAlong, by: 'test' });
+  for (const [workspace, path] of roots) await publishState(t.store, { workspace, path, recursive: true, takenAlong, by: 'test' });
   expect(await status(catalog)).toBe(200);
   const products = async (base: string) => {
     const res = await t.app.inject({ method: 'GET', url: `${base}${catalog}/products?limit=50` });
@@ -36,7 +37,7 @@ it('serves the published catalog publicly and the working one in preview', async
   expect(await ids('')).toEqual(await ids('/preview'));
   expect(await ids('')).toContain(IDS.rose);
   // A product taken out of the published state leaves the public list only.
-  await t.store.unpublishState({ workspace: 'shopProducts', path: '/petal-gardens/rose-amber-morning', recursive: true, takenAlong, by: 'test' });
+  await unpublishState(t.store, { workspace: 'shopProducts', path: '/petal-gardens/rose-amber-morning', recursive: true, takenAlong, by: 'test' });
   expect(await ids('')).not.toContain(IDS.rose);
   expect(await ids('/preview')).toContain(IDS.rose);
 });

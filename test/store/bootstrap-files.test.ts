@@ -13,37 +13,38 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { FAIL, NEW, document, draft, leaves, uuid } from '../conformance/drafts.js';
 import { PG_URL, pgRows } from '../conformance/pg-sql.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 const recorded = (store: ContentStore) => store.withBootstrapFiles(async (files) => files);
 
 async function rules(store: ContentStore, other: ContentStore): Promise<void> {
   // Recorded with the import, numbered with its (last) change event.
-  await store.importDocuments([document('website', '/', leaves('a', 'b'))], {
+  await importDocuments(store, [document('website', '/', leaves('a', 'b'))], {
     ...NEW, bootstrap: { files: [{ path: 'content/website.a.yaml', sha256: 'f'.repeat(64), nodes: { website: ['/a', '/b'] } }] },
   });
   const [first] = await recorded(store);
-  expect(first).toMatchObject({ path: 'content/website.a.yaml', sha256: 'f'.repeat(64), nodes: { website: ['/a', '/b'] }, sequence: await store.latestChange() });
+  expect(first).toMatchObject({ path: 'content/website.a.yaml', sha256: 'f'.repeat(64), nodes: { website: ['/a', '/b'] }, sequence: await store.changes.latest() });
   expect(Number.isNaN(Date.parse(first!.importedAt))).toBe(false);
 
   // A failed import records nothing.
-  await store.importDocuments([document('website', '/', [draft('held', { id: uuid(1) })])], NEW);
+  await importDocuments(store, [document('website', '/', [draft('held', { id: uuid(1) })])], NEW);
   const clash = document('website', '/', [draft('clash', { id: uuid(1) })]);
-  await expect(store.importDocuments([clash], { ...FAIL, bootstrap: { files: [{ path: 'x.yaml', sha256: '0'.repeat(64), nodes: {} }] } })).rejects.toThrow();
+  await expect(importDocuments(store, [clash], { ...FAIL, bootstrap: { files: [{ path: 'x.yaml', sha256: '0'.repeat(64), nodes: {} }] } })).rejects.toThrow();
   expect((await recorded(store)).map((f) => f.path)).toEqual(['content/website.a.yaml']);
 
   // A write after the decision: the import rolls back, nothing of it is written.
-  const decidedAt = await store.latestChange();
-  await store.importDocuments([document('website', '/', leaves('editor'))], NEW);
-  const nodes = await store.countNodes();
-  await expect(store.importDocuments([document('website', '/', leaves('late'))], {
+  const decidedAt = await store.changes.latest();
+  await importDocuments(store, [document('website', '/', leaves('editor'))], NEW);
+  const nodes = await store.reads.countNodes();
+  await expect(importDocuments(store, [document('website', '/', leaves('late'))], {
     ...NEW, bootstrap: { files: [{ path: 'content/website.a.yaml', sha256: '1'.repeat(64), nodes: {} }], decidedAt },
   })).rejects.toBeInstanceOf(BootstrapRaceError);
-  expect(await store.countNodes()).toBe(nodes);
+  expect(await store.reads.countNodes()).toBe(nodes);
   expect((await recorded(store))[0]!.sha256).toBe('f'.repeat(64));
   // Decided after it: written and recorded (the import's own events do not count as a later write).
-  await store.importDocuments([document('website', '/', leaves('late'))], {
+  await importDocuments(store, [document('website', '/', leaves('late'))], {
     ...NEW, bootstrap: { files: [{ path: 'content/website.a.yaml', sha256: '1'.repeat(64), nodes: {} }], decidedAt: await store.latestChange() },
-  });
+  })});
   expect((await recorded(store))[0]!.sha256).toBe('1'.repeat(64));
 
   // One caller at a time, whichever store (instance) it comes through.

@@ -11,6 +11,7 @@ import type { ContentStore } from '../../src/store/content-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { ImportDocument } from '../../src/store/rows.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 const pgUrl = process.env.PETAL_TEST_PG ?? '';
 const schemas: string[] = [];
@@ -64,13 +65,13 @@ for (const kind of ['sqlite', 'postgres'] as const) {
   describe.skipIf(kind === 'postgres' && pgUrl === '')(`change feed (${kind})`, () => {
     it('resets first, then hands out each change once, in order; an unchanged generation costs nothing', async () => {
       const store = await openStore(kind);
-      await store.importDocuments([page('before')], { onUuidCollision: 'new' });
+      await importDocuments(store, [page('before')], { onUuidCollision: 'new' });
       const feed = new ChangeFeed(store);
       const seen = listen(feed);
       await feed.sync(await store.generation());
       expect(seen).toEqual([{ kind: 'reset' }]);
-      await store.importDocuments([page('a')], { onUuidCollision: 'new' });
-      await store.importDocuments([page('b')], { onUuidCollision: 'new' });
+      await importDocuments(store, [page('a')], { onUuidCollision: 'new' });
+      await importDocuments(store, [page('b')], { onUuidCollision: 'new' });
       const g = await store.generation();
       await Promise.all([feed.sync(g), feed.sync(g)]);
       await feed.sync(g);
@@ -78,26 +79,26 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       const batch = seen[1]!;
       const events: readonly ChangeEvent[] = batch.kind === 'events' ? batch.events : [];
       expect(events.map((e) => e.created.map((n) => n.path))).toEqual([['/a'], ['/b']]);
-      expect(feed.stats()).toMatchObject({ events: 2, resets: 1, sequence: await store.latestChange() });
+      expect(feed.stats()).toMatchObject({ events: 2, resets: 1, sequence: await store.changes.latest() });
     });
 
     it('a failure to read events is a reset, and so is the next change (the sequence is unknown until read again)', async () => {
       const store = await openStore(kind);
       let fail = false;
       const feed = new ChangeFeed(withChanges(store, {
-        since: async (s, l) => { if (fail) throw new Error('store unreachable'); return store.changesSince(s, l); },
+        since: async (s, l) => { if (fail) throw new Error('store unreachable'); return store.changes.since(s, l); },
       }));
       const seen = listen(feed);
       await feed.sync(await store.generation());
       fail = true;
-      await store.importDocuments([page('a')], { onUuidCollision: 'new' });
+      await importDocuments(store, [page('a')], { onUuidCollision: 'new' });
       await feed.sync(await store.generation());
       expect(seen.map((b) => b.kind)).toEqual(['reset', 'reset']);
       fail = false;
-      await store.importDocuments([page('b')], { onUuidCollision: 'new' });
+      await importDocuments(store, [page('b')], { onUuidCollision: 'new' });
       await feed.sync(await store.generation());
       expect(seen.map((b) => b.kind)).toEqual(['reset', 'reset', 'reset']);
-      await store.importDocuments([page('c')], { onUuidCollision: 'new' });
+      await importDocuments(store, [page('c')], { onUuidCollision: 'new' });
       await feed.sync(await store.generation());
       expect(seen.map((b) => b.kind)).toEqual(['reset', 'reset', 'reset', 'events']);
     });
@@ -107,14 +108,14 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       let full = false;
       const feed = new ChangeFeed(withChanges(store, {
         since: async (s, l) => {
-          const events = await store.changesSince(s, l);
+          const events = await store.changes.since(s, l);
           return full ? Array.from({ length: CHANGES_PAGE_MAX }, () => events[0]!) : events;
         },
       }));
       const seen = listen(feed);
       await feed.sync(await store.generation());
       full = true;
-      await store.importDocuments([page('a')], { onUuidCollision: 'new' });
+      await importDocuments(store, [page('a')], { onUuidCollision: 'new' });
       await feed.sync(await store.generation());
       expect(seen.map((b) => b.kind)).toEqual(['reset', 'reset']);
     });
@@ -122,9 +123,9 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     it('an older generation with fewer events than were handed out (a restored database) is a reset', async () => {
       const store = await openStore(kind);
       let latest: number | undefined;
-      const feed = new ChangeFeed(withChanges(store, { latest: async () => latest ?? store.latestChange() }));
+      const feed = new ChangeFeed(withChanges(store, { latest: async () => latest ?? store.changes.latest() }));
       const seen = listen(feed);
-      await store.importDocuments([page('a')], { onUuidCollision: 'new' });
+      await importDocuments(store, [page('a')], { onUuidCollision: 'new' });
       await feed.sync(await store.generation());
       const g = await store.generation();
       await feed.sync(g - 1); // an older read of the generation: nothing to do

@@ -12,22 +12,23 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { NEW, document, draft, leaves } from '../conformance/drafts.js';
 import { PG_URL, pgRows } from '../conformance/pg-sql.js';
+import { importDocuments, publishVersion } from '../../src/repository/writes.js';
 
 async function failingBump(store: ContentStore, fail: (on: boolean) => Promise<void>): Promise<void> {
-  await store.importDocuments([document('website', '/', leaves('first'))], NEW);
-  await store.publish('website', '/first', 'alice');
-  const before = await store.latestChange();
+  await importDocuments(store, [document('website', '/', leaves('first'))], NEW);
+  await publishVersion(store, 'website', '/first', 'alice');
+  const before = await store.changes.latest();
   const generation = await store.generation();
   await fail(true);
-  await expect(store.importDocuments([document('website', '/', [draft('second', {}, leaves('child'))])], NEW)).rejects.toThrow(/injected/);
-  await expect(store.publish('website', '/first', 'bob')).rejects.toThrow(/injected/);
-  expect(await store.latestChange()).toBe(before);
-  expect(await store.changesSince(before, 10)).toEqual([]);
+  await expect(importDocuments(store, [document('website', '/', [draft('second', {}, leaves('child'))])], NEW)).rejects.toThrow(/injected/);
+  await expect(publishVersion(store, 'website', '/first', 'bob')).rejects.toThrow(/injected/);
+  expect(await store.changes.latest()).toBe(before);
+  expect(await store.changes.since(before, 10)).toEqual([]);
   expect(await store.generation()).toBe(generation);
-  expect(await store.getNode('website', '/second')).toBeUndefined();
+  expect(await store.reads.getNode('website', '/second')).toBeUndefined();
   await fail(false);
-  await store.importDocuments([document('website', '/', leaves('second'))], NEW);
-  const events = await store.changesSince(before, 10);
+  await importDocuments(store, [document('website', '/', leaves('second'))], NEW);
+  const events = await store.changes.since(before, 10);
   expect(events.map((e) => e.created.map((n) => n.path))).toEqual([['/second']]);
 }
 

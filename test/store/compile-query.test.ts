@@ -259,7 +259,7 @@ describe('compileCount / compilePage (SQLite)', () => {
     });
 
     it('finds what it should in the fixture', async () => {
-      const { total, nodes } = await t.store.query(c.query);
+      const { total, nodes } = await t.store.reads.query(c.query);
       expect(total).toBe(c.total);
       const page = nodes.map((n) => n.name);
       expect(c.sortPage ? [...page].sort() : page).toEqual(c.sortPage ? [...c.page].sort() : c.page);

@@ -33,8 +33,8 @@ let snapshot: string;
 
 beforeAll(async () => {
   t = await createTestApp({ definitions: DEFINITIONS, contentPaths: [FIXTURES] });
-  nodesBefore = await t.store.countNodes();
-  toursBefore = await t.store.countNodes('tours');
+  nodesBefore = await t.store.reads.countNodes();
+  toursBefore = await t.store.reads.countNodes('tours');
   snapshot = (await getJson(t.app, '/.rest/delivery/all?limit=100')).raw;
 });
 afterAll(async () => {
@@ -232,8 +232,8 @@ describe('limits', () => {
 
 describe('the store after all of it', () => {
   it('holds the same nodes', async () => {
-    expect(await t.store.countNodes()).toBe(nodesBefore);
-    expect(await t.store.countNodes('tours')).toBe(toursBefore);
+    expect(await t.store.reads.countNodes()).toBe(nodesBefore);
+    expect(await t.store.reads.countNodes('tours')).toBe(toursBefore);
     expect((await getJson(t.app, '/.rest/delivery/all?limit=100')).raw).toBe(snapshot);
   });
 
@@ -255,10 +255,10 @@ describe('the store after all of it', () => {
       offset: 0,
       limit: 10,
     };
-    await expect(t.store.query(q)).resolves.toEqual({ total: 0, nodes: [] });
+    await expect(t.store.reads.query(q)).resolves.toEqual({ total: 0, nodes: [] });
     // The same hostile pieces in the real workspace: still only data.
     const inTours: StoreQuery = { ...q, workspace: 'tours', rootPath: '/', types: null, conditions: [q.conditions[0]!] };
-    await expect(t.store.query(inTours)).resolves.toEqual({ total: 0, nodes: [] });
-    expect(await t.store.countNodes()).toBe(nodesBefore);
+    await expect(t.store.reads.query(inTours)).resolves.toEqual({ total: 0, nodes: [] });
+    expect(await t.store.reads.countNodes()).toBe(nodesBefore);
   });
 });

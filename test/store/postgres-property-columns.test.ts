@@ -14,6 +14,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { KIND_CODES, columnFromRows, type PropertyRow } from '../../src/store/query-index/column-source.js';
 import { NEW, document, draft } from '../conformance/drafts.js';
 import { pgRows as sql } from '../conformance/pg-sql.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 const url = process.env.PETAL_TEST_PG ?? '';
 
@@ -56,9 +57,9 @@ describe.skipIf(url === '')('PostgreSQL columns from the nodes\' JSON', () => {
     store = new PostgresStore({ url, schema });
     await store.open();
     const nodes = Array.from({ length: 40 }, (_, i) => draft(`n${i}`, { properties: properties(i) }));
-    await store.importDocuments([document('tours', '/', nodes)], NEW);
+    await importDocuments(store, [document('tours', '/', nodes)], NEW);
     // Another workspace with the same names: none of its values may show.
-    await store.importDocuments([document('other', '/', [draft('o', { properties: properties(99) })])], NEW);
+    await importDocuments(store, [document('other', '/', [draft('o', { properties: properties(99) })])], NEW);
 
     pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 2 });
     const db = pool;

@@ -8,6 +8,7 @@ import { compileAcl, subtreeWritable, type AclRule } from '../../src/security/wo
 import { NEW, document, draft } from '../conformance/drafts.js';
 import { BACKENDS, openForSuite } from './publish-backends.js';
 import { COMPONENT, PAGE, pathsIn, request, seedSite } from './publish-site.js';
+import { importDocuments, publishState, writeNodes } from '../../src/repository/writes.js';
 
 /** The guard SecurityService.writeAccess gives a caller with these rules in every workspace. */
 function guardOf(...rules: [string, AclRule['permission']][]): NodeWriteGuard {
@@ -36,8 +37,8 @@ for (const backend of BACKENDS) {
       const answers: unknown[] = [];
       for (const withHidden of [false, true]) {
         const { ws, pub } = await seedSite(store, `taken-${withHidden}`);
-        if (withHidden) await store.writeNodes(ws, [{ op: 'create', parentPath: '/home/main', node: { name: 'private', type: COMPONENT, properties: [], children: [], field: '' } }], { by: 'boss' });
-        const r = await refusal(store.publishState(request(ws, '/home', { guard })));
+        if (withHidden) await writeNodes(store, ws, [{ op: 'create', parentPath: '/home/main', node: { name: 'private', type: COMPONENT, properties: [], children: [], field: '' } }], { by: 'boss' });
+        const r = await refusal(publishState(store, request(ws, '/home', { guard })));
         answers.push({ ...r, message: r.message.replace(ws, 'WS') });
         expect(await pathsIn(store, pub)).toEqual([]);
       }
@@ -49,26 +50,26 @@ for (const backend of BACKENDS) {
 
     it('refuses to remove the old published copy of a moved node from where the caller may not write, never naming that place', async () => {
       const { ws, pub } = await seedSite(store, 'moved-hidden');
-      await store.publishState(request(ws, '/home', { recursive: true }));
-      await store.writeNodes(ws, [{ op: 'move', path: '/home/about', to: '/about' }], { by: 'boss' });
+      await publishState(store, request(ws, '/home', { recursive: true }));
+      await writeNodes(store, ws, [{ op: 'move', path: '/home/about', to: '/about' }], { by: 'boss' });
       const guard = guardOf(['/about', 'readWrite'], ['/about/*', 'readWrite']);
-      const r = await refusal(store.publishState(request(ws, '/about', { guard })));
+      const r = await refusal(publishState(store, request(ws, '/about', { guard })));
       expect(r).toEqual({ reason: 'denied', message: `You may not publish or unpublish ${ws}:/about` });
       expect(await pathsIn(store, pub)).toEqual(['/home', '/home/about', '/home/about/main', '/home/main', '/home/main/teaser']);
       // Who may write the old place too moves the published copy along.
       const both = guardOf(['/about', 'readWrite'], ['/about/*', 'readWrite'], ['/home/about', 'readWrite'], ['/home/about/*', 'readWrite']);
-      await store.publishState(request(ws, '/about', { guard: both }));
+      await publishState(store, request(ws, '/about', { guard: both }));
       expect(await pathsIn(store, pub)).toEqual(['/about', '/about/main', '/home', '/home/main', '/home/main/teaser']);
     });
 
     it('refuses to replace a published node of another id whose published subtree may hold what the caller cannot see', async () => {
       const { ws, pub } = await seedSite(store, 'recreated');
-      await store.publishState(request(ws, '/home', { recursive: true }));
+      await publishState(store, request(ws, '/home', { recursive: true }));
       // /home deleted and created again in the working state: a new id, so its published subtree goes.
-      await store.writeNodes(ws, [{ op: 'delete', path: '/home' }], { by: 'boss' });
-      await store.importDocuments([document(ws, '/', [draft('home', { type: PAGE })])], NEW);
+      await writeNodes(store, ws, [{ op: 'delete', path: '/home' }], { by: 'boss' });
+      await importDocuments(store, [document(ws, '/', [draft('home', { type: PAGE })])], NEW);
       const guard = guardOf(['/home', 'readWrite'], ['/home/main', 'readWrite'], ['/home/main/*', 'readWrite']);
-      const r = await refusal(store.publishState(request(ws, '/home', { guard })));
+      const r = await refusal(publishState(store, request(ws, '/home', { guard })));
       expect(r).toEqual({ reason: 'denied', message: `You may not publish or unpublish ${ws}:/home` });
       expect(await pathsIn(store, pub)).toEqual(['/home', '/home/about', '/home/about/main', '/home/main', '/home/main/teaser']);
     });

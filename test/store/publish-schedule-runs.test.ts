@@ -16,6 +16,7 @@ import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { publishedWorkspace } from '../../src/store/publishing.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { NEW, document, draft } from '../conformance/drafts.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 const DUE = '2026-06-01T12:00:00.000Z';
 const AFTER_DUE = new Date('2026-06-01T12:00:05.000Z');
@@ -70,7 +71,7 @@ async function opened(backend: Backend): Promise<ContentStore> {
 }
 
 async function importTravel(store: ContentStore): Promise<void> {
-  await store.importDocuments([document('website', '/', [draft('travel', { type: 'cms:page' }, [draft('main', { type: 'cms:area' })])])], NEW);
+  await importDocuments(store, [document('website', '/', [draft('travel', { type: 'cms:page' }, [draft('main', { type: 'cms:area' })])])], NEW);
 }
 
 const pgUrl = process.env.PETAL_TEST_PG;
@@ -90,7 +91,7 @@ describe.each(backends)('scheduled publication on %s (PETAL_TEST_PG adds postgre
     const a = await opened(backend);
     const b = await opened(backend);
     await importTravel(a);
-    await a.addSchedule({ action: 'publish', workspace: 'website', path: '/travel', recursive: true, by: 'alice', runAs: 'operator', due: DUE });
+    await a.schedules.add({ action: 'publish', workspace: 'website', path: '/travel', recursive: true, by: 'alice', runAs: 'operator', due: DUE });
     // PostgreSQL: the two polls race. SQLite: one after the other, since two instances in ONE process
     // cannot race (the second's busy wait for the write lock blocks the thread the first needs to
     // commit, until busy_timeout); two processes on one file do not have that problem.
@@ -99,9 +100,9 @@ describe.each(backends)('scheduled publication on %s (PETAL_TEST_PG adds postgre
       : [await schedulerOf(a).poll(), await schedulerOf(b).poll()];
     expect(ra.ran + rb.ran).toBe(1);
     expect(ra.failed + rb.failed + ra.retried + rb.retried).toBe(0);
-    expect(await a.listSchedules()).toEqual([]);
-    expect(await b.listVersions('website', '/travel')).toHaveLength(1);
-    expect((await b.getSubtree(publishedWorkspace('website'), '/travel', 1)).map((n) => n.path)).toEqual(['/travel', '/travel/main']);
+    expect(await a.schedules.list()).toEqual([]);
+    expect(await b.versions.list('website', '/travel')).toHaveLength(1);
+    expect((await b.reads.getSubtree(publishedWorkspace('website'), '/travel', 1)).map((n) => n.path)).toEqual(['/travel', '/travel/main']);
     // Neither runs it again.
     const again = [await schedulerOf(a).poll(), await schedulerOf(b).poll()];
     expect(again.map((r) => r.ran)).toEqual([0, 0]);
@@ -111,32 +112,32 @@ describe.each(backends)('scheduled publication on %s (PETAL_TEST_PG adds postgre
     backend = make();
     const first = await opened(backend);
     await importTravel(first);
-    await first.addSchedule({ action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', runAs: 'operator', comment: 'spring', due: DUE });
+    await first.schedules.add({ action: 'publish', workspace: 'website', path: '/travel', recursive: false, by: 'alice', runAs: 'operator', comment: 'spring', due: DUE });
     await first.close();
     open.splice(open.indexOf(first), 1);
 
     const restarted = await opened(backend);
-    const later = await restarted.addSchedule({ action: 'unpublish', workspace: 'website', path: '/travel', recursive: false, by: 'bob', runAs: 'operator', due: '2999-01-01T00:00:00.000Z' });
+    const later = await restarted.schedules.add({ action: 'unpublish', workspace: 'website', path: '/travel', recursive: false, by: 'bob', runAs: 'operator', due: '2999-01-01T00:00:00.000Z' });
     const scheduler = schedulerOf(restarted);
     expect(await scheduler.poll()).toEqual({ ran: 1, failed: 0, retried: 0 });
     expect(await scheduler.poll()).toEqual({ ran: 0, failed: 0, retried: 0 });
-    expect(await restarted.getNode(publishedWorkspace('website'), '/travel')).toBeDefined();
-    const versions = await restarted.listVersions('website', '/travel');
+    expect(await restarted.reads.getNode(publishedWorkspace('website'), '/travel')).toBeDefined();
+    const versions = await restarted.versions.list('website', '/travel');
     expect(versions.map((v) => [v.createdBy, v.comment])).toEqual([['alice', 'spring']]);
-    expect((await restarted.listSchedules()).map((s) => s.id)).toEqual([later.id]);
+    expect((await restarted.schedules.list()).map((s) => s.id)).toEqual([later.id]);
   });
 
   it('a refused schedule (parent not published) is marked failed and stays listed, not run again', async () => {
     backend = make();
     const store = await opened(backend);
     await importTravel(store);
-    const s = await store.addSchedule({ action: 'publish', workspace: 'website', path: '/travel/main', recursive: false, by: 'alice', runAs: 'operator', due: DUE });
+    const s = await store.schedules.add({ action: 'publish', workspace: 'website', path: '/travel/main', recursive: false, by: 'alice', runAs: 'operator', due: DUE });
     const scheduler = schedulerOf(store);
     expect(await scheduler.poll()).toEqual({ ran: 0, failed: 1, retried: 0 });
     expect(await scheduler.poll()).toEqual({ ran: 0, failed: 0, retried: 0 });
-    const [listed] = await store.listSchedules();
+    const [listed] = await store.schedules.list();
     expect(listed?.id).toBe(s.id);
     expect(listed?.error).toBeTruthy();
-    expect(await store.getNode(publishedWorkspace('website'), '/travel/main')).toBeUndefined();
+    expect(await store.reads.getNode(publishedWorkspace('website'), '/travel/main')).toBeUndefined();
   });
 });

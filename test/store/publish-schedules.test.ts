@@ -18,12 +18,12 @@ for (const backend of BACKENDS) {
     openForSuite(backend, (s) => { store = s; });
 
     it('stores, lists soonest first, hands out the due ones that have not failed, and cancels', async () => {
-      expect(await store.listSchedules()).toEqual([]);
+      expect(await store.schedules.list()).toEqual([]);
       const started = Date.now();
       // Offsets and precisions differ: the instants are what orders them.
-      const late = await store.addSchedule(at('2030-06-01T12:00:00+02:00', { action: 'unpublish', recursive: true, comment: 'summer' }));
-      const early = await store.addSchedule(at('2030-06-01T09:30Z', { path: '/news', by: 'bob', runAs: 'operator' }));
-      const middle = await store.addSchedule(at('2030-06-01T09:59:59.500Z'));
+      const late = await store.schedules.add(at('2030-06-01T12:00:00+02:00', { action: 'unpublish', recursive: true, comment: 'summer' }));
+      const early = await store.schedules.add(at('2030-06-01T09:30Z', { path: '/news', by: 'bob', runAs: 'operator' }));
+      const middle = await store.schedules.add(at('2030-06-01T09:59:59.500Z'));
       expect(early).toEqual({
         id: expect.stringMatching(UUID), action: 'publish', workspace: 'website', path: '/news', recursive: false, by: 'bob', runAs: 'operator',
         due: '2030-06-01T09:30:00.000Z', created: expect.any(String),
@@ -31,33 +31,33 @@ for (const backend of BACKENDS) {
       expect(Date.parse(early.created)).toBeGreaterThanOrEqual(started - 1000);
       expect(late).toMatchObject({ action: 'unpublish', recursive: true, comment: 'summer', runAs: 'user:alice', due: '2030-06-01T10:00:00.000Z' });
       expect(new Set([late.id, early.id, middle.id]).size).toBe(3);
-      expect(await store.listSchedules()).toEqual([early, middle, late]);
+      expect(await store.schedules.list()).toEqual([early, middle, late]);
 
-      expect(await store.dueSchedules('2030-06-01T09:00:00Z', 10)).toEqual([]);
-      expect(await store.dueSchedules('2030-06-01T10:00:00Z', 10)).toEqual([early, middle, late]);
-      expect(await store.dueSchedules('2030-06-01T10:00:00Z', 2)).toEqual([early, middle]);
+      expect(await store.schedules.due('2030-06-01T09:00:00Z', 10)).toEqual([]);
+      expect(await store.schedules.due('2030-06-01T10:00:00Z', 10)).toEqual([early, middle, late]);
+      expect(await store.schedules.due('2030-06-01T10:00:00Z', 2)).toEqual([early, middle]);
 
-      await store.failSchedule(middle.id, 'Parent content website:/ is not published yet');
+      await store.schedules.fail(middle.id, 'Parent content website:/ is not published yet');
       const failed = { ...middle, error: 'Parent content website:/ is not published yet' };
-      expect(await store.listSchedules()).toEqual([early, failed, late]);
-      expect(await store.dueSchedules('2031-01-01T00:00:00Z', 10)).toEqual([early, late]);
+      expect(await store.schedules.list()).toEqual([early, failed, late]);
+      expect(await store.schedules.due('2031-01-01T00:00:00Z', 10)).toEqual([early, late]);
 
-      expect(await store.cancelSchedule(early.id)).toEqual(early);
-      expect(await store.cancelSchedule(early.id)).toBeUndefined();
-      expect(await store.cancelSchedule('no-such-schedule')).toBeUndefined();
-      expect(await store.listSchedules()).toEqual([failed, late]);
+      expect(await store.schedules.cancel(early.id)).toEqual(early);
+      expect(await store.schedules.cancel(early.id)).toBeUndefined();
+      expect(await store.schedules.cancel('no-such-schedule')).toBeUndefined();
+      expect(await store.schedules.list()).toEqual([failed, late]);
     });
 
     it('keeps whose rights each runs with: a user\'s, the anonymous caller\'s, the operator\'s', async () => {
-      const made = await Promise.all((['user:ed', 'anonymous', 'operator'] as const).map((runAs) => store.addSchedule(at('2031-01-01T00:00:00Z', { runAs }))));
-      const listed = new Map((await store.listSchedules()).map((s) => [s.id, s.runAs]));
+      const made = await Promise.all((['user:ed', 'anonymous', 'operator'] as const).map((runAs) => store.schedules.add(at('2031-01-01T00:00:00Z', { runAs }))));
+      const listed = new Map((await store.schedules.list()).map((s) => [s.id, s.runAs]));
       expect(made.map((s) => listed.get(s.id))).toEqual(['user:ed', 'anonymous', 'operator']);
-      for (const s of made) await store.cancelSchedule(s.id);
+      for (const s of made) await store.schedules.cancel(s.id);
     });
 
     it('refuses a due time that is no instant', async () => {
-      await expect(store.addSchedule(at('tomorrow'))).rejects.toThrow(RangeError);
-      await expect(store.dueSchedules('soon', 10)).rejects.toThrow(RangeError);
+      await expect(store.schedules.add(at('tomorrow'))).rejects.toThrow(RangeError);
+      await expect(store.schedules.due('soon', 10)).rejects.toThrow(RangeError);
     });
   });
 }

@@ -5,6 +5,7 @@ import type { ContentStore } from '../../src/store/content-store.js';
 import { publishedWorkspace, type StateRequest } from '../../src/store/publishing.js';
 import type { NodeRecord } from '../../src/store/rows.js';
 import { NEW, document, draft, freshWorkspace, uuid } from '../conformance/drafts.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 export const PAGE = 'cms:page';
 export const AREA = 'cms:area';
@@ -20,7 +21,7 @@ export const MODIFIED: StoredProperty = ['cms:lastModified', 'Date', '2024-01-02
  */
 export async function seedSite(store: ContentStore, label: string): Promise<{ ws: string; pub: string }> {
   const ws = freshWorkspace(label);
-  await store.importDocuments([document(ws, '/', [
+  await importDocuments(store, [document(ws, '/', [
     draft('home', { id: uuid(1), type: PAGE, properties: [['title', 'String', 'Home'], MODIFIED] }, [
       draft('main', { id: uuid(2), type: AREA, properties: [MODIFIED] }, [
         draft('teaser', { id: uuid(3), type: COMPONENT, properties: [['text', 'String', 'Hello']] }),
@@ -43,5 +44,5 @@ export function prop(node: NodeRecord | undefined, name: string): unknown {
 
 /** Every path of the workspace, in path order. */
 export async function pathsIn(store: ContentStore, workspace: string): Promise<string[]> {
-  return (await store.getSubtree(workspace, '/', 99)).map((n) => n.path).sort();
+  return (await store.reads.getSubtree(workspace, '/', 99)).map((n) => n.path).sort();
 }

@@ -7,6 +7,7 @@ import { DeferredIndexes } from '../../src/store/sqlite/deferred-indexes.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { NEW } from '../conformance/drafts.js';
 import { folder } from './sqlite-bulk-import-data.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 const [file, marker] = process.argv.slice(2) as [string, string];
 
@@ -18,4 +19,4 @@ DeferredIndexes.prototype.rebuild = async function stop(): Promise<void> {
 
 const store = new SqliteStore({ file });
 await store.open();
-await store.importDocuments(Array.from({ length: 11 }, (_, f) => folder(f, 1_000, f === 5)), NEW);
+await importDocuments(store, Array.from({ length: 11 }, (_, f) => folder(f, 1_000, f === 5)), NEW);

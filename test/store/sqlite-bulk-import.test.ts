@@ -14,6 +14,7 @@ import { DEFER_MIN_NODES, DeferredIndexes, shouldDefer } from '../../src/store/s
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { document, draft, NEW, uuid } from '../conformance/drafts.js';
 import { folder, snapshot, WS } from './sqlite-bulk-import-data.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 const CHILD = join(import.meta.dirname, 'sqlite-bulk-import-crash-child.ts');
 /** Folders of the large import: more nodes than DEFER_MIN_NODES in one import. */
@@ -39,7 +40,7 @@ async function open(name: string): Promise<SqliteStore> {
 
 /** What the store held before the large import: folder 3 (replaced by it) with other content, and another workspace. */
 async function seed(store: SqliteStore): Promise<void> {
-  await store.importDocuments([
+  await importDocuments(store, [
     document(WS, '/', [draft('f003', { id: uuid(1) }, [draft('old', { id: uuid(2), properties: [['title', 'String', 'the old temple']] })])]),
     document('website', '/', [draft('home', { id: uuid(3), properties: [['title', 'String', 'Home forest']] })]),
   ], NEW);
@@ -60,14 +61,14 @@ const query = (conditions: Condition[], orderBy: StoreQuery['orderBy'] = []): St
 
 async function answers(store: SqliteStore) {
   const run = async (q: StoreQuery) => {
-    const r = await store.query(q);
+    const r = await store.reads.query(q);
     return { total: r.total, paths: r.nodes.map((n) => n.path) };
   };
   return {
     byTag: await run(query([eq('tags', 't3')])),
     byPrice: await run(query([eq('price', 100)], [{ target: { kind: 'property', name: 'title' }, descending: true }])),
     byDuration: await run(query([eq('duration', 7)], [{ target: { kind: 'property', name: 'price' }, descending: false }])),
-    kinds: await store.propertyKinds(WS, ['price', 'title', 'featured', 'activated']),
+    kinds: await store.reads.propertyKinds(WS, ['price', 'title', 'featured', 'activated']),
   };
 }
 
@@ -90,7 +91,7 @@ describe('SQLite large import', () => {
     });
     const bulk = await open('bulk.db');
     await seed(bulk);
-    const result = await bulk.importDocuments(large(), NEW);
+    const result = await importDocuments(bulk, large(), NEW);
     expect(drops).toHaveBeenCalledTimes(1);
     expect(rebuilt).toContain(true);
     expect(result.nodes).toBe(FOLDERS * (PER + 1) + 1);
@@ -99,7 +100,7 @@ describe('SQLite large import', () => {
     const small = await open('small.db');
     await seed(small);
     // One folder per import: each below DEFER_MIN_NODES, so every index is maintained row by row.
-    for (const doc of large()) await small.importDocuments([doc], NEW);
+    for (const doc of large()) await importDocuments(small, [doc], NEW);
     expect(drops).toHaveBeenCalledTimes(1);
 
     const [a, b] = [snapshot(bulk.databaseFile), snapshot(small.databaseFile)];
@@ -119,13 +120,13 @@ describe('SQLite large import', () => {
     const before = snapshot(store.databaseFile);
     const drops = vi.spyOn(DeferredIndexes.prototype, 'drop');
     const docs = [...large(), document(WS, '/', [draft('bad/name')])];
-    await expect(store.importDocuments(docs, NEW)).rejects.toThrow(/invalid node name/);
+    await expect(importDocuments(store, docs, NEW)).rejects.toThrow(/invalid node name/);
     expect(drops).toHaveBeenCalledTimes(1);
     expect(snapshot(store.databaseFile)).toEqual(before);
     // Later imports (a large one again) work on the restored schema.
-    await store.importDocuments(large(), NEW);
+    await importDocuments(store, large(), NEW);
     expect(snapshot(store.databaseFile).integrity).toBe('ok');
-    expect(await store.countNodes(WS)).toBe(FOLDERS * (PER + 1));
+    expect(await store.reads.countNodes(WS)).toBe(FOLDERS * (PER + 1));
   }, 120_000);
 
   it('a process killed (SIGKILL) during a deferred import, indexes dropped and rows written, leaves the store as it was', async () => {
@@ -155,8 +156,8 @@ describe('SQLite large import', () => {
 
     expect(snapshot(file)).toEqual(before);
     const reopened = await open('killed.db');
-    expect(await reopened.countNodes(WS)).toBe(1 + 1);
-    await reopened.importDocuments(large(), NEW);
+    expect(await reopened.reads.countNodes(WS)).toBe(1 + 1);
+    await importDocuments(reopened, large(), NEW);
     expect(snapshot(file).integrity).toBe('ok');
   }, 150_000);
 });

@@ -45,7 +45,7 @@ describe('SQLite database file modes', () => {
       expect(modeOf(file)).toBe(0o600);
       expect(modeOf(`${file}-wal`)).toBe(0o600);
       expect(notices).toContainEqual(expect.stringMatching(new RegExp(`database file ${file}: narrowed from mode 644 to 600`)));
-      expect(await store.ping()).toBe(true);
+      expect(await store.reads.ping()).toBe(true);
     } finally {
       await store.close();
     }

@@ -12,6 +12,7 @@ import type { RowValue } from '../../src/store/sqlite/import-connection.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { NEW, document, draft, uuid } from '../conformance/drafts.js';
 import { folder, snapshot, WS } from './sqlite-bulk-import-data.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 let dir = '';
 const open: { close(): Promise<void> }[] = [];
@@ -105,29 +106,29 @@ describe('SQLite store: large imports through the worker', () => {
     const spawned = vi.spyOn(WorkerImportConnection.prototype, 'rows');
     const viaWorker = await store('worker.db', 10_000);
     const local = await store('local.db', Infinity);
-    await viaWorker.importDocuments(docs(), NEW);
+    await importDocuments(viaWorker, docs(), NEW);
     expect(spawned).toHaveBeenCalled();
     spawned.mockClear();
-    await local.importDocuments(docs(), NEW);
+    await importDocuments(local, docs(), NEW);
     expect(spawned).not.toHaveBeenCalled();
     // Again over the first (re-imported roots: deletes inside the worker's transaction).
-    await viaWorker.importDocuments(docs(), NEW);
-    await local.importDocuments(docs(), NEW);
+    await importDocuments(viaWorker, docs(), NEW);
+    await importDocuments(local, docs(), NEW);
     const [a, b] = [snapshot(viaWorker.databaseFile), snapshot(local.databaseFile)];
     expect(a.integrity).toBe('ok');
     expect(a).toEqual(b);
-    expect((await viaWorker.changesSince(0, 100)).map((e) => [e.kind, e.count])).toEqual((await local.changesSince(0, 100)).map((e) => [e.kind, e.count]));
+    expect((await viaWorker.changes.since(0, 100)).map((e) => [e.kind, e.count])).toEqual((await local.changes.since(0, 100)).map((e) => [e.kind, e.count]));
   }, 120_000);
 
   it('answers what the transaction did not write from the last commit as the main thread does (positions, a reused uuid)', async () => {
     const run = async (file: string, min: number) => {
       const s = await store(file, min);
-      await s.importDocuments([document('tours', '/', [draft('a', { id: uuid(7) }), draft('b')])], NEW);
-      const result = await s.importDocuments([document('tours', '/', [draft('c', {}, [draft('d', { id: uuid(7) })]), draft('e')])], NEW);
+      await importDocuments(s, [document('tours', '/', [draft('a', { id: uuid(7) }), draft('b')])], NEW);
+      const result = await importDocuments(s, [document('tours', '/', [draft('c', {}, [draft('d', { id: uuid(7) })]), draft('e')])], NEW);
       return {
         warnings: result.warnings.map((w) => w.replace(/new uuid \S+/, 'new uuid …')),
-        order: (await s.getSubtree('tours', '/', 1)).map((n) => n.path),
-        ids: (await s.getSubtree('tours', '/', 2)).filter((n) => n.id === uuid(7)).map((n) => n.path),
+        order: (await s.reads.getSubtree('tours', '/', 1)).map((n) => n.path),
+        ids: (await s.reads.getSubtree('tours', '/', 2)).filter((n) => n.id === uuid(7)).map((n) => n.path),
       };
     };
     const spawned = vi.spyOn(WorkerImportConnection.prototype, 'rows');
@@ -140,7 +141,7 @@ describe('SQLite store: large imports through the worker', () => {
 
   it('a worker that dies during an import leaves the store as it was, and the next import works', async () => {
     const s = await store('dies.db', 10_000);
-    await s.importDocuments([folder(0, 10, false)], NEW);
+    await importDocuments(s, [folder(0, 10, false)], NEW);
     const before = snapshot(s.databaseFile);
     let writes = 0;
     const write = WorkerImportConnection.prototype.write;
@@ -148,10 +149,10 @@ describe('SQLite store: large imports through the worker', () => {
       if (++writes === 5) await this.terminate();
       return write.apply(this, args);
     });
-    await expect(s.importDocuments(docs(), NEW)).rejects.toThrow();
+    await expect(importDocuments(s, docs(), NEW)).rejects.toThrow();
     spy.mockRestore();
     expect(snapshot(s.databaseFile)).toEqual(before);
-    await s.importDocuments(docs(), NEW);
-    expect(await s.countNodes(WS)).toBe(11 * (1_000 + 1)); // the twin of folder 5 replaces a sibling of its name
+    await importDocuments(s, docs(), NEW);
+    expect(await s.reads.countNodes(WS)).toBe(11 * (1_000 + 1)); // the twin of folder 5 replaces a sibling of its name
   }, 120_000);
 });

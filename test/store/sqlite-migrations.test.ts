@@ -13,6 +13,7 @@ import { connect } from '../../src/store/sqlite/statements.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { NEW } from '../conformance/drafts.js';
 import { folder, WS } from './sqlite-bulk-import-data.js';
+import { importDocuments, writeNodes } from '../../src/repository/writes.js';
 
 /** The indexes of version 5 that migration 6 drops, as migration 2 created them. */
 const VERSION_4_INDEXES = `
@@ -75,10 +76,10 @@ describe('SQLite migrations', () => {
   it('migrations 6 and 7 upgrade a store of version 5 with content: value indexes and props dropped, the same answers', async () => {
     const file = join(dir, 'petal.db');
     const first = await open(file, Infinity);
-    await first.importDocuments([folder(0, 300), folder(1, 300, true)], NEW);
+    await importDocuments(first, [folder(0, 300), folder(1, 300, true)], NEW);
     // The answers of the SQL path and of the query index before the upgrade.
     const answer = async (store: SqliteStore) => Promise.all(QUERIES.map(async (q) => {
-      const r = await store.query(q);
+      const r = await store.reads.query(q);
       return { total: r.total, paths: r.nodes.map((n) => n.path) };
     }));
     const before = await answer(first);
@@ -105,8 +106,8 @@ describe('SQLite migrations', () => {
       expect(await answer(store), `queryIndexThreshold ${threshold}`).toEqual(before);
       // The new trigger: a deleted node's full-text row goes with it.
       if (threshold === 0) {
-        await store.writeNodes(WS, [{ op: 'delete', path: '/f001' }], { by: 'test' });
-        expect((await store.query(query([], [], { fullText: [{ word: 'twin', prefix: false }], offset: 0 }))).total).toBe(0);
+        await writeNodes(store, WS, [{ op: 'delete', path: '/f001' }], { by: 'test' });
+        expect((await store.reads.query(query([], [], { fullText: [{ word: 'twin', prefix: false }], offset: 0 }))).total).toBe(0);
       }
       await store.close();
       stores.pop();
@@ -128,7 +129,7 @@ describe('SQLite migrations', () => {
   it('migration 10 upgrades schedules of version 9: each runs as the user its `by` names, checked when it runs', async () => {
     const file = join(dir, 'schedules.db');
     const first = await open(file, 0);
-    const stored = await first.addSchedule({ action: 'publish', workspace: 'website', path: '/shop', recursive: false, by: 'ed', runAs: 'operator', due: '2030-01-01T00:00:00Z' });
+    const stored = await first.schedules.add({ action: 'publish', workspace: 'website', path: '/shop', recursive: false, by: 'ed', runAs: 'operator', due: '2030-01-01T00:00:00Z' });
     await first.close();
     stores.pop();
     // Back to version 9: no run_as, so the row cannot tell the Commands API's schedule from the CLI's.
@@ -139,8 +140,8 @@ describe('SQLite migrations', () => {
       db.close();
     }
     const again = await open(file, 0);
-    expect(await again.listSchedules()).toEqual([{ ...stored, runAs: 'user:ed' }]);
-    const added = await again.addSchedule({ action: 'unpublish', workspace: 'website', path: '/shop', recursive: true, by: 'root', runAs: 'operator', due: '2030-01-02T00:00:00Z' });
+    expect(await again.schedules.list()).toEqual([{ ...stored, runAs: 'user:ed' }]);
+    const added = await again.schedules.add({ action: 'unpublish', workspace: 'website', path: '/shop', recursive: true, by: 'root', runAs: 'operator', due: '2030-01-02T00:00:00Z' });
     expect(added.runAs).toBe('operator');
   });
 

@@ -11,6 +11,7 @@ import type { ImportDocument } from '../../src/store/rows.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { connect } from '../../src/store/sqlite/statements.js';
 import type { StoredProperty } from '../../src/model/property-type.js';
+import { importDocuments, writeNodes } from '../../src/repository/writes.js';
 
 const WS = 'tours';
 const stores: SqliteStore[] = [];
@@ -35,7 +36,7 @@ async function open(threshold: number): Promise<SqliteStore> {
   const store = new SqliteStore({ file: ':memory:', queryIndexThreshold: threshold });
   stores.push(store);
   await store.open();
-  await store.importDocuments([content()], { onUuidCollision: 'new' });
+  await importDocuments(store, [content()], { onUuidCollision: 'new' });
   return store;
 }
 
@@ -47,7 +48,7 @@ const eq = (name: string, value: string | number): Condition => ({
   ranges: [{ kind: typeof value === 'number' ? 'number' : 'string', lo: { value, inclusive: true }, hi: { value, inclusive: true } }],
 });
 async function paths(store: SqliteStore, over: Partial<StoreQuery>): Promise<string[]> {
-  return (await store.query(query(over))).nodes.map((n) => n.path).sort();
+  return (await store.reads.query(query(over))).nodes.map((n) => n.path).sort();
 }
 const word = (w: string) => ({ fullText: [{ word: w, prefix: false }] });
 
@@ -79,10 +80,10 @@ describe.each([
   it('keeps the nid and writes exactly the index rows of the new properties', async () => {
     const store = await open(threshold);
     const before = rowsOf(store);
-    await store.writeNodes(WS, [update([['price', 'Double', 99.5], ['color', 'String', 'red'], ['tags', 'String', ['a', 'd']]], { remove: ['old'] })], { by: 'editor' });
+    await writeNodes(store, WS, [update([['price', 'Double', 99.5], ['color', 'String', 'red'], ['tags', 'String', ['a', 'd']]], { remove: ['old'] })], { by: 'editor' });
     const after = rowsOf(store);
     expect(after.nid).toBe(before.nid);
-    const node = (await store.getNode(WS, '/t1'))!;
+    const node = (await store.reads.getNode(WS, '/t1'))!;
     const expected = indexRows(node.properties).map((r) => ({ name: r.name, pos: r.pos, s: r.s }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.pos - b.pos));
     expect(after.props).toEqual(expected);
@@ -94,8 +95,8 @@ describe.each([
     const store = await open(threshold);
     // Load (and cache) the node as it was first, so that a stale copy would show.
     expect(await paths(store, { conditions: [eq('price', 11)] })).toEqual(['/t1']);
-    expect((await store.query(query({ conditions: [eq('tags', 'b')] }))).nodes.find((n) => n.path === '/t1')).toBeDefined();
-    await store.writeNodes(WS, [update([['price', 'Double', 99.5], ['color', 'String', 'red'], ['tags', 'String', ['a', 'd']]], { remove: ['old'] })], { by: 'editor' });
+    expect((await store.reads.query(query({ conditions: [eq('tags', 'b')] }))).nodes.find((n) => n.path === '/t1')).toBeDefined();
+    await writeNodes(store, WS, [update([['price', 'Double', 99.5], ['color', 'String', 'red'], ['tags', 'String', ['a', 'd']]], { remove: ['old'] })], { by: 'editor' });
 
     expect(await paths(store, { conditions: [eq('price', 11)] })).toEqual([]);
     expect(await paths(store, { conditions: [eq('price', 99.5)] })).toEqual(['/t1']);
@@ -105,36 +106,36 @@ describe.each([
     expect(await paths(store, { conditions: [eq('tags', 'b')] })).toEqual(['/t0', '/t2', '/t3', '/t4']);
     expect(await paths(store, { conditions: [eq('tags', 'c')] })).toEqual(['/t0', '/t2', '/t3', '/t4']);
     expect(await paths(store, { conditions: [eq('tags', 'a')] })).toEqual(['/t0', '/t1', '/t2', '/t3', '/t4']);
-    const hit = (await store.query(query({ conditions: [eq('color', 'red')] }))).nodes[0]!;
+    const hit = (await store.reads.query(query({ conditions: [eq('color', 'red')] }))).nodes[0]!;
     expect(hit.properties.find(([n]) => n === 'price')?.[2]).toBe(99.5);
-    const ordered = await store.query(query({ orderBy: [{ target: { kind: 'property', name: 'price' }, descending: true }], limit: 1 }));
+    const ordered = await store.reads.query(query({ orderBy: [{ target: { kind: 'property', name: 'price' }, descending: true }], limit: 1 }));
     expect(ordered.nodes.map((n) => n.path)).toEqual(['/t1']);
   });
 
   it('follows the full text, the kinds and the type', async () => {
     const store = await open(threshold);
     expect(await paths(store, word('number1'))).toEqual(['/t1']);
-    await store.writeNodes(WS, [update([['title', 'String', 'climb zebra'], ['size', 'String', 'large']], { type: 'mgnl:trip' })], { by: 'editor' });
+    await writeNodes(store, WS, [update([['title', 'String', 'climb zebra'], ['size', 'String', 'large']], { type: 'mgnl:trip' })], { by: 'editor' });
     expect(await paths(store, word('number1'))).toEqual([]);
     expect(await paths(store, word('riverside'))).toEqual(['/t0', '/t2', '/t3', '/t4']);
     expect(await paths(store, word('zebra'))).toEqual(['/t1']);
     expect(rowsOf(store).fts).toBe(false);
-    expect((await store.propertyKinds(WS, ['size'])).get('size')?.slice().sort()).toEqual(['number', 'string']);
+    expect((await store.reads.propertyKinds(WS, ['size'])).get('size')?.slice().sort()).toEqual(['number', 'string']);
     expect(await paths(store, { conditions: [eq('size', 'large')] })).toEqual(['/t1']);
-    expect(await store.nodeTypesPresent(WS)).toContain('mgnl:trip');
+    expect(await store.reads.nodeTypesPresent(WS)).toContain('mgnl:trip');
     expect(await paths(store, { types: ['mgnl:trip'] })).toEqual(['/t1']);
     expect(await paths(store, { types: ['mgnl:tour'] })).toEqual(['/t0', '/t2', '/t3', '/t4']);
     // Text removed altogether: no full-text row is left.
-    await store.writeNodes(WS, [update([], { remove: ['title', 'old', 'tags', 'size'] })], { by: 'editor' });
+    await writeNodes(store, WS, [update([], { remove: ['title', 'old', 'tags', 'size'] })], { by: 'editor' });
     expect(await paths(store, word('zebra'))).toEqual([]);
     expect(await paths(store, word('legacy'))).toEqual(['/t0', '/t2', '/t3', '/t4']);
   });
 
   it('records the update as `changed`', async () => {
     const store = await open(threshold);
-    const from = await store.latestChange();
-    await store.writeNodes(WS, [update([['price', 'Double', 1]])], { by: 'editor' });
-    const [event] = await store.changesSince(from, 10);
+    const from = await store.changes.latest();
+    await writeNodes(store, WS, [update([['price', 'Double', 1]])], { by: 'editor' });
+    const [event] = await store.changes.since(from, 10);
     expect(event!.changed.map((n) => n.path)).toEqual(['/t1']);
     expect(event!.created).toEqual([]);
     expect(event!.removed).toEqual([]);

@@ -11,6 +11,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { StoreClosedError } from '../../src/store/store-faults.js';
 import { connect } from '../../src/store/sqlite/statements.js';
 import { checkpointInBackground } from '../../src/store/sqlite/wal-checkpointer.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'petal-wal-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -32,19 +33,19 @@ describe('SQLite WAL checkpoints in a worker thread', () => {
     const store = new SqliteStore({ file: join(dir, 'big.db'), walCheckpointIntervalMs: 0 });
     await store.open();
     try {
-      await store.importDocuments([bulky('a')], { onUuidCollision: 'new' });
+      await importDocuments(store, [bulky('a')], { onUuidCollision: 'new' });
       // With SQLite's automatic checkpoint, the commit above would have copied the WAL back and this
       // write would have started a new, short WAL.
-      await store.importDocuments([small('after')], { onUuidCollision: 'new' });
+      await importDocuments(store, [small('after')], { onUuidCollision: 'new' });
       const r = (await store.checkpointWal())!;
       expect(r.log).toBeGreaterThan(1_000);
       expect(r.checkpointed).toBe(r.log);
       expect(r.timed).toBe(0);
       // Checkpointed completely: the next write starts the WAL over.
-      await store.importDocuments([small('later')], { onUuidCollision: 'new' });
+      await importDocuments(store, [small('later')], { onUuidCollision: 'new' });
       const again = (await store.checkpointWal())!;
       expect(again.log).toBeLessThan(100);
-      expect((await store.getNode('tours', '/a7'))?.properties[0]?.[2]).toMatch(/^a 7 lorem/);
+      expect((await store.reads.getNode('tours', '/a7'))?.properties[0]?.[2]).toMatch(/^a 7 lorem/);
     } finally {
       await store.close();
     }
@@ -54,7 +55,7 @@ describe('SQLite WAL checkpoints in a worker thread', () => {
     const store = new SqliteStore({ file: join(dir, 'timer.db'), walCheckpointIntervalMs: 10 });
     await store.open();
     try {
-      await store.importDocuments([small('one')], { onUuidCollision: 'new' });
+      await importDocuments(store, [small('one')], { onUuidCollision: 'new' });
       await vi.waitFor(async () => expect((await store.checkpointWal())!.timed).toBeGreaterThan(2), { timeout: 20_000, interval: 20 });
     } finally {
       await store.close();

@@ -15,6 +15,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { connect } from '../../src/store/sqlite/statements.js';
 import { WorkspaceSizes } from '../../src/store/sqlite/workspace-sizes.js';
 import { createStore } from '../../src/main.js';
+import { importDocuments, writeNodes } from '../../src/repository/writes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'petal-sizes-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,8 +34,8 @@ describe('SQLite workspace sizes for the query index threshold', () => {
       const store = createStore('sqlite::memory:', options);
       await store.open();
       try {
-        await store.importDocuments([nodes('t', 3)], { onUuidCollision: 'new' });
-        expect((await store.query(all)).total).toBe(3);
+        await importDocuments(store, [nodes('t', 3)], { onUuidCollision: 'new' });
+        expect((await store.reads.query(all)).total).toBe(3);
         expect(store.memoryStats?.().queryIndex.loads).toBe(loads);
       } finally {
         await store.close();
@@ -47,14 +48,14 @@ describe('SQLite workspace sizes for the query index threshold', () => {
     const store = new SqliteStore({ file: ':memory:', queryIndexThreshold: 5, onIndexEvent: (e) => events.push(e) });
     await store.open();
     try {
-      await store.importDocuments([nodes('t', 4)], { onUuidCollision: 'new' });
-      expect((await store.query(all)).total).toBe(4);
+      await importDocuments(store, [nodes('t', 4)], { onUuidCollision: 'new' });
+      expect((await store.reads.query(all)).total).toBe(4);
       expect(events).toEqual([]); // 4 < 5: SQL
-      await store.writeNodes('tours', [create('t4')], { by: 'editor' });
-      expect((await store.query(all)).total).toBe(5);
+      await writeNodes(store, 'tours', [create('t4')], { by: 'editor' });
+      expect((await store.reads.query(all)).total).toBe(5);
       expect(events.map((e) => e.kind)).toEqual(['load']); // 5: the index
-      await store.writeNodes('tours', [{ op: 'delete', path: '/t0' }, { op: 'delete', path: '/t1' }], { by: 'editor' });
-      expect((await store.query(all)).total).toBe(3);
+      await writeNodes(store, 'tours', [{ op: 'delete', path: '/t0' }, { op: 'delete', path: '/t1' }], { by: 'editor' });
+      expect((await store.reads.query(all)).total).toBe(3);
       expect(events.map((e) => e.kind)).toEqual(['load']); // 3: SQL again, nothing applied to the index
     } finally {
       await store.close();
@@ -67,7 +68,7 @@ describe('SQLite workspace sizes for the query index threshold', () => {
     await store.open();
     const db = connect(file);
     try {
-      await store.importDocuments([nodes('t', 30), nodes('o', 3, 'other')], { onUuidCollision: 'new' });
+      await importDocuments(store, [nodes('t', 30), nodes('o', 3, 'other')], { onUuidCollision: 'new' });
       const counted: string[] = [];
       const sizes = new WorkspaceSizes(db, new SqliteChanges(db, db), (ws) => {
         counted.push(ws);
@@ -76,16 +77,16 @@ describe('SQLite workspace sizes for the query index threshold', () => {
       let generation = 0;
       const size = async (ws: string) => sizes.size(ws, ++generation);
       expect(await size('tours')).toBe(30);
-      for (let i = 0; i < 10; i++) await store.writeNodes('tours', [create(`new${i}`)], { by: 'editor' });
-      await store.writeNodes('tours', [{ op: 'update', path: '/t3', node: { name: 't3', properties: [['x', 'Long', 1]], children: [], field: '' } }], { by: 'editor' });
-      await store.writeNodes('tours', [{ op: 'delete', path: '/t0' }], { by: 'editor' });
-      await store.writeNodes('tours', [{ op: 'move', path: '/t1', to: '/t2/t1' }], { by: 'editor' });
-      await store.importDocuments([nodes('p', 2, 'other')], { onUuidCollision: 'new' });
+      for (let i = 0; i < 10; i++) await writeNodes(store, 'tours', [create(`new${i}`)], { by: 'editor' });
+      await writeNodes(store, 'tours', [{ op: 'update', path: '/t3', node: { name: 't3', properties: [['x', 'Long', 1]], children: [], field: '' } }], { by: 'editor' });
+      await writeNodes(store, 'tours', [{ op: 'delete', path: '/t0' }], { by: 'editor' });
+      await writeNodes(store, 'tours', [{ op: 'move', path: '/t1', to: '/t2/t1' }], { by: 'editor' });
+      await importDocuments(store, [nodes('p', 2, 'other')], { onUuidCollision: 'new' });
       expect(await size('tours')).toBe(39);
       expect(counted).toEqual(['tours']);
       expect(await size('other')).toBe(5);
       expect(counted).toEqual(['tours', 'other']);
-      await store.importDocuments([nodes('big', CHANGE_NODE_LIMIT + 1)], { onUuidCollision: 'new' });
+      await importDocuments(store, [nodes('big', CHANGE_NODE_LIMIT + 1)], { onUuidCollision: 'new' });
       expect(await size('tours')).toBe(39 + CHANGE_NODE_LIMIT + 1);
       expect(await size('other')).toBe(5);
       expect(counted).toEqual(['tours', 'other', 'tours']);

@@ -9,6 +9,7 @@ import type { ContentStore, StoreMemoryStats } from '../../src/store/content-sto
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { ImportDocument, NodeDraft } from '../../src/store/rows.js';
+import { importDocuments } from '../../src/repository/writes.js';
 
 const NODES = 2_101;
 const PROPS = 40;
@@ -54,7 +55,7 @@ beforeAll(async () => {
       };
     }
     await b.store.open();
-    await b.store.importDocuments([content()], { onUuidCollision: 'new' });
+    await importDocuments(b.store, [content()], { onUuidCollision: 'new' });
   }
 }, 180_000);
 afterAll(async () => {
@@ -69,7 +70,7 @@ const stats = (b: Backend): StoreMemoryStats => b.store!.memoryStats!();
 describe.each(BACKENDS)('store caches on $name', (b) => {
   it('2,000 orderBy names that no node has allocate nothing and keep nothing', async () => {
     for (let i = 0; i < 2_000; i++) {
-      const r = await b.store!.query(byProperty(`missing${i}_${randomBytes(4).toString('hex')}`));
+      const r = await b.store!.reads.query(byProperty(`missing${i}_${randomBytes(4).toString('hex')}`));
       expect(r.total).toBe(NODES);
     }
     expect(stats(b).queryIndex.perName.entries).toBe(0);
@@ -77,12 +78,12 @@ describe.each(BACKENDS)('store caches on $name', (b) => {
   });
 
   it('ordering and filtering by every property stays under the per-name share, evicting the oldest', async () => {
-    const first = await b.store!.query(byProperty('p0'));
+    const first = await b.store!.reads.query(byProperty('p0'));
     let peak = 0;
     for (let round = 0; round < 2; round++) {
       for (let p = 0; p < PROPS; p++) {
-        await b.store!.query(byProperty(`p${p}`));
-        await b.store!.query(query({ conditions: [{ kind: 'exists', name: `p${p}`, exists: true }] }));
+        await b.store!.reads.query(byProperty(`p${p}`));
+        await b.store!.reads.query(query({ conditions: [{ kind: 'exists', name: `p${p}`, exists: true }] }));
         peak = Math.max(peak, stats(b).queryIndex.perName.bytes);
       }
     }
@@ -90,19 +91,19 @@ describe.each(BACKENDS)('store caches on $name', (b) => {
     expect(peak).toBeLessThanOrEqual(INDEX_BYTES / 2);
     expect(s.perName.evictions).toBeGreaterThan(0);
     // Evicted structures are rebuilt with the same answer.
-    expect((await b.store!.query(byProperty('p0'))).nodes.map((n) => n.path)).toEqual(first.nodes.map((n) => n.path));
+    expect((await b.store!.reads.query(byProperty('p0'))).nodes.map((n) => n.path)).toEqual(first.nodes.map((n) => n.path));
   });
 
   it('random filters and every page of results stay under the results and rows shares', async () => {
     let peak = { results: 0, records: 0 };
     for (let i = 0; i < 800; i++) {
-      await b.store!.query(query({
+      await b.store!.reads.query(query({
         conditions: [{ kind: 'like', target: { kind: 'property', name: 'title' }, caseInsensitive: false, patterns: [`%${i}%${'y'.repeat(300)}`] }],
       }));
       peak.results = Math.max(peak.results, stats(b).queryIndex.results.bytes);
     }
     for (let offset = 0; offset < NODES; offset += 100) {
-      await b.store!.query(query({ offset, limit: 100 }));
+      await b.store!.reads.query(query({ offset, limit: 100 }));
       peak.records = Math.max(peak.records, stats(b).queryIndex.records.bytes);
     }
     const s = stats(b).queryIndex;
@@ -115,7 +116,7 @@ describe.each(BACKENDS)('store caches on $name', (b) => {
   it('property-kind look-ups of random names stay under the memo bound', async () => {
     let peak = 0;
     for (let i = 0; i < 2_000; i++) {
-      await b.store!.propertyKinds('flood', [`name-${i}-${'k'.repeat(1_000)}`, 'p1']);
+      await b.store!.reads.propertyKinds('flood', [`name-${i}-${'k'.repeat(1_000)}`, 'p1']);
       peak = Math.max(peak, stats(b).memo.bytes);
     }
     expect(peak).toBeLessThanOrEqual(stats(b).memo.maxBytes);
@@ -128,11 +129,11 @@ describe('SQLite prepared statements', () => {
     const store = new SqliteStore({ file: ':memory:', queryIndexThreshold: Infinity });
     await store.open();
     try {
-      await store.importDocuments([content(20)], { onUuidCollision: 'new' });
+      await importDocuments(store, [content(20)], { onUuidCollision: 'new' });
       let peak = 0;
       for (let n = 1; n <= 200; n++) {
         const ranges = Array.from({ length: n }, (_, i) => ({ kind: 'number' as const, lo: { value: i, inclusive: true }, hi: { value: i, inclusive: true } }));
-        await store.query(query({ conditions: [{ kind: 'ranges', target: { kind: 'property', name: 'p1' }, negate: false, ranges }] }));
+        await store.reads.query(query({ conditions: [{ kind: 'ranges', target: { kind: 'property', name: 'p1' }, negate: false, ranges }] }));
         peak = Math.max(peak, store.memoryStats().statements!.bytes);
       }
       const s = store.memoryStats().statements!;

@@ -11,16 +11,17 @@ import type { ContentStore } from '../../src/store/content-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { NEW, document, draft } from '../conformance/drafts.js';
+import { importDocuments, publishVersion } from '../../src/repository/writes.js';
 
 async function publishFromBoth(a: ContentStore, b: ContentStore): Promise<void> {
-  await a.importDocuments([document('website', '/', [draft('page', {}, [draft('main')])])], NEW);
+  await importDocuments(a, [document('website', '/', [draft('page', {}, [draft('main')])])], NEW);
   const rounds = 8;
-  const all = await Promise.all(Array.from({ length: rounds }, (_, i) => (i % 2 === 0 ? a : b).publish('website', '/page', `p${i}`)));
+  const all = await Promise.all(Array.from({ length: rounds }, (_, i) => publishVersion((i % 2 === 0 ? a : b), 'website', '/page', `p${i}`)));
   expect(new Set(all.map((v) => v!.name)).size).toBe(rounds);
-  const listed = (await b.listVersions('website', '/page')).map((v) => v.name);
+  const listed = (await b.versions.list('website', '/page')).map((v) => v.name);
   expect(listed).toEqual(Array.from({ length: rounds }, (_, i) => `1.${i}`));
   // Every copy is whole.
-  for (const name of listed) expect(await a.getVersionSubtree('website', '/page', name, 1)).toHaveLength(2);
+  for (const name of listed) expect(await a.versions.subtree('website', '/page', name, 1)).toHaveLength(2);
 }
 
 describe('concurrent publishes from two instances', () => {

@@ -8,11 +8,12 @@ import type { ContentStore } from '../../src/store/content-store.js';
 import type { WebhookDelivery } from '../../src/store/webhook-log.js';
 import { BACKENDS, openForSuite } from './publish-backends.js';
 import { freshWorkspace } from '../conformance/drafts.js';
+import { writeNodes } from '../../src/repository/writes.js';
 
 const LEASE = 60_000;
 
 async function change(store: ContentStore, ws: string, name: string): Promise<void> {
-  await store.writeNodes(ws, [{ op: 'create', parentPath: '/', node: { name, properties: [], children: [], field: '' } }], { by: 'test' });
+  await writeNodes(store, ws, [{ op: 'create', parentPath: '/', node: { name, properties: [], children: [], field: '' } }], { by: 'test' });
 }
 
 const delivery = (id: string, more: Partial<WebhookDelivery> = {}): WebhookDelivery => ({
@@ -29,7 +30,7 @@ for (const backend of BACKENDS) {
     it('starts a new webhook at the newest change and lets one owner at a time hold its lease', async () => {
       const ws = freshWorkspace('hook');
       await change(store, ws, 'a');
-      const latest = await store.latestChange();
+      const latest = await store.changes.latest();
       expect(latest).toBeGreaterThan(0);
       const hooks = store.webhooks;
       expect(await hooks.claim('lease', 'A', LEASE)).toEqual({ acquired: true, sequence: latest });
@@ -37,7 +38,7 @@ for (const backend of BACKENDS) {
       expect(await hooks.claim('lease', 'A', LEASE)).toEqual({ acquired: true, sequence: latest });
 
       await change(store, ws, 'b');
-      const next = await store.latestChange();
+      const next = await store.changes.latest();
       expect(await hooks.advance('lease', 'B', next, LEASE)).toBe(false);
       expect(await hooks.advance('lease', 'A', next, LEASE)).toBe(true);
       expect(await hooks.advance('lease', 'A', latest, LEASE)).toBe(true); // never back

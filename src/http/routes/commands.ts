@@ -125,16 +125,16 @@ export function registerCommandsRoutes(app: FastifyInstance, o: CommandsRouteOpt
   const mayManage = (request: FastifyRequest, s: Schedule) => o.security.writeAccess(request.caller).mayWrite(s.workspace, s.path);
   app.get(`${prefix}/${SCHEDULES}`, async (request: FastifyRequest, reply: FastifyReply) => {
     if (!o.publishing) return off(reply);
-    const all = await o.repository.store.listSchedules();
+    const all = await o.repository.store.schedules.list();
     return reply.header('cache-control', 'no-store').send({ schedules: all.filter((s) => mayManage(request, s)).map(scheduleJson) });
   });
   app.delete(`${prefix}/${SCHEDULES}/:id`, async (request: FastifyRequest, reply: FastifyReply) => {
     if (!o.publishing) return off(reply);
     const [, id] = segmentsAfter(request.canonicalPath, COMMANDS_PREFIX) ?? [];
-    const found = (await o.repository.store.listSchedules()).find((s) => s.id === id);
+    const found = (await o.repository.store.schedules.list()).find((s) => s.id === id);
     // Another's schedule is as missing as none: its path is not the caller's to learn.
     if (found === undefined || !mayManage(request, found)) return sendError(reply, 'scheduleNotFound', `No schedule ${id ?? ''}`);
-    const removed = await o.repository.store.cancelSchedule(found.id);
+    const removed = await o.repository.store.schedules.cancel(found.id);
     if (removed === undefined) return sendError(reply, 'scheduleNotFound', `No schedule ${found.id} (it has just run or been cancelled)`);
     return reply.header('cache-control', 'no-store').send({ cancelled: scheduleJson(removed) });
   });

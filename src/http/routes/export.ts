@@ -45,7 +45,7 @@ export function registerExportRoutes(app: FastifyInstance, o: ExportRouteOptions
     if (path === '/' && format === 'yaml') {
       return sendError(reply, 'invalidParameter', 'Parameter "format": a whole workspace exports as xml only (a YAML export holds one node)');
     }
-    if (path === '/' && !(await o.repository.store.listWorkspaces()).includes(workspace)) {
+    if (path === '/' && !(await o.repository.store.reads.listWorkspaces()).includes(workspace)) {
       return sendError(reply, 'pathNotFound', `No workspace ${workspace}`);
     }
     const session = o.repository.session(o.security.readAccess(request.caller));

@@ -15,6 +15,7 @@ import { NodeWriteError, type NodeOperation, type NodeWriteReason } from '../../
 import type { NodeRecord } from '../../store/rows.js';
 import { sendError } from '../error-handler.js';
 import { nodeEtag, nodeState, nodeTargetOrError, type NodesRouteOptions } from './nodes.js';
+import { writeNodes } from '../../repository/writes.js';
 
 const ERROR_OF: Record<NodeWriteReason, ErrorCode> = {
   missing: 'pathNotFound', exists: 'nodeExists', identifierInUse: 'identifierInUse', stale: 'preconditionFailed',
@@ -78,7 +79,7 @@ function operations(request: FastifyRequest, path: string): NodeOperation[] {
 
 /** A PUT at `/` may create a workspace: not one whose name differs from an existing one's only by case. */
 async function refuseCaseVariant(o: NodesRouteOptions, workspace: string): Promise<void> {
-  const existing = await o.repository.store.listWorkspaces();
+  const existing = await o.repository.store.reads.listWorkspaces();
   const other = existing.includes(workspace) ? undefined : caseVariantOf(workspace, existing);
   if (other !== undefined) throw new PetalError('badRequest', `Workspace ${JSON.stringify(workspace)}: differs only by case from the workspace ${other}`);
 }
@@ -99,7 +100,7 @@ export function nodesWriteHandler(o: NodesRouteOptions) {
     if (request.method === 'PUT' && path === '/') await refuseCaseVariant(o, workspace);
     const states = ifMatchStates(request.headers['if-match']);
     try {
-      const result = await o.repository.store.writeNodes(workspace, ops, {
+      const result = await writeNodes(o.repository.store, workspace, ops, {
         by: request.caller.user ?? 'anonymous',
         guard: o.security.writeAccess(request.caller),
         ...(o.publishing === true ? { publishing: true } : {}),

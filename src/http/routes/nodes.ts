@@ -106,7 +106,7 @@ export function registerNodesRoutes(app: FastifyInstance, o: NodesRouteOptions):
     const read = await readNodeTree(
       session,
       { workspace, path, depth: query.depth, excludeTypes: query.excludeTypes, maxNodes: MAX_NODES_PER_ANSWER },
-      async () => (await o.repository.store.listWorkspaces()).includes(workspace),
+      async () => (await o.repository.store.reads.listWorkspaces()).includes(workspace),
     );
     if (!read.ok) {
       return read.problem === 'missing'

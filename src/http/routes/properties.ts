@@ -16,6 +16,7 @@ import { sendError } from '../error-handler.js';
 import { segmentsAfter } from './dam.js';
 import { ifMatchStates, writeErrorCode } from './nodes-write.js';
 import { nodeState, type NodesRouteOptions } from './nodes.js';
+import { writeNodes } from '../../repository/writes.js';
 
 export const PROPERTIES_PREFIX = '/.rest/properties/v1';
 /** Set on a node by the Nodes API (type, mixins, identifier), never as properties. */
@@ -82,7 +83,7 @@ export function registerPropertiesRoutes(app: FastifyInstance, o: NodesRouteOpti
     const removed = remove ? checkName(nameOf(path), 'path') : undefined;
     const states = ifMatchStates(request.headers['if-match']);
     try {
-      const result = await o.repository.store.writeNodes(workspace, [{
+      const result = await writeNodes(o.repository.store, workspace, [{
         op: 'update', path: nodePath,
         node: { name: nameOf(nodePath), properties: property === undefined ? [] : [property], children: [], field: '' },
         ...(removed !== undefined ? { remove: [removed] } : {}),

@@ -10,6 +10,7 @@ import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import { variantFreeSession } from '../../../src/delivery/pages/variant-free-session.js';
 import { VARIANTS_CONTAINER_TYPE } from '../../../src/delivery/pages/personalization.js';
 import { NEW, document, draft, leaves } from '../../conformance/drafts.js';
+import { importDocuments } from '../../../src/repository/writes.js';
 
 let dir: string;
 let store: SqliteStore;
@@ -18,7 +19,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'petal-variant-pages-'));
   store = new SqliteStore({ file: join(dir, 'petal.db') });
   await store.open();
-  await store.importDocuments([document('website', '/', [
+  await importDocuments(store, [document('website', '/', [
     draft('page', {}, [draft('text'), draft('variants', { type: VARIANTS_CONTAINER_TYPE }, leaves('v1', 'v2')), draft('image')]),
   ])], NEW);
 });

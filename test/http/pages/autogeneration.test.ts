@@ -89,11 +89,11 @@ describe('component autogeneration', () => {
   });
 
   it('a GET never writes: the store holds the same nodes, and generated paths are not readable nodes', async () => {
-    const before = await t.store.countNodes('website');
+    const before = await t.store.reads.countNodes('website');
     await getJson(t.app, '/.rest/delivery/pages/v1/site/auto');
     await getJson(t.app, '/.rest/delivery/pages/v1/site/auto@nodes');
-    expect(await t.store.countNodes('website')).toBe(before);
-    expect(await t.store.getNode('website', '/site/auto/main/headline')).toBeUndefined();
+    expect(await t.store.reads.countNodes('website')).toBe(before);
+    expect(await t.store.reads.getNode('website', '/site/auto/main/headline')).toBeUndefined();
     expect((await getJson(t.app, '/.rest/delivery/pages/v1/site/auto/main/headline')).status).toBe(404);
   });
 

@@ -90,9 +90,9 @@ describe('area inheritance', () => {
   });
 
   it('nothing is written to the store', async () => {
-    const before = await t.store.countNodes('website');
+    const before = await t.store.reads.countNodes('website');
     await getJson(t.app, '/.rest/delivery/pages/v1/site/level2/bare');
-    expect(await t.store.countNodes('website')).toBe(before);
+    expect(await t.store.reads.countNodes('website')).toBe(before);
     expect((await getJson(t.app, '/.rest/delivery/pages/v1/site/level2/bare/main')).status).toBe(404);
   });
 

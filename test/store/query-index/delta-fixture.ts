@@ -5,6 +5,7 @@ import type { Condition, StoreOrder, StoreQuery, TypedRange } from '../../../src
 import type { StoredProperty } from '../../../src/model/property-type.js';
 import type { ContentStore } from '../../../src/store/content-store.js';
 import type { ImportDocument, NodeDraft } from '../../../src/store/rows.js';
+import { importDocuments } from '../../../src/repository/writes.js';
 
 export const WS = 'dw';
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'omega', 'Zeta', 'éclair'];
@@ -80,17 +81,17 @@ export class Model {
       const p = this.page();
       if (s.pages.some((x) => x.name === p.name)) return 'none';
       s.pages.push(p);
-      await store.importDocuments([doc(`/${s.name}`, [Model.draft(p)])], { onUuidCollision: 'new' });
+      await importDocuments(store, [doc(`/${s.name}`, [Model.draft(p)])], { onUuidCollision: 'new' });
       return 'create';
     }
     const p = this.pick(s.pages);
     if (kind === 'change') {
       p.properties = this.properties();
       p.type = this.pick(TYPES);
-      await store.importDocuments([doc(`/${s.name}`, [Model.draft(p)])], { onUuidCollision: 'new' });
+      await importDocuments(store, [doc(`/${s.name}`, [Model.draft(p)])], { onUuidCollision: 'new' });
     } else if (kind === 'remove') {
       s.pages.splice(s.pages.indexOf(p), 1);
-      await store.importDocuments([doc('/', [this.sectionDraft(s)])], { onUuidCollision: 'new' });
+      await importDocuments(store, [doc('/', [this.sectionDraft(s)])], { onUuidCollision: 'new' });
     } else {
       const to = this.pick(this.sections);
       const name = `m${Math.floor(this.r() * 1e6)}`;
@@ -99,7 +100,7 @@ export class Model {
       const moved = { ...p, name };
       to.pages.push(moved);
       // The UUID collision policy `replace` moves the node holding the id (a `moved` event).
-      await store.importDocuments([doc(`/${to.name}`, [Model.draft(moved)])], { onUuidCollision: 'replace' });
+      await importDocuments(store, [doc(`/${to.name}`, [Model.draft(moved)])], { onUuidCollision: 'replace' });
     }
     return kind;
   }
@@ -162,6 +163,6 @@ export class Model {
 
 /** What a query answers, for comparison: the total and the page's paths and ids. */
 export async function answer(store: ContentStore, q: StoreQuery): Promise<{ total: number; nodes: string[] }> {
-  const r = await store.query(q);
+  const r = await store.reads.query(q);
   return { total: r.total, nodes: r.nodes.map((n) => `${n.path} ${n.id}`) };
 }

@@ -17,6 +17,7 @@ import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import type { QueryIndexEvent } from '../../../src/store/query-index/live-workspaces.js';
 import type { ImportDocument, NodeDraft } from '../../../src/store/rows.js';
 import { answer, Model, random, WS } from './delta-fixture.js';
+import { importDocuments } from '../../../src/repository/writes.js';
 
 interface Backend {
   readonly name: string;
@@ -131,7 +132,7 @@ describe.each(BACKENDS)('query index deltas on $name', (b) => {
 
   it('small imports that create, change, remove and move nodes answer as the SQL path, without a reload', async () => {
     const store = b.store!;
-    await store.importDocuments([model.initial(6, 25)], { onUuidCollision: 'new' });
+    await importDocuments(store, [model.initial(6, 25)], { onUuidCollision: 'new' });
     const queries = fixedQueries(model);
     await compare(b, queries);
     const loaded = stats(store).loads;
@@ -142,8 +143,8 @@ describe.each(BACKENDS)('query index deltas on $name', (b) => {
     const readable = { kind: 'readable' as const, rules: [{ pattern: '/s2*', read: false }, { pattern: '/*', read: true }] };
     const names = ['price', 'mix', 'title', 'flag', 'absent'];
     const sortKinds = (m: Map<string, string[]>) => [...m].map(([k, v]) => [k, [...v].sort()]).sort();
-    const expectedKinds = await b.referenceStore!((s) => s.propertyKinds(WS, names, readable));
-    expect(sortKinds(await store.propertyKinds(WS, names, readable))).toEqual(sortKinds(expectedKinds));
+    const expectedKinds = await b.referenceStore!((s) => s.reads.propertyKinds(WS, names, readable));
+    expect(sortKinds(await store.reads.propertyKinds(WS, names, readable))).toEqual(sortKinds(expectedKinds));
     expect(stats(store).loads).toBe(loaded);
     expect(stats(store).appliedChanges).toBeGreaterThanOrEqual(8);
     expect(stats(store).deltaNodes).toBeGreaterThan(0);
@@ -185,14 +186,14 @@ describe.each(BACKENDS)('query index deltas on $name', (b) => {
       ({ name, id, type: 'cms:content', mixins: [], properties: [['k', kind, value]], children: [] });
     const doc = (roots: NodeDraft[]): ImportDocument => ({ source: 'kinds', workspace: 'kd', parentPath: '/', roots, blobs: [] });
     const a = '0000aaaa-0000-4000-8000-000000000001';
-    await store.importDocuments([doc([node('a', a, 'String', 'x'), node('b', '0000aaaa-0000-4000-8000-000000000002', 'Long', 1)])], { onUuidCollision: 'new' });
+    await importDocuments(store, [doc([node('a', a, 'String', 'x'), node('b', '0000aaaa-0000-4000-8000-000000000002', 'Long', 1)])], { onUuidCollision: 'new' });
     const readable = { kind: 'readable' as const, rules: [{ pattern: '/*', read: true }] };
-    expect([...(await store.propertyKinds('kd', ['k'], readable)).get('k')!].sort()).toEqual(['number', 'string']);
+    expect([...(await store.reads.propertyKinds('kd', ['k'], readable)).get('k')!].sort()).toEqual(['number', 'string']);
     const loaded = stats(store).loads;
-    await store.importDocuments([doc([node('a', a, 'Long', 2)])], { onUuidCollision: 'new' });
-    expect(await store.propertyKinds('kd', ['k'], readable)).toEqual(new Map([['k', ['number']]]));
-    await store.importDocuments([doc([node('c', '0000aaaa-0000-4000-8000-000000000003', 'String', 'y')])], { onUuidCollision: 'new' });
-    expect([...(await store.propertyKinds('kd', ['k'], readable)).get('k')!].sort()).toEqual(['number', 'string']);
+    await importDocuments(store, [doc([node('a', a, 'Long', 2)])], { onUuidCollision: 'new' });
+    expect(await store.reads.propertyKinds('kd', ['k'], readable)).toEqual(new Map([['k', ['number']]]));
+    await importDocuments(store, [doc([node('c', '0000aaaa-0000-4000-8000-000000000003', 'String', 'y')])], { onUuidCollision: 'new' });
+    expect([...(await store.reads.propertyKinds('kd', ['k'], readable)).get('k')!].sort()).toEqual(['number', 'string']);
     expect(stats(store).loads).toBe(loaded);
   });
 
@@ -202,28 +203,28 @@ describe.each(BACKENDS)('query index deltas on $name', (b) => {
       source: workspace, workspace, parentPath: '/', blobs: [],
       roots: Array.from({ length: n }, (_, i): NodeDraft => ({ name: `${prefix}${i}`, type: 'cms:content', mixins: [], properties: [['v', 'Long', i]], children: [] })),
     });
-    await store.importDocuments([small('ta', 5), small('tb', 5)], { onUuidCollision: 'new' });
+    await importDocuments(store, [small('ta', 5), small('tb', 5)], { onUuidCollision: 'new' });
     const all = (workspace: string): StoreQuery => ({ workspace, rootPath: '/', types: null, conditions: [], fullText: [], orderBy: [], offset: 0, limit: 3 });
-    expect((await store.query(all('ta'))).total).toBe(5);
-    expect((await store.query(all('tb'))).total).toBe(5);
+    expect((await store.reads.query(all('ta'))).total).toBe(5);
+    expect((await store.reads.query(all('tb'))).total).toBe(5);
     const loaded = stats(store).loads;
     const drops = stats(store).drops;
-    await store.importDocuments([small('ta', 10_001, 'big')], { onUuidCollision: 'new' });
-    expect((await store.query(all('tb'))).total).toBe(5);
+    await importDocuments(store, [small('ta', 10_001, 'big')], { onUuidCollision: 'new' });
+    expect((await store.reads.query(all('tb'))).total).toBe(5);
     expect(stats(store).loads).toBe(loaded);
     expect(stats(store).drops).toBe(drops + 1);
-    expect((await store.query(all('ta'))).total).toBe(10_006);
+    expect((await store.reads.query(all('ta'))).total).toBe(10_006);
     expect(stats(store).loads).toBe(loaded + 1);
   }, 180_000);
 
   it('a delta past the threshold is rebuilt in the background, answering meanwhile', async () => {
     const store = b.store!;
     const q: StoreQuery = { workspace: WS, rootPath: '/', types: null, conditions: [], fullText: [], orderBy: [{ target: { kind: 'property', name: 'price' }, descending: true }], offset: 0, limit: 20 };
-    await store.query(q);
+    await store.reads.query(q);
     const { loads, rebuilds } = stats(store);
     const s = model.sections[0]!;
     for (let i = 0; i < 5_100; i++) s.pages.push(model.page(`bulk${i}`));
-    await store.importDocuments([{ source: 'bulk', workspace: WS, parentPath: '/', roots: [model.sectionDraft(s)], blobs: [] }], { onUuidCollision: 'new' });
+    await importDocuments(store, [{ source: 'bulk', workspace: WS, parentPath: '/', roots: [model.sectionDraft(s)], blobs: [] }], { onUuidCollision: 'new' });
     await compare(b, [q, { ...q, orderBy: [], offset: 5_000 }]);
     expect(stats(store).rebuilds).toBe(rebuilds + 1);
     for (let i = 0; i < 200 && stats(store).loads === loads; i++) await new Promise((resolve) => setTimeout(resolve, 50));

@@ -13,6 +13,7 @@ import type { ContentStore } from '../../../src/store/content-store.js';
 import { PostgresStore } from '../../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import type { ImportDocument, NodeDraft } from '../../../src/store/rows.js';
+import { importDocuments, writeNodes } from '../../../src/repository/writes.js';
 
 const WS = 'op';
 interface Backend { readonly name: string; store?: ContentStore; dispose?: () => Promise<void> }
@@ -71,7 +72,7 @@ function expected(q: StoreQuery): { total: number; paths: string[] } {
 }
 
 async function check(store: ContentStore, q: StoreQuery): Promise<void> {
-  const r = await store.query(q);
+  const r = await store.reads.query(q);
   expect({ q: [q.offset, q.limit, q.orderBy.length], total: r.total, paths: r.nodes.map((n) => n.path) })
     .toEqual({ q: [q.offset, q.limit, q.orderBy.length], ...expected(q) });
 }
@@ -81,16 +82,16 @@ describe.each(BACKENDS)('ordered prefix under writes on $name', (b) => {
     const store = b.store!;
     // Ranks descend with the name, so rank order is the reverse of path order.
     for (let i = 0; i < 300; i++) pages.set(name(i), 1000 - i);
-    await store.importDocuments([section()], { onUuidCollision: 'new' });
+    await importDocuments(store, [section()], { onUuidCollision: 'new' });
     const pages0 = [query(0, 5), query(20, 10), query(0, 5, false)];
     for (const q of pages0) await check(store, q); // the prefix is kept now
     const loads = store.memoryStats!().queryIndex.loads;
 
     // A node inside the kept prefix re-ordered to the end; one from outside to the front.
     pages.set(name(297), 5000);
-    await store.importDocuments([one(name(297))], { onUuidCollision: 'new' });
+    await importDocuments(store, [one(name(297))], { onUuidCollision: 'new' });
     pages.set(name(3), -1);
-    await store.importDocuments([one(name(3))], { onUuidCollision: 'new' });
+    await importDocuments(store, [one(name(3))], { onUuidCollision: 'new' });
     for (const q of pages0) await check(store, q);
 
     // More removals in the prefix than it holds: it must be computed again, not served short.
@@ -98,14 +99,14 @@ describe.each(BACKENDS)('ordered prefix under writes on $name', (b) => {
     const removed: string[] = [];
     for (let i = 299; i >= 200; i--) if (i !== 297) removed.push(name(i));
     for (const n of removed) pages.delete(n);
-    await store.writeNodes(WS, removed.map((n) => ({ op: 'delete' as const, path: `/s/${n}` })), { by: 'test' });
+    await writeNodes(store, WS, removed.map((n) => ({ op: 'delete' as const, path: `/s/${n}` })), { by: 'test' });
     for (const q of [...pages0, query(150, 10), query(195, 10), query(190, 10, false)]) await check(store, q);
 
     // A node moved within the prefix by a write after it was computed again.
     pages.set(name(150), -148);
-    await store.importDocuments([one(name(150))], { onUuidCollision: 'new' });
+    await importDocuments(store, [one(name(150))], { onUuidCollision: 'new' });
     pages.set(name(199), 2000);
-    await store.importDocuments([one(name(199))], { onUuidCollision: 'new' });
+    await importDocuments(store, [one(name(199))], { onUuidCollision: 'new' });
     for (const q of [...pages0, query(0, 64), query(100, 100)]) await check(store, q);
     expect(store.memoryStats!().queryIndex.loads).toBe(loads); // all of it on the delta, no reload
   });

@@ -17,6 +17,7 @@ import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import type { QueryIndexEvent } from '../../../src/store/query-index/live-workspaces.js';
 import type { ImportDocument, NodeDraft } from '../../../src/store/rows.js';
 import { answer, Model, random, WS } from './delta-fixture.js';
+import { importDocuments, writeNodes } from '../../../src/repository/writes.js';
 
 interface Backend {
   readonly name: string;
@@ -134,7 +135,7 @@ describe.each(BACKENDS)('persisted query index segments on $name', (b) => {
   let qs: StoreQuery[] = [];
 
   beforeAll(async () => {
-    await withStore(b, async (store) => { await store.importDocuments([model.initial(5, 24)], { onUuidCollision: 'new' }); });
+    await withStore(b, async (store) => { await importDocuments(store, [model.initial(5, 24)], { onUuidCollision: 'new' }); });
     qs = queries(model);
   }, 180_000);
 
@@ -165,7 +166,7 @@ describe.each(BACKENDS)('persisted query index segments on $name', (b) => {
       for (let i = 0; i < 6; i++) await model.change(store);
       const s = model.sections[1]!;
       const p = s.pages[0]!;
-      await store.writeNodes(WS, [
+      await writeNodes(store, WS, [
         { op: 'update', path: `/${s.name}/${p.name}`, node: { name: p.name, properties: [['price', 'Long', 999], ['flag', 'Boolean', true]], children: [], field: '' } },
         { op: 'create', parentPath: `/${s.name}`, node: { name: 'fresh', properties: [['price', 'Double', 0.5], ['tags', 'String', ['beta', 'éclair']]], children: [], field: '' } },
         { op: 'delete', path: `/${model.sections[2]!.name}/${model.sections[2]!.pages[0]!.name}` },
@@ -195,9 +196,9 @@ describe.each(BACKENDS)('persisted query index segments on $name', (b) => {
     await withStore(b, async (store) => {
       const s = model.sections[0]!;
       for (const p of s.pages.slice(0, 4)) {
-        await store.writeNodes(WS, [{ op: 'update', path: `/${s.name}/${p.name}`, node: { name: p.name, properties: [['price', 'Long', 1000 + p.name.length]], children: [], field: '' } }], { by: 'test' });
+        await writeNodes(store, WS, [{ op: 'update', path: `/${s.name}/${p.name}`, node: { name: p.name, properties: [['price', 'Long', 1000 + p.name.length]], children: [], field: '' } }], { by: 'test' });
       }
-      await store.importDocuments([big(10_001, 'big')], { onUuidCollision: 'new' });
+      await importDocuments(store, [big(10_001, 'big')], { onUuidCollision: 'new' });
     });
     const titled: StoreQuery = { ...qs[0]!, orderBy: [{ target: { kind: 'property', name: 'title' }, descending: true }] };
     const reload = await withStore(b, (store) => expectSame(b, store, [titled]));
