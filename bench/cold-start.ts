@@ -145,7 +145,7 @@ async function main(): Promise<void> {
   const s = createStore(storeUrl(store));
   await s.open();
   const t = performance.now();
-  const written = await s.refreshQueryIndex?.(['tours']) ?? 0;
+  const written = await s.caches?.refreshPersisted(['tours']) ?? 0;
   console.log(`refresh after an import (petal import's last step): ${written} segments of tours in ${Math.round(performance.now() - t)} ms`);
   await s.close();
 }

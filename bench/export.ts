@@ -66,7 +66,7 @@ async function exportOnce(store: ContentStore, workspace: string, path: string, 
   // Each exported path here is its workspace's only top-level node, or the workspace itself.
   const nodes = await store.reads.countNodes(workspace);
   const run = await sampled(async () => {
-    const prepared = await prepareExport(storeSource(store), store, workspace, path, format);
+    const prepared = await prepareExport(storeSource(store.reads), store.blobs, workspace, path, format);
     if (!prepared.ok) throw new Error(prepared.reason);
     await pipeline(prepared.open(), createWriteStream('/dev/null'));
   });

@@ -106,7 +106,7 @@ try {
   imports.sort((a, b) => a - b);
   applies.sort((a, b) => a - b);
   await latency(store, `after ${CHANGES} changes`);
-  const s = store.memoryStats!().queryIndex;
+  const s = store.caches!.stats().queryIndex;
   console.log(`\nimport of one node: p50 ${pct(imports, 0.5)} ms, p99 ${pct(imports, 0.99)} ms`);
   console.log(`first selective query after each import (event read + row read + delta applied + answer): p50 ${pct(applies, 0.5)} ms, p99 ${pct(applies, 0.99)} ms`);
   console.log(`query index: loads ${s.loads}, appliedChanges ${s.appliedChanges}, deltaNodes ${s.deltaNodes}, rebuilds ${s.rebuilds}, drops ${s.drops}`);

@@ -51,7 +51,7 @@ for (const workspace of workspaces) {
 }
 const ms = performance.now() - started;
 global.gc?.();
-const q = store.memoryStats().queryIndex;
+const q = store.caches.stats().queryIndex;
 console.log(`${path}: ${workspaces.length} workspaces × ${LISTS.length} lists in ${ms.toFixed(0)} ms (${bytes} bytes of answers); ` +
   `RSS ${before} MB before, ${mb()} MB after; index loads ${q.loads}, kept ${Math.round((q.perName.bytes + q.results.bytes + q.records.bytes) / 1024 / 1024)} MB ` +
   `(columns and keys ${Math.round(q.perName.bytes / 1024 / 1024)} MB, bit sets ${Math.round(q.results.bytes / 1024 / 1024)} MB, rows ${Math.round(q.records.bytes / 1024 / 1024)} MB)`);

@@ -36,6 +36,7 @@ import { ShopService } from './shop/shop-api.js';
 import { PostgresShopStore } from './shop/postgres-shop-store.js';
 import { RenditionService } from './assets/render-rendition.js';
 import { PublishScheduler } from './publishing/scheduler.js';
+import { publishingStore } from './publishing/publisher.js';
 import { WebhookSender } from './notify/webhook-sender.js';
 import { webhookTargets, WebhookSecretError, type WebhookTarget } from './notify/post-webhook.js';
 import { takenAlongBy } from './repository/publish-rules.js';
@@ -101,7 +102,7 @@ export function pickSite(config: PetalConfig): SiteConfig {
 /** The rendition service over its private cache folder; a folder that is not safe to use stops the start. */
 function openRenditions(store: ContentStore, config: PetalConfig, log: Logger): RenditionService {
   try {
-    return new RenditionService(store, {
+    return new RenditionService(store.blobs, {
       cacheDir: config.imaging?.cacheDir ?? defaultRenditionCacheDir(config.store),
       ...(config.imaging?.cacheMaxBytes !== undefined ? { maxBytes: config.imaging.cacheMaxBytes } : {}),
       onNotice: (message) => log.warn(message),
@@ -221,7 +222,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   // with its author's rights as the security service has them when it runs (reloaded with its files).
   const rights = { guardFor: (user: string | undefined) => security.writeAccessOf(user) };
   const scheduler = config.publishing !== undefined
-    ? new PublishScheduler(store, { takenAlong: takenAlongBy(types), rights, log, intervalMs: config.publishing.scheduleIntervalMs }) : undefined;
+    ? new PublishScheduler(publishingStore(store), { takenAlong: takenAlongBy(types), rights, log, intervalMs: config.publishing.scheduleIntervalMs }) : undefined;
 
   const app = await buildApp({
     registry, repository, security, shop, site: () => site, outName: outputNameFor(config.namespace), moduleRoots: config.modules,

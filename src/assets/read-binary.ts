@@ -5,7 +5,7 @@
 import { Readable } from 'node:stream';
 import { PetalError } from '../errors.js';
 import type { Session } from '../repository/session.js';
-import type { ContentStore } from '../store/content-store.js';
+import type { BlobReads } from '../store/content-store.js';
 import type { NodeRecord } from '../store/rows.js';
 import type { ScalarValue } from '../model/property-type.js';
 
@@ -16,7 +16,7 @@ export const RESOURCE_NODE = 'jcr:content';
 export const BLOB_CHUNK_BYTES = 1 << 20;
 
 /** What reading binaries needs of a store. */
-export type BlobSource = Pick<ContentStore, 'getBlobInfo' | 'readBlob'>;
+export type BlobSource = BlobReads;
 
 /** The technical metadata of an asset, read from its resource node (`jcr:content`). */
 export interface AssetResourceInfo {
@@ -143,7 +143,7 @@ async function binaryOf(session: Session, blobs: BlobSource, asset: NodeRecord |
   if (resource === undefined) throw missing();
   const info = resourceInfo(asset, resource);
   if (info.hash === undefined) throw missing();
-  const blob = await blobs.getBlobInfo(info.hash);
+  const blob = await blobs.info(info.hash);
   if (blob === undefined) throw missing();
   return { ...info, id: asset.id, path: asset.path, hash: info.hash, byteLength: blob.size };
 }
@@ -173,7 +173,7 @@ export class BlobReadStream extends Readable {
     }
     // Up to the next chunk boundary, so each read touches one stored chunk.
     const length = Math.min(BLOB_CHUNK_BYTES - (this.#pos % BLOB_CHUNK_BYTES), this.#end - this.#pos);
-    this.#blobs.readBlob(this.#hash, this.#pos, length).then((buf) => {
+    this.#blobs.read(this.#hash, this.#pos, length).then((buf) => {
       if (this.destroyed) return;
       if (buf.length === 0) {
         this.destroy(new Error(`blob ${this.#hash} ends at ${this.#pos}, before ${this.#end}`));

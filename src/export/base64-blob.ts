@@ -3,7 +3,7 @@ import { BlobReadStream, type BlobSource } from '../assets/read-binary.js';
 
 /** Base64 pieces of the blob `hash`, each from one stored chunk; together they are the blob's base64. */
 export async function* base64Blob(blobs: BlobSource, hash: string): AsyncGenerator<string> {
-  const info = await blobs.getBlobInfo(hash);
+  const info = await blobs.info(hash);
   if (info === undefined) throw new Error(`blob ${hash} is missing from the store`);
   if (info.size === 0) return;
   // Base64 encodes 3 bytes at a time: the bytes after the last whole triple wait for the next chunk.

@@ -39,7 +39,7 @@ export async function exportCommand(args: string[], open: StoreOpener): Promise<
 
   const { store, url } = await open(values, { readOnly: true });
   try {
-    const prepared = await prepareExport(storeSource(store), store, workspace, path, format);
+    const prepared = await prepareExport(storeSource(store.reads), store.blobs, workspace, path, format);
     if (!prepared.ok) {
       process.stderr.write(`petal export: ${prepared.problem === 'missing' ? `${prepared.reason} in ${url}` : prepared.reason}\n`);
       return 1;

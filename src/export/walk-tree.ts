@@ -1,5 +1,5 @@
 // Export layer: reads a subtree depth first in bounded pages, for writers that stream it in document order.
-import type { ContentStore } from '../store/content-store.js';
+import type { NodeReads } from '../store/content-store.js';
 import type { NodeRecord } from '../store/rows.js';
 import { readChildPages, type ChildPage, type ChildPageRequest } from '../store/child-pages.js';
 
@@ -11,7 +11,7 @@ export interface ExportSource {
 }
 
 /** A store read whole, as the CLI exports it. */
-export function storeSource(store: Pick<ContentStore, 'getNode' | 'getChildrenPages'>): ExportSource {
+export function storeSource(store: Pick<NodeReads, 'getNode' | 'getChildrenPages'>): ExportSource {
   return {
     getNode: (ws, path) => store.getNode(ws, path),
     getChildrenPages: (ws, parents, limit) => readChildPages(store, ws, parents, limit),

@@ -171,7 +171,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   }
 
   registerRequestGuard(app); // first: its header is on every answer, and `#` never reaches a route
-  const renditions = o.renditions ?? new RenditionService(o.repository.store, { cacheDir: defaultRenditionCacheDir() });
+  const renditions = o.renditions ?? new RenditionService(o.repository.store.blobs, { cacheDir: defaultRenditionCacheDir() });
   if (o.metrics?.enabled === true) { // before the security hook: refused requests are timed and counted too
     registerMetrics(app, { registry: o.registry, contextPath: o.contextPath ?? '', repository: o.repository, renditions, responseCache: () => app.responseCache });
   }

@@ -8,8 +8,9 @@ import type { ContentStore } from '../store/content-store.js';
 import type { StoredProperty } from '../model/property-type.js';
 import type { ImportDocument, NodeDraft, NodeRecord } from '../store/rows.js';
 import { joinPath } from '../model/paths.js';
-import { ACTIVATION_PROPERTIES, ACTIVATION_STATUS, LAST_ACTIVATED, LAST_ACTIVATED_BY, STATUS, publishedWorkspace } from '../store/publishing.js';
-import { DEFAULT_NODE_TYPE, storable } from '../store/write-import.js';
+import { ACTIVATION_PROPERTIES, ACTIVATION_STATUS, LAST_ACTIVATED, LAST_ACTIVATED_BY, STATUS } from '../repository/publishing.js';
+import { publishedWorkspace } from '../model/workspaces.js';
+import { DEFAULT_NODE_TYPE, storable } from '../repository/write-import.js';
 
 /** Deeper than any tree an import holds: the whole published subtree of a root. */
 const WHOLE_SUBTREE = 1_000_000;

@@ -5,7 +5,7 @@
 // sets from the published state) are dropped, so a file cannot forge who wrote what, or when.
 // `petal import` is the operator's tool (migrations): it keeps the file's values.
 import type { StoredProperty } from '../model/property-type.js';
-import { isMaintained, stampMaintained, storedNow } from '../store/maintained-properties.js';
+import { isMaintained, stampMaintained, storedNow } from '../repository/maintained-properties.js';
 import type { ImportDocument, NodeDraft } from '../store/rows.js';
 
 export interface Author {

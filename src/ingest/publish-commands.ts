@@ -4,13 +4,13 @@
 // storing a version only, and what needs the two states is refused rather than silently ignored.
 import { parseArgs } from 'node:util';
 import { publicationDate } from '../publishing/publication-date.js';
-import { requestPublication, type PublishOutcome } from '../publishing/publisher.js';
+import { publishingStore, requestPublication, type PublishOutcome } from '../publishing/publisher.js';
 import { parseIsoInstant } from '../model/iso-instant.js';
 import { NodeTypeRegistry } from '../repository/node-types.js';
 import { parentOf } from '../model/paths.js';
 import { takenAlongBy } from '../repository/publish-rules.js';
-import { NodeWriteError } from '../store/node-write.js';
-import type { ScheduleAction } from '../store/publishing.js';
+import { NodeWriteError } from '../repository/node-write.js';
+import type { ScheduleAction } from '../store/schedules.js';
 import { defaultPublisher, target, type StoreOpener } from './version-commands.js';
 import { publishVersion } from '../repository/writes.js';
 
@@ -100,7 +100,7 @@ ${usage}`);
     }
     let outcome: PublishOutcome;
     try {
-      outcome = await requestPublication(store, {
+      outcome = await requestPublication(publishingStore(store), {
         // The operator's: no caller's rights to check, now or when a schedule runs.
         action, workspace: t.workspace, path: t.path, recursive, by, runAs: 'operator', ...(comment !== undefined ? { comment } : {}),
         ...(at !== undefined ? { at } : {}), takenAlong: takenAlongBy(new NodeTypeRegistry(config.nodeTypes)),

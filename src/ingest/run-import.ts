@@ -5,7 +5,7 @@ import type { ContentStore } from '../store/content-store.js';
 import type { ImportDocument, UuidCollisionPolicy } from '../store/rows.js';
 import { listExportFiles, loadExport, sortExportFiles } from './load-export.js';
 import { ImportError } from './import-error.js';
-import { ImportConflictError, InvalidDocumentError } from '../store/write-import.js';
+import { ImportConflictError, InvalidDocumentError } from '../repository/write-import.js';
 import type { ImportGuard } from '../store/rows.js';
 import type { BootstrapRecords } from '../store/bootstrap-files.js';
 import { joinPath } from '../model/paths.js';
@@ -50,7 +50,7 @@ export interface ImportRunResult {
   readonly warnings: readonly string[];
   /** The top-level nodes written (each document's roots), in import order, each once (`import --publish`). */
   readonly roots: readonly { readonly workspace: string; readonly path: string }[];
-  /** Persisted query index segments written again after the commit (store.refreshQueryIndex), and the time it took. */
+  /** Persisted query index segments written again after the commit (store.caches.refreshPersisted), and the time it took. */
   readonly indexSegments: { readonly written: number; readonly ms: number };
 }
 
@@ -98,7 +98,7 @@ export async function importPaths(store: ContentStore, paths: readonly string[],
 async function refreshIndex(store: ContentStore, documents: readonly ImportDocument[], warnings: readonly string[]): Promise<{ written: number; ms: number; warnings: readonly string[] }> {
   const started = performance.now();
   try {
-    const written = await store.refreshQueryIndex?.([...new Set(documents.map((d) => d.workspace))]) ?? 0;
+    const written = await store.caches?.refreshPersisted([...new Set(documents.map((d) => d.workspace))]) ?? 0;
     return { written, ms: performance.now() - started, warnings };
   } catch (err) {
     const warning = `the query index's persisted segments were not refreshed (the next start reads them from the database): ${(err as Error).message}`;

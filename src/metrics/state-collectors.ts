@@ -60,7 +60,7 @@ export function registerStateCollectors(registry: Registry, s: StateSources): vo
   gauge(registry, 'petal_subtree_cache_entries', 'Subtrees held by the subtree cache', () => subtrees().entries);
 
   const store = s.repository.store;
-  const memory = () => store.memoryStats?.();
+  const memory = () => store.caches?.stats();
   new Gauge({
     name: 'petal_query_index_bytes', help: 'Bytes held by the in-memory query index, by part', labelNames: ['part'], registers: [registry],
     collect() {

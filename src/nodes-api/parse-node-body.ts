@@ -7,7 +7,7 @@ import { PetalError } from '../errors.js';
 import { reservedPrefixProblem, toCanonicalName } from '../model/names.js';
 import { joinPath, isValidName } from '../model/paths.js';
 import { coerceValue, parsePropertyType, type PropertyType, type ScalarValue, type StoredProperty } from '../model/property-type.js';
-import type { NodeInput } from '../store/node-write.js';
+import type { NodeInput } from '../repository/node-write.js';
 
 /** The bounds of one write (documented in README, "Writing content"). */
 export const WRITE_LIMITS = {

@@ -23,7 +23,7 @@ export const PENDING_CALLS_MAX = 20;
 export const PURGE_FLUSH_MS = 2000;
 
 /** The store calls the purger makes. */
-export type PurgeStore = Pick<ContentStore, 'latestChange' | 'changesSince' | 'generationHint'>;
+export type PurgeStore = Pick<ContentStore, 'changes' | 'generationHint'>;
 
 /** pino's Logger fits; so does a test's recorder. */
 export interface PurgeLog {
@@ -100,7 +100,7 @@ export class Purger {
   /** Starts after the newest change committed so far: what came before is not this process's to purge. */
   async start(): Promise<void> {
     this.#generation = this.#store.generationHint?.();
-    this.#cursor = await this.#store.latestChange();
+    this.#cursor = await this.#store.changes.latest();
     this.#unwake = this.#options.wake?.(() => this.#poke());
     this.#schedule();
   }
@@ -177,10 +177,10 @@ export class Purger {
       const hint = this.#store.generationHint?.();
       if (!exact && hint !== undefined && hint === this.#generation) return;
       this.#generation = hint;
-      const latest = await this.#store.latestChange();
+      const latest = await this.#store.changes.latest();
       if (latest < this.#cursor) this.#cursor = latest; // the database went back (restored): follow it
       while (latest > this.#cursor) {
-        const events = await this.#store.changesSince(this.#cursor, CHANGES_PAGE_MAX);
+        const events = await this.#store.changes.since(this.#cursor, CHANGES_PAGE_MAX);
         if (events.length === 0) break;
         this.#queue(events);
         this.#cursor = events[events.length - 1]!.sequence;

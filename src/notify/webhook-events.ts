@@ -2,7 +2,7 @@
 // applied). Pure: no I/O, so the sender, the CLI and tests share it.
 import type { WebhookConfig, WebhookEvent } from '../config/notify-config.js';
 import type { ChangeEvent, ChangedNode } from '../store/changes.js';
-import { isPublishedWorkspace, logicalWorkspace } from '../store/publishing.js';
+import { isPublishedWorkspace, logicalWorkspace } from '../model/workspaces.js';
 import { toCanonicalName } from '../model/names.js';
 import { globMatch } from '../query/glob.js';
 import { changeKeys } from '../repository/dependencies.js';

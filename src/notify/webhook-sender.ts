@@ -47,7 +47,7 @@ export interface WebhookSenderOptions {
   readonly wake?: (poke: () => void) => () => void;
 }
 
-export type SenderStore = Pick<ContentStore, 'changesSince' | 'latestChange' | 'webhooks'>;
+export type SenderStore = Pick<ContentStore, 'changes' | 'webhooks'>;
 
 interface HookState {
   readonly target: WebhookTarget;
@@ -121,7 +121,7 @@ export class WebhookSender {
   }
 
   async #poll(): Promise<void> {
-    const latest = await this.#store.latestChange();
+    const latest = await this.#store.changes.latest();
     if (this.#stopped) return; // stop() came while reading: start nothing it would not wait for
     const now = this.#now();
     for (const h of this.#hooks) {
@@ -144,7 +144,7 @@ export class WebhookSender {
     let saved = cursor;
     try {
       for (;;) {
-        const events = await this.#store.changesSince(cursor, PAGE);
+        const events = await this.#store.changes.since(cursor, PAGE);
         if (events.length === 0) break;
         for (const event of events) {
           if (this.#stopped) return;

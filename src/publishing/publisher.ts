@@ -2,13 +2,34 @@
 // API): carried out now, or stored as a schedule when its instant is still ahead (scheduler.ts runs it
 // when due). Free of HTTP: a refusal is a NodeWriteError, which each caller turns into its own answer.
 import type { ContentStore } from '../store/content-store.js';
-import { NodeWriteError, type NodeWriteGuard } from '../store/node-write.js';
-import {
-  publishedWorkspace, type Schedule, type ScheduleAction, type ScheduleRunAs, type StateRequest, type StateResult,
-} from '../store/publishing.js';
+import { NodeWriteError, type NodeWriteGuard } from '../repository/node-write.js';
+import { publishedWorkspace } from '../model/workspaces.js';
+import type { NewSchedule, Schedule, ScheduleAction, ScheduleRunAs } from '../store/schedules.js';
+import type { NodeRecord } from '../store/rows.js';
+import { publishState, unpublishState } from '../repository/writes.js';
+import { type StateRequest, type StateResult } from '../repository/publishing.js';
 
-/** What of the store a publication needs. */
-export type PublishingStore = Pick<ContentStore, 'getNode' | 'publishState' | 'unpublishState' | 'addSchedule'>;
+/** What a publication needs: node reads, the state changes (repository/writes.ts), the schedule log. */
+export interface PublishingStore {
+  getNode(workspace: string, path: string): Promise<NodeRecord | undefined>;
+  publishState(request: StateRequest): Promise<StateResult>;
+  unpublishState(request: StateRequest): Promise<StateResult>;
+  addSchedule(schedule: NewSchedule): Promise<Schedule>;
+  dueSchedules(now: string, limit: number): Promise<Schedule[]>;
+  failSchedule(id: string, error: string): Promise<void>;
+}
+
+/** A store's publications: the repository's rules in the store's transactions. */
+export function publishingStore(store: ContentStore): PublishingStore {
+  return {
+    getNode: (workspace, path) => store.reads.getNode(workspace, path),
+    publishState: (request) => publishState(store, request),
+    unpublishState: (request) => unpublishState(store, request),
+    addSchedule: (schedule) => store.schedules.add(schedule),
+    dueSchedules: (now, limit) => store.schedules.due(now, limit),
+    failSchedule: (id, error) => store.schedules.fail(id, error),
+  };
+}
 
 export interface PublishRequest {
   readonly action: ScheduleAction;

@@ -2,18 +2,17 @@
 // store claims a schedule inside the transaction that carries it out (StateRequest.schedule), so
 // exactly one instance runs each, and one that finds it claimed already writes nothing. A schedule a
 // caller made runs with that caller's rights as they are when it runs, never as they were.
-import type { ContentStore } from '../store/content-store.js';
-import { NodeWriteError, type NodeWriteGuard } from '../store/node-write.js';
-import { runAsUser, type Schedule } from '../store/publishing.js';
-import { scheduledRequest } from './publisher.js';
+import { NodeWriteError, type NodeWriteGuard } from '../repository/node-write.js';
+import { runAsUser, type Schedule } from '../store/schedules.js';
+import { scheduledRequest, type PublishingStore } from './publisher.js';
 
 /** A few seconds' precision is all the issue asks for; a poll is one indexed read. */
 export const SCHEDULER_INTERVAL_MS = 2000;
 /** Schedules read per poll; a full batch is followed at once by the next. */
 export const SCHEDULER_BATCH = 20;
 
-/** The store calls the scheduler makes. */
-export type SchedulingStore = Pick<ContentStore, 'dueSchedules' | 'failSchedule' | 'publishState' | 'unpublishState'>;
+/** The store calls the scheduler makes (publisher.ts publishingStore gives them over a ContentStore). */
+export type SchedulingStore = Pick<PublishingStore, 'dueSchedules' | 'failSchedule' | 'publishState' | 'unpublishState'>;
 
 /** pino's Logger fits; so does a test's recorder. */
 export interface SchedulerLog {

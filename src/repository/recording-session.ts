@@ -3,7 +3,7 @@
 // found: a missing node, id or child is a dependency too (its creation changes the answer).
 import type { Dependencies } from './dependencies.js';
 import type { Session } from './session.js';
-import { isPublishedWorkspace } from '../store/publishing.js';
+import { isPublishedWorkspace } from '../model/workspaces.js';
 
 export function recordingSession(session: Session, deps: Dependencies | undefined): Session {
   if (deps === undefined) return session;

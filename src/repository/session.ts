@@ -7,6 +7,7 @@ import type { Condition, QuerySpec } from '../query/ast.js';
 import type { ReadRule } from '../query/glob.js';
 import type { NodeTypeRegistry } from './node-types.js';
 import { buildStoreQuery } from './build-query.js';
+import { withoutHiddenWordMatches } from './hidden-full-text.js';
 import { SubtreeCache, type SubtreeCacheOptions } from './subtree-cache.js';
 import { listVersions, readVersion, type VersionRead } from './versions.js';
 import type { VersionInfo } from '../store/versions.js';
@@ -15,7 +16,7 @@ import { ChangeFeed } from '../store/change-feed.js';
 import type { Dependencies } from './dependencies.js';
 import { recordingSession } from './recording-session.js';
 import { takenAlongBy } from './publish-rules.js';
-import { logicalWorkspace, publishedWorkspace } from '../store/publishing.js';
+import { logicalWorkspace, publishedWorkspace } from '../model/workspaces.js';
 
 /**
  * Which content a session reads (petal.yaml `publishing`): the working content (what imports and the
@@ -96,7 +97,7 @@ export class Repository {
       getNodesByIds: (ws, ids) => store.reads.getNodesByIds(ws, ids),
       getSubtree: (ws, path, depth) => subtrees.getSubtree(ws, path, depth),
       getSubtrees: (ws, paths, depth) => store.reads.getSubtrees(ws, paths, depth),
-      getChildrenPages: (ws, parents, limit) => readChildPages(store, ws, parents, limit),
+      getChildrenPages: (ws, parents, limit) => readChildPages(store.reads, ws, parents, limit),
       query: (spec, extra) => runQuery(store, spec, extra ?? [], null),
       readVersion: (ws, path, name, depth) => readVersion(store, null, ws, path, name, depth, takenAlong),
       listVersions: (ws, path) => listVersions(store, null, ws, path),
@@ -128,10 +129,10 @@ export class Repository {
       },
       getSubtrees: async (ws, paths, depth) => visible(ws, await store.reads.getSubtrees(ws, paths, depth)),
       getChildrenPages: async (ws, parents, limit) => {
-        if (access.rulesFor(ws) === null) return readChildPages(store, ws, parents, limit);
+        if (access.rulesFor(ws) === null) return readChildPages(store.reads, ws, parents, limit);
         const hidden = (path: string) => path !== '/' && !access.canRead(ws, path);
         // A hidden parent is not read at all: its page is empty and ends, as for a missing node.
-        const pages = await readChildPages(store, ws, parents.filter((p) => !hidden(p.parentPath)), limit, (r) => !hidden(r.path));
+        const pages = await readChildPages(store.reads, ws, parents.filter((p) => !hidden(p.parentPath)), limit, (r) => !hidden(r.path));
         const byParent = new Map(pages.map((p) => [p.parentPath, p]));
         return [...new Set(parents.map((p) => p.parentPath))]
           .map((parentPath) => byParent.get(parentPath) ?? { parentPath, nodes: [], next: undefined });
@@ -188,5 +189,6 @@ async function runQuery(
   const typesPresent = spec.typeFilter === null ? [] : await store.reads.nodeTypesPresent(spec.workspace);
   const conditions = readable === null ? extra : [readable, ...extra];
   const q = buildStoreQuery(spec, { kindsOf: (n) => kinds.get(n) ?? [], typesPresent }, conditions);
-  return store.reads.query(q);
+  // Matches owed only to hidden properties' words are left out before the store counts and pages.
+  return store.reads.query(await withoutHiddenWordMatches(q, (x) => store.reads.query(x)));
 }

@@ -8,7 +8,7 @@ import type { ContentStore } from '../store/content-store.js';
 import type { NodeRecord } from '../store/rows.js';
 import type { VersionInfo } from '../store/versions.js';
 import type { ReadAccess } from './session.js';
-import { isPublishedWorkspace, logicalWorkspace } from '../store/publishing.js';
+import { isPublishedWorkspace, logicalWorkspace } from '../model/workspaces.js';
 
 /** What reading one version of a node found. `node` is the live node the version belongs to. */
 export type VersionRead =

@@ -1,5 +1,4 @@
 // Store layer: what a stored content version is, and how versions are named. Shared by both backends.
-import type { NewChange } from './changes.js';
 
 /**
  * One published version of a node. Versions belong to a node's path in its workspace (the address
@@ -40,14 +39,3 @@ export function versionName(seq: number): string {
 
 /** Well-formed version names: `<major>.<minor>`, digits only, at most 9 of each (so 2.0 is well-formed, merely unknown). */
 export const VERSION_NAME = /^[0-9]{1,9}\.[0-9]{1,9}$/;
-
-/**
- * The change event of a publish: the published node as `changed` (its live content is untouched; what
- * changed is the versions delivered for its path, which consumers key on the node's path).
- */
-export function publishChange(v: VersionInfo, type: string): NewChange {
-  return {
-    workspace: v.workspace, kind: 'publish', by: v.createdBy, version: v.name,
-    nodes: [{ op: 'changed', id: v.nodeId, path: v.path, type }], truncated: false, count: 1,
-  };
-}

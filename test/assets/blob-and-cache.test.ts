@@ -13,8 +13,8 @@ function fakeBlobs(data: Buffer): BlobSource & { reads: [number, number][] } {
   const reads: [number, number][] = [];
   return {
     reads,
-    getBlobInfo: async (hash) => ({ hash, size: data.length }),
-    readBlob: async (_hash, offset, length) => {
+    info: async (hash) => ({ hash, size: data.length }),
+    read: async (_hash, offset, length) => {
       reads.push([offset, length]);
       return Buffer.from(data.subarray(offset, offset + length));
     },

@@ -69,7 +69,7 @@ export function childPagesSuite(fixture: StoreFixture): void {
         { parentPath: '/small' }, { parentPath: '/missing' }, { parentPath: '/wide' }, { parentPath: '/empty' }, { parentPath: '/small' },
       ], 3);
       expect(pathsOf(rows)).toEqual(['/small/b', '/small/a', '/small/c', '/wide/c999', '/wide/c998', '/wide/c997']);
-      const pages = await readChildPages(store(), ws, [{ parentPath: '/wide' }, { parentPath: '/small' }, { parentPath: '/wide-b' }], 3);
+      const pages = await readChildPages(store().reads, ws, [{ parentPath: '/wide' }, { parentPath: '/small' }, { parentPath: '/wide-b' }], 3);
       expect(pages.map((p) => [p.parentPath, p.nodes.length, p.next])).toEqual([
         ['/wide', 3, { position: 2, name: 'c997' }], ['/small', 3, { position: 2, name: 'c' }], ['/wide-b', 1, undefined],
       ]);

@@ -64,7 +64,7 @@ async function text(pieces: AsyncIterable<string | Buffer>): Promise<string> {
   return out.join('');
 }
 
-const NO_BLOBS: BlobSource = { getBlobInfo: async () => undefined, readBlob: async () => Buffer.alloc(0) };
+const NO_BLOBS: BlobSource = { info: async () => undefined, read: async () => Buffer.alloc(0) };
 
 describe('exports stream', () => {
   for (const format of ['yaml', 'xml'] as const) {

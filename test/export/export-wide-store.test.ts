@@ -9,7 +9,7 @@ import { prepareExport } from '../../src/export/export-subtree.js';
 import { ROWS_PER_READ, storeSource, type TreeEvent } from '../../src/export/walk-tree.js';
 import { writeJcrXml } from '../../src/export/write-jcr-xml.js';
 import { writeYaml } from '../../src/export/write-yaml.js';
-import type { ContentStore } from '../../src/store/content-store.js';
+import type { ContentStore, NodeReads } from '../../src/store/content-store.js';
 import type { NodeRecord } from '../../src/store/rows.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { NEW, document, draft, leaves } from '../conformance/drafts.js';
@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 /** The store's reads of an export, recording the most rows one getChildrenPages returned. */
-function counting(inner: ContentStore): { store: Pick<ContentStore, 'getNode' | 'getChildrenPages'>; largest: () => number } {
+function counting(inner: ContentStore): { store: Pick<NodeReads, 'getNode' | 'getChildrenPages'>; largest: () => number } {
   let largest = 0;
   return {
     store: {
@@ -76,15 +76,15 @@ describe('export of a store with wide folders', () => {
   for (const [ws, path, format] of [[WS, '/wide', 'yaml'], [WS, '/wide', 'xml'], ['top', '/', 'xml']] as const) {
     it(`${format} of ${ws}:${path}: no read returns more than ROWS_PER_READ rows; output as from one whole read`, async () => {
       const { store: source, largest } = counting(store);
-      const prepared = await prepareExport(storeSource(source), store, ws, path, format);
+      const prepared = await prepareExport(storeSource(source), store.blobs, ws, path, format);
       if (!prepared.ok) throw new Error(prepared.reason);
       const paged = await text(prepared.open());
       expect(largest()).toBeGreaterThan(0);
       expect(largest()).toBeLessThanOrEqual(ROWS_PER_READ);
       const events = fromWholeRead(ws, path);
       const expected = await text(format === 'xml'
-        ? writeJcrXml(events, { blobs: store, workspaceRoot: path === '/' })
-        : writeYaml(events, { blobs: store }));
+        ? writeJcrXml(events, { blobs: store.blobs, workspaceRoot: path === '/' })
+        : writeYaml(events, { blobs: store.blobs }));
       expect(paged.length).toBeGreaterThan(1_000_000 * (ws === WS ? 1 : 0.1));
       expect(paged).toBe(expected);
     }, 180_000);

@@ -94,7 +94,7 @@ afterAll(async () => {
 });
 
 async function exportToFile(store: SqliteStore, workspace: string, path: string, format: ExportFormat, folder: string): Promise<string> {
-  const prepared = await prepareExport(storeSource(store), store, workspace, path, format);
+  const prepared = await prepareExport(storeSource(store.reads), store.blobs, workspace, path, format);
   if (!prepared.ok) throw new Error(prepared.reason);
   const chunks: Buffer[] = [];
   for await (const chunk of prepared.open()) chunks.push(chunk as Buffer);
@@ -141,7 +141,7 @@ describe('export writers: what goes out comes back', () => {
   });
 
   it('names system properties and types with mgnl: as the original\'s exports do', async () => {
-    const prepared = await prepareExport(storeSource(source), source, 'website', '/site/home/cms:apex', 'yaml');
+    const prepared = await prepareExport(storeSource(source.reads), source.blobs, 'website', '/site/home/cms:apex', 'yaml');
     if (!prepared.ok) throw new Error(prepared.reason);
     let text = '';
     for await (const chunk of prepared.open()) text += String(chunk);
@@ -149,9 +149,9 @@ describe('export writers: what goes out comes back', () => {
   });
 
   it('refuses what an export file name cannot place, and a missing node', async () => {
-    expect(await prepareExport(storeSource(source), source, 'website', '/', 'yaml')).toMatchObject({ ok: false, problem: 'unnamable' });
-    expect(await prepareExport(storeSource(source), source, 'website', '/a.b/c', 'xml')).toMatchObject({ ok: false, problem: 'unnamable' });
-    expect(await prepareExport(storeSource(source), source, 'website', '/site/nope', 'xml')).toMatchObject({ ok: false, problem: 'missing' });
+    expect(await prepareExport(storeSource(source.reads), source.blobs, 'website', '/', 'yaml')).toMatchObject({ ok: false, problem: 'unnamable' });
+    expect(await prepareExport(storeSource(source.reads), source.blobs, 'website', '/a.b/c', 'xml')).toMatchObject({ ok: false, problem: 'unnamable' });
+    expect(await prepareExport(storeSource(source.reads), source.blobs, 'website', '/site/nope', 'xml')).toMatchObject({ ok: false, problem: 'missing' });
   });
 });
 

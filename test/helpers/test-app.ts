@@ -170,7 +170,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   const security = new SecurityService(loadSecurity(o.security ?? OPEN_SECURITY, dir));
   const themes = ThemeRegistry.load(moduleRoots);
   const pages = PagesRegistry.load(moduleRoots).registry;
-  const renditions = new RenditionService(store, { ...o.renditions, cacheDir: join(dir, 'renditions') });
+  const renditions = new RenditionService(store.blobs, { ...o.renditions, cacheDir: join(dir, 'renditions') });
   let shopStore: ShopStore | undefined;
   if (o.shop) {
     shopStore = createShopStore(store, o.shopHooks ? { hooks: o.shopHooks } : {});

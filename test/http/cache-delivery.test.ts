@@ -172,7 +172,7 @@ describe('cache hits', () => {
   it('serve Read node and Get children without reading the store (but the generation)', async () => {
     for (const url of [READ, CHILDREN]) {
       await getJson(t.app, url);
-      const subtree = vi.spyOn(t.store, 'getSubtree');
+      const subtree = vi.spyOn(t.store.reads, 'getSubtree');
       const again = await getJson(t.app, url);
       expect(again.status).toBe(200);
       expect(subtree).not.toHaveBeenCalled();
@@ -183,7 +183,7 @@ describe('cache hits', () => {
   it('serve Query nodes without querying, whatever the order of the parameters', async () => {
     const first = await getJson(t.app, '/.rest/delivery/pages?orderBy=rank&rank[gt]=0');
     expect(first.body.results.map((n: { title: string }) => n.title)).toEqual(['B', 'A']);
-    const query = vi.spyOn(t.store, 'query');
+    const query = vi.spyOn(t.store.reads, 'query');
     const again = await getJson(t.app, '/.rest/delivery/pages?rank[gt]=0&orderBy=rank');
     expect(again.raw).toBe(first.raw);
     expect(query).not.toHaveBeenCalled();
@@ -193,7 +193,7 @@ describe('cache hits', () => {
     const before = await getJson(t.app, READ);
     expect(before.body.title).toBe('Home');
     await reimport('Welcome');
-    const subtree = vi.spyOn(t.store, 'getSubtree');
+    const subtree = vi.spyOn(t.store.reads, 'getSubtree');
     const after = await getJson(t.app, READ);
     expect(subtree).toHaveBeenCalled();
     expect(after.body.title).toBe('Welcome');
@@ -207,7 +207,7 @@ describe('cache hits', () => {
   it('clear() drops every answer', async () => {
     await getJson(t.app, READ);
     t.app.responseCache!.clear();
-    const subtree = vi.spyOn(t.store, 'getSubtree');
+    const subtree = vi.spyOn(t.store.reads, 'getSubtree');
     await getJson(t.app, READ);
     expect(subtree).toHaveBeenCalledTimes(1);
   });
@@ -215,7 +215,7 @@ describe('cache hits', () => {
   it('are used for personalized endpoints too, keyed by the trait values (none are defined here)', async () => {
     const url = '/.rest/delivery/personal/site';
     const first = await getJson(t.app, url);
-    const subtree = vi.spyOn(t.store, 'getSubtree');
+    const subtree = vi.spyOn(t.store.reads, 'getSubtree');
     const second = await getJson(t.app, url);
     expect(subtree).toHaveBeenCalledTimes(0);
     expect(second.headers.etag).toBe(first.headers.etag);
@@ -258,7 +258,7 @@ describe('an app with its own cache budget', () => {
     expect(s.bytes).toBeLessThanOrEqual(s.maxBytes);
     expect(s.evictions).toBeGreaterThan(0);
     expect(s.entries).toBeLessThan(urls.length);
-    const subtree = vi.spyOn(t.store, 'getSubtree');
+    const subtree = vi.spyOn(t.store.reads, 'getSubtree');
     await small.inject({ method: 'GET', url: urls[urls.length - 1]! }); // the newest is still there
     expect(subtree).not.toHaveBeenCalled();
     await small.inject({ method: 'GET', url: urls[0]! }); // the oldest was evicted
@@ -275,7 +275,7 @@ describe('an app with its own cache budget', () => {
   it('cache: false renders every request, with ETags and 304 still', async () => {
     expect(none.responseCache).toBeNull();
     const first = await none.inject({ method: 'GET', url: READ });
-    const subtree = vi.spyOn(t.store, 'getSubtree');
+    const subtree = vi.spyOn(t.store.reads, 'getSubtree');
     const second = await none.inject({ method: 'GET', url: READ, headers: { 'if-none-match': String(first.headers.etag) } });
     expect(subtree).toHaveBeenCalledTimes(1);
     expect(second.statusCode).toBe(304);

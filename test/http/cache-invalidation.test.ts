@@ -219,7 +219,7 @@ describe('a change drops the answers that depend on it, and only those', () => {
     expect(t.repository.subtreeCacheStats().entries).toBeGreaterThan(1);
     await write('website', '/site', node('other', 'cms:page', { title: 'Other 3', category: CAT_X }));
     t.app.responseCache!.clear(); // the next answer is rendered: from the subtree cache, or the store
-    const subtree = vi.spyOn(t.store, 'getSubtree');
+    const subtree = vi.spyOn(t.store.reads, 'getSubtree');
     const read = await get(`${PLAIN}/site/news`);
     expect(read.status).toBe(200);
     expect(subtree).not.toHaveBeenCalled();

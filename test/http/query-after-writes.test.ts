@@ -62,7 +62,7 @@ async function write(method: 'PUT' | 'POST' | 'DELETE', path: string, body?: unk
   expect(res.statusCode, res.body).toBeLessThan(300);
 }
 
-const loads = () => t.store.memoryStats?.().queryIndex.loads ?? 0;
+const loads = () => t.store.caches?.stats().queryIndex.loads ?? 0;
 const price = (value: number) => ({ name: 'price', type: 'Double', multiple: false, values: [String(value)] });
 
 describe('writes through the Nodes API, read back through Query nodes', () => {

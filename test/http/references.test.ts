@@ -99,7 +99,7 @@ describe('jcrReferenceResolver', () => {
 
   it('looks targets up once per workspace and level, not once per value', async () => {
     t.app.responseCache?.clear(); // an answer rendered by an earlier test would be served from the cache
-    const spy = vi.spyOn(t.store, 'getNodesByIds');
+    const spy = vi.spyOn(t.store.reads, 'getNodesByIds');
     try {
       await getJson(t.app, '/.rest/delivery/tours/trips/alps');
       const workspaces = spy.mock.calls.map((c) => c[0]).sort();

@@ -20,7 +20,7 @@ import { createStore, startServer, type RunningServer } from '../../src/main.js'
 import { createToken, writeTokens } from '../../src/security/api-tokens.js';
 import { passwordIdOf } from '../../src/security/password-hash.js';
 import { addUser, setUserEnabled } from '../../src/security/users-file.js';
-import type { Schedule } from '../../src/store/publishing.js';
+import type { Schedule } from '../../src/store/schedules.js';
 import { createScratchDatabase, type ScratchDatabase } from '../helpers/scratch-database.js';
 import { hashOf } from '../security-http/helpers.js';
 

@@ -77,8 +77,8 @@ describe.skipIf(url === '')('two Petal instances on one PostgreSQL database', ()
     const before = { read: await getJson(b.app, READ), children: await getJson(b.app, CHILDREN), query: await getJson(b.app, QUERY) };
     expect(before.children.body.map((n: { title: string }) => n.title)).toEqual(['A Home']);
     expect(before.query.body.results).toEqual([]);
-    const subtree = vi.spyOn(storeB, 'getSubtree');
-    const query = vi.spyOn(storeB, 'query');
+    const subtree = vi.spyOn(storeB.reads, 'getSubtree');
+    const query = vi.spyOn(storeB.reads, 'query');
     expect((await getJson(b.app, READ)).raw).toBe(before.read.raw);
     expect((await getJson(b.app, QUERY)).raw).toBe(before.query.raw);
     expect(subtree).not.toHaveBeenCalled();

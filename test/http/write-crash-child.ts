@@ -7,11 +7,10 @@ import { writeFileSync } from 'node:fs';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { ContentStore } from '../../src/store/content-store.js';
-import type { ImportDocument, ImportOptions } from '../../src/store/rows.js';
-import type { NodeOperation, NodeWriteOptions } from '../../src/store/node-write.js';
+import type { WriteTx } from '../../src/store/write-tx.js';
+import type { ImportTx, InsertNode } from '../../src/store/import-tx.js';
 import { createTestApp } from '../helpers/test-app.js';
 import { CRASH_CHILDREN, CRASH_SECURITY, crashNodesBody, crashUpload } from './write-crash-files.js';
-import { importDocuments, writeNodes } from '../../src/repository/writes.js';
 
 const [storeArg, write, point, marker] = process.argv.slice(2) as [string, 'import' | 'nodes', 'inside' | 'after', string];
 
@@ -30,39 +29,35 @@ function stop(): void {
   block();
 }
 
-// The store as the app sees it, except that the write's in-transaction guard stops midway: the import's
-// when asked to remove the replaced node (the first root and its children are written by then), the
-// Nodes API write's when asked about the middle one of the new children (the update and half of them are).
+// The store as the app sees it, except that the write's transaction stops midway: the import's when it
+// is about to remove the replaced node (the first root and its children are written by then), the Nodes
+// API write's when it is about to insert the middle one of the new children (the update and half of
+// them are written).
+function stopping<T extends object>(tx: T, method: string, when: (args: unknown[]) => boolean): T {
+  return new Proxy(tx, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key);
+      if (typeof value !== 'function') return value;
+      const bound = (value as (...a: unknown[]) => unknown).bind(target);
+      return key !== method ? bound : (...args: unknown[]) => {
+        if (when(args)) stop();
+        return bound(...args);
+      };
+    },
+  });
+}
+
+let inserted = 0;
 const store = new Proxy(opened, {
   get(target, key) {
-    if (key === 'writeNodes' && point === 'inside') {
-      return (workspace: string, operations: readonly NodeOperation[], options: NodeWriteOptions) => {
-        const guard = options.guard!;
-        let asked = 0;
-        return writeNodes(target, workspace, operations, {
-          ...options,
-          guard: {
-            canRead: (ws, path) => {
-              if (path.startsWith('/keep/') && ++asked === CRASH_CHILDREN / 2) stop();
-              return guard.canRead(ws, path);
-            },
-            mayWrite: (ws, path) => guard.mayWrite(ws, path),
-            mayReplaceSubtree: (ws, path) => guard.mayReplaceSubtree(ws, path),
-          },
-        });
-      };
+    if (key === 'transaction' && write === 'nodes' && point === 'inside') {
+      return <R>(body: (tx: WriteTx) => Promise<R>) => target.transaction((tx) => body(stopping(tx, 'insertNode', (args) => {
+        const node = args[0] as InsertNode;
+        return node.parentPath === '/keep' && ++inserted === CRASH_CHILDREN / 2;
+      })));
     }
-    if (key === 'importDocuments' && point === 'inside') {
-      return (documents: readonly ImportDocument[], options: ImportOptions) => importDocuments(target, documents, {
-        ...options,
-        guard: {
-          create: (ws, path) => options.guard?.create(ws, path),
-          remove: (ws, path) => {
-            options.guard?.remove(ws, path);
-            stop();
-          },
-        },
-      });
+    if (key === 'importTransaction' && write === 'import' && point === 'inside') {
+      return <R>(nodes: number, body: (tx: ImportTx) => Promise<R>) => target.importTransaction(nodes, (tx) => body(stopping(tx, 'deleteSubtree', () => true)));
     }
     const value: unknown = Reflect.get(target, key);
     return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;

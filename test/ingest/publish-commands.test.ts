@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { publishCommand, schedulesCommand, unpublishCommand } from '../../src/ingest/publish-commands.js';
 import type { StoreOpener } from '../../src/ingest/version-commands.js';
-import { NodeWriteError } from '../../src/store/node-write.js';
+import { NodeWriteError } from '../../src/repository/node-write.js';
 import { FakePublishingStore, newSchedule } from '../publishing/fake-publishing-store.js';
 
 afterEach(() => vi.restoreAllMocks());

@@ -15,12 +15,10 @@ const ENV = { H_PURGE_FASTLY: 'fastly-token', H_PURGE_CF: 'cf-token', H_PURGE_SE
 
 class FakeStore implements PurgeStore {
   readonly events: ChangeEvent[] = [];
-  async latestChange(): Promise<number> {
-    return this.events.at(-1)?.sequence ?? 0;
-  }
-  async changesSince(sequence: number, limit: number): Promise<ChangeEvent[]> {
-    return this.events.filter((e) => e.sequence > sequence).slice(0, limit);
-  }
+  readonly changes = {
+    latest: async (): Promise<number> => this.events.at(-1)?.sequence ?? 0,
+    since: async (sequence: number, limit: number): Promise<ChangeEvent[]> => this.events.filter((e) => e.sequence > sequence).slice(0, limit),
+  };
   /** Records a change of `count` new nodes below `/` (2 + 2 × count keys: each path and id, `/`'s list, the workspace). */
   change(workspace: string, count: number, first = 0): ChangeEvent {
     const created: ChangedNode[] = Array.from({ length: count }, (_, i) => ({ id: `id-${first + i}`, path: `/p${first + i}`, type: 'mgnl:page' }));

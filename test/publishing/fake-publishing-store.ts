@@ -4,7 +4,9 @@ import { randomUUID } from 'node:crypto';
 import type { ContentStore } from '../../src/store/content-store.js';
 import type { NodeRecord } from '../../src/store/rows.js';
 import type { VersionInfo } from '../../src/store/versions.js';
-import { publishedWorkspace, type NewSchedule, type Schedule, type StateRequest, type StateResult } from '../../src/store/publishing.js';
+import { publishedWorkspace } from '../../src/model/workspaces.js';
+import { type NewSchedule, type Schedule } from '../../src/store/schedules.js';
+import { type StateRequest, type StateResult } from '../../src/repository/publishing.js';
 import type { PublishingStore } from '../../src/publishing/publisher.js';
 import type { SchedulingStore } from '../../src/publishing/scheduler.js';
 

@@ -1,7 +1,7 @@
 // requestPublication: now when `at` is absent, due or past; a stored schedule for a future `at`, after
 // checking (then, not when it runs) that the node exists and that the caller may write it.
 import { describe, expect, it } from 'vitest';
-import { NodeWriteError, type NodeWriteGuard } from '../../src/store/node-write.js';
+import { NodeWriteError, type NodeWriteGuard } from '../../src/repository/node-write.js';
 import { requestPublication, type PublishRequest } from '../../src/publishing/publisher.js';
 import { FakePublishingStore } from './fake-publishing-store.js';
 

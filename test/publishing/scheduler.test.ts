@@ -2,8 +2,8 @@
 // one is marked failed and never retried, an outage leaves it for the next poll, stop() waits for the
 // run in progress. The same against the real stores (two instances, a restart): scheduler-store.test.ts.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NodeWriteError, type NodeWriteGuard } from '../../src/store/node-write.js';
-import type { StateResult } from '../../src/store/publishing.js';
+import { NodeWriteError, type NodeWriteGuard } from '../../src/repository/node-write.js';
+import type { StateResult } from '../../src/repository/publishing.js';
 import { PublishScheduler, SCHEDULER_BATCH, type ScheduleRights, type SchedulerLog } from '../../src/publishing/scheduler.js';
 import { FakePublishingStore, newSchedule } from './fake-publishing-store.js';
 

@@ -3,7 +3,7 @@
 // generation hint is never cached.
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import type { ContentStore } from '../../src/store/content-store.js';
+import type { ContentStore, NodeReads } from '../../src/store/content-store.js';
 import { Repository, type ReadAccess } from '../../src/repository/session.js';
 import { NodeTypeRegistry } from '../../src/repository/node-types.js';
 import type { ImportDocument, NodeDraft } from '../../src/store/rows.js';
@@ -22,10 +22,17 @@ function doc(roots: NodeDraft[]): ImportDocument {
 /** The store, counting getSubtree calls that reach it. */
 function counting(store: ContentStore): { store: ContentStore; calls: () => number } {
   let calls = 0;
-  const proxy = new Proxy(store, {
+  const reads = new Proxy(store.reads, {
     get(target, prop, receiver) {
       const v = Reflect.get(target, prop, receiver);
-      if (prop === 'getSubtree') return (...a: Parameters<ContentStore['getSubtree']>) => { calls++; return target.reads.getSubtree(...a); };
+      if (prop === 'getSubtree') return (...a: Parameters<NodeReads['getSubtree']>) => { calls++; return target.getSubtree(...a); };
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  const proxy = new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === 'reads') return reads;
+      const v = Reflect.get(target, prop, receiver);
       return typeof v === 'function' ? v.bind(target) : v;
     },
   });

@@ -43,8 +43,8 @@ async function rules(store: ContentStore, other: ContentStore): Promise<void> {
   expect((await recorded(store))[0]!.sha256).toBe('f'.repeat(64));
   // Decided after it: written and recorded (the import's own events do not count as a later write).
   await importDocuments(store, [document('website', '/', leaves('late'))], {
-    ...NEW, bootstrap: { files: [{ path: 'content/website.a.yaml', sha256: '1'.repeat(64), nodes: {} }], decidedAt: await store.latestChange() },
-  })});
+    ...NEW, bootstrap: { files: [{ path: 'content/website.a.yaml', sha256: '1'.repeat(64), nodes: {} }], decidedAt: await store.changes.latest() },
+  });
   expect((await recorded(store))[0]!.sha256).toBe('1'.repeat(64));
 
   // One caller at a time, whichever store (instance) it comes through.

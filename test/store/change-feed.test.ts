@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ChangeFeed, type ChangeBatch } from '../../src/store/change-feed.js';
 import { CHANGES_PAGE_MAX, type ChangeEvent } from '../../src/store/changes.js';
-import type { ContentStore } from '../../src/store/content-store.js';
+import type { ChangeLog, ContentStore } from '../../src/store/content-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import type { ImportDocument } from '../../src/store/rows.js';
@@ -49,11 +49,11 @@ function listen(feed: ChangeFeed): ChangeBatch[] {
 }
 
 /** The store, with changesSince / latestChange replaced. */
-function withChanges(store: ContentStore, o: { since?: ContentStore['changesSince']; latest?: ContentStore['latestChange'] }): ContentStore {
+function withChanges(store: ContentStore, o: { since?: ChangeLog['since']; latest?: ChangeLog['latest'] }): ContentStore {
+  const changes: ChangeLog = { since: o.since ?? store.changes.since, latest: o.latest ?? store.changes.latest };
   return new Proxy(store, {
     get(target, prop, receiver) {
-      if (prop === 'changesSince' && o.since) return o.since;
-      if (prop === 'latestChange' && o.latest) return o.latest;
+      if (prop === 'changes') return changes;
       const v = Reflect.get(target, prop, receiver);
       return typeof v === 'function' ? v.bind(target) : v;
     },

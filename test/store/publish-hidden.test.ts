@@ -3,7 +3,7 @@
 // the rules alone, naming only nodes the caller can read, whether hidden nodes exist or not.
 import { describe, expect, it } from 'vitest';
 import type { ContentStore } from '../../src/store/content-store.js';
-import { NodeWriteError, type NodeWriteGuard } from '../../src/store/node-write.js';
+import { NodeWriteError, type NodeWriteGuard } from '../../src/repository/node-write.js';
 import { compileAcl, subtreeWritable, type AclRule } from '../../src/security/workspace-acl.js';
 import { NEW, document, draft } from '../conformance/drafts.js';
 import { BACKENDS, openForSuite } from './publish-backends.js';

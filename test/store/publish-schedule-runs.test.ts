@@ -12,8 +12,9 @@ import { PublishScheduler, type SchedulerLog } from '../../src/publishing/schedu
 import { NodeTypeRegistry } from '../../src/repository/node-types.js';
 import { takenAlongBy } from '../../src/repository/publish-rules.js';
 import type { ContentStore } from '../../src/store/content-store.js';
+import { publishingStore } from '../../src/publishing/publisher.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { publishedWorkspace } from '../../src/store/publishing.js';
+import { publishedWorkspace } from '../../src/model/workspaces.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { NEW, document, draft } from '../conformance/drafts.js';
 import { importDocuments } from '../../src/repository/writes.js';
@@ -59,7 +60,7 @@ const silent: SchedulerLog = { info: () => undefined, warn: () => undefined, err
 function schedulerOf(store: ContentStore): PublishScheduler {
   // The operator's schedules (petal publish --at): no user's rights are asked for.
   const rights = { guardFor: () => { throw new Error('an operator\'s schedule asks for no rights'); } };
-  return new PublishScheduler(store, { takenAlong: takenAlongBy(new NodeTypeRegistry()), rights, log: silent, now: () => AFTER_DUE });
+  return new PublishScheduler(publishingStore(store), { takenAlong: takenAlongBy(new NodeTypeRegistry()), rights, log: silent, now: () => AFTER_DUE });
 }
 
 const open: ContentStore[] = [];

@@ -2,7 +2,7 @@
 // first, handed out when due unless they failed, marked failed, and cancelled. Each backend.
 import { describe, expect, it } from 'vitest';
 import type { ContentStore } from '../../src/store/content-store.js';
-import type { NewSchedule } from '../../src/store/publishing.js';
+import type { NewSchedule } from '../../src/store/schedules.js';
 import { BACKENDS, openForSuite } from './publish-backends.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -2,7 +2,8 @@
 // subpage with its own area), the request the suites send, and property lookups.
 import type { StoredProperty } from '../../src/model/property-type.js';
 import type { ContentStore } from '../../src/store/content-store.js';
-import { publishedWorkspace, type StateRequest } from '../../src/store/publishing.js';
+import { publishedWorkspace } from '../../src/model/workspaces.js';
+import { type StateRequest } from '../../src/repository/publishing.js';
 import type { NodeRecord } from '../../src/store/rows.js';
 import { NEW, document, draft, freshWorkspace, uuid } from '../conformance/drafts.js';
 import { importDocuments } from '../../src/repository/writes.js';

@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { StoreQuery } from '../../src/query/ast.js';
 import type { ContentStore } from '../../src/store/content-store.js';
-import type { NodeWriteGuard } from '../../src/store/node-write.js';
-import { ACTIVATION_STATUS } from '../../src/store/publishing.js';
+import type { NodeWriteGuard } from '../../src/repository/node-write.js';
+import { ACTIVATION_STATUS } from '../../src/repository/publishing.js';
 import { BACKENDS, openForSuite } from './publish-backends.js';
 import { pathsIn, prop, request, seedSite } from './publish-site.js';
 import { publishState, unpublishState } from '../../src/repository/writes.js';

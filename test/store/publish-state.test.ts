@@ -3,8 +3,8 @@
 // and both set the working nodes' activation properties. Each backend (PostgreSQL with PETAL_TEST_PG).
 import { describe, expect, it } from 'vitest';
 import type { ContentStore } from '../../src/store/content-store.js';
-import { NodeWriteError } from '../../src/store/node-write.js';
-import { ACTIVATION_STATUS, LAST_ACTIVATED, LAST_ACTIVATED_BY, LAST_ACTIVATED_VERSION } from '../../src/store/publishing.js';
+import { NodeWriteError } from '../../src/repository/node-write.js';
+import { ACTIVATION_STATUS, LAST_ACTIVATED, LAST_ACTIVATED_BY, LAST_ACTIVATED_VERSION } from '../../src/repository/publishing.js';
 import { uuid } from '../conformance/drafts.js';
 import { BACKENDS, openForSuite } from './publish-backends.js';
 import { MODIFIED, NOW, pathsIn, prop, request, seedSite } from './publish-site.js';

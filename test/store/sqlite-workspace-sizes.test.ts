@@ -36,7 +36,7 @@ describe('SQLite workspace sizes for the query index threshold', () => {
       try {
         await importDocuments(store, [nodes('t', 3)], { onUuidCollision: 'new' });
         expect((await store.reads.query(all)).total).toBe(3);
-        expect(store.memoryStats?.().queryIndex.loads).toBe(loads);
+        expect(store.caches?.stats().queryIndex.loads).toBe(loads);
       } finally {
         await store.close();
       }

@@ -65,7 +65,7 @@ afterAll(async () => {
   }
 });
 
-const stats = (b: Backend): StoreMemoryStats => b.store!.memoryStats!();
+const stats = (b: Backend): StoreMemoryStats => b.store!.caches!.stats();
 
 describe.each(BACKENDS)('store caches on $name', (b) => {
   it('2,000 orderBy names that no node has allocate nothing and keep nothing', async () => {
@@ -134,9 +134,9 @@ describe('SQLite prepared statements', () => {
       for (let n = 1; n <= 200; n++) {
         const ranges = Array.from({ length: n }, (_, i) => ({ kind: 'number' as const, lo: { value: i, inclusive: true }, hi: { value: i, inclusive: true } }));
         await store.reads.query(query({ conditions: [{ kind: 'ranges', target: { kind: 'property', name: 'p1' }, negate: false, ranges }] }));
-        peak = Math.max(peak, store.memoryStats().statements!.bytes);
+        peak = Math.max(peak, store.caches.stats().statements!.bytes);
       }
-      const s = store.memoryStats().statements!;
+      const s = store.caches.stats().statements!;
       expect(peak).toBeLessThanOrEqual(s.maxBytes);
       expect(s.evictions).toBeGreaterThan(0);
     } finally {

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { PropertyType, ScalarValue, StoredProperty } from '../../model/property-type.js';
 import { toCanonicalName } from '../../model/names.js';
 import type { NodeRecord } from '../../store/rows.js';
-import { logicalWorkspace } from '../../store/publishing.js';
+import { logicalWorkspace } from '../../model/workspaces.js';
 import { isYamlMap, type YamlMap, type YamlValue } from './module-yaml.js';
 
 /** A name-based UUID (version 5 layout over SHA-1) of `seed`. */

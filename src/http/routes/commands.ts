@@ -7,14 +7,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PetalError } from '../../errors.js';
 import { publicationDate } from '../../publishing/publication-date.js';
-import { requestPublication } from '../../publishing/publisher.js';
+import { publishingStore, requestPublication } from '../../publishing/publisher.js';
 import { isWorkspaceName, WORKSPACE_NAME_RULE } from '../../model/names.js';
 import { normalizePath } from '../../model/paths.js';
 import { takenAlongBy } from '../../repository/publish-rules.js';
 import type { Repository } from '../../repository/session.js';
 import type { SecurityService } from '../../security/security-service.js';
-import { NodeWriteError } from '../../store/node-write.js';
-import { runAsCaller, type Schedule, type ScheduleAction } from '../../store/publishing.js';
+import { NodeWriteError } from '../../repository/node-write.js';
+import { runAsCaller, type Schedule, type ScheduleAction } from '../../store/schedules.js';
 import { sendError } from '../error-handler.js';
 import { segmentsAfter } from './dam.js';
 import { writeErrorCode } from './nodes-write.js';
@@ -103,7 +103,7 @@ export function registerCommandsRoutes(app: FastifyInstance, o: CommandsRouteOpt
       return sendError(reply, 'notFound', `No catalog ${JSON.stringify(catalog)} for workspace ${body.workspace}: use default, versioned or ${body.workspace}`);
     }
     try {
-      const outcome = await requestPublication(o.repository.store, {
+      const outcome = await requestPublication(publishingStore(o.repository.store), {
         action, workspace: body.workspace, path: body.path, recursive: body.recursive, takenAlong,
         by: request.caller.user ?? 'anonymous', guard: o.security.writeAccess(request.caller), runAs: runAsCaller(request.caller.user),
         ...(body.comment !== undefined ? { comment: body.comment } : {}), ...(body.at !== undefined ? { at: body.at } : {}),

@@ -101,7 +101,7 @@ export function originalRepresentation(repository: Repository, asset: AssetBinar
     mimeType: asset.mimeType,
     lastModified: asset.lastModified,
     fileName: asset.fileName,
-    open: (start, end) => openBlob(repository.store, asset.hash, start, end),
+    open: (start, end) => openBlob(repository.store.blobs, asset.hash, start, end),
   };
 }
 
@@ -117,7 +117,7 @@ export function registerDamRoutes(app: FastifyInstance, o: ImageRouteOptions): v
     if (segments === undefined || segments.length === 0) return sendError(reply, 'pathNotFound', 'No asset with this id');
     const transform = requestedTransform(request, o.imaging);
     const session = o.repository.session(o.security.readAccess(request.caller), undefined, request.contentState);
-    const asset = await resolveAsset(session, o.repository.store, segments[0]!);
+    const asset = await resolveAsset(session, o.repository.store.blobs, segments[0]!);
     if (transform === undefined) return sendBinary(request, reply, originalRepresentation(o.repository, asset));
     return sendImage(request, reply, o, asset, undefined, transform);
   };

@@ -49,7 +49,7 @@ export function registerExportRoutes(app: FastifyInstance, o: ExportRouteOptions
       return sendError(reply, 'pathNotFound', `No workspace ${workspace}`);
     }
     const session = o.repository.session(o.security.readAccess(request.caller));
-    const prepared = await prepareExport(session, o.repository.store, workspace, path, format);
+    const prepared = await prepareExport(session, o.repository.store.blobs, workspace, path, format);
     if (!prepared.ok) {
       return prepared.problem === 'missing'
         ? sendError(reply, 'pathNotFound', `No node at ${path}`)

@@ -48,7 +48,7 @@ export function registerImagingRoutes(app: FastifyInstance, o: ImagingRouteOptio
     const transform = requestedTransform(request, o.imaging);
     const session = o.repository.session(o.security.readAccess(request.caller), undefined, request.contentState);
     if (target.kind === 'default') {
-      const asset = await resolveAssetAt(session, o.repository.store, target.assetPath);
+      const asset = await resolveAssetAt(session, o.repository.store.blobs, target.assetPath);
       return sendImage(request, reply, o, asset, undefined, transform);
     }
     const { theme: themeName, variation: variationName } = target;
@@ -58,8 +58,8 @@ export function registerImagingRoutes(app: FastifyInstance, o: ImagingRouteOptio
       return sendError(reply, 'notFound', `Theme ${JSON.stringify(themeName)} has no image variation ${JSON.stringify(variationName)}`);
     }
     const asset = target.kind === 'byId'
-      ? await resolveAsset(session, o.repository.store, target.assetId)
-      : await resolveAssetAt(session, o.repository.store, target.assetPath);
+      ? await resolveAsset(session, o.repository.store.blobs, target.assetId)
+      : await resolveAssetAt(session, o.repository.store.blobs, target.assetPath);
 
     return sendImage(request, reply, o, asset, variation, transform);
   };

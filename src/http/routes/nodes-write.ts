@@ -11,7 +11,7 @@ import { parseNodeBody, checkName } from '../../nodes-api/parse-node-body.js';
 import { repositoryNode } from '../../nodes-api/repository-node.js';
 import { caseVariantOf } from '../../model/names.js';
 import { normalizePath } from '../../model/paths.js';
-import { NodeWriteError, type NodeOperation, type NodeWriteReason } from '../../store/node-write.js';
+import { NodeWriteError, type NodeOperation, type NodeWriteReason } from '../../repository/node-write.js';
 import type { NodeRecord } from '../../store/rows.js';
 import { sendError } from '../error-handler.js';
 import { nodeEtag, nodeState, nodeTargetOrError, type NodesRouteOptions } from './nodes.js';

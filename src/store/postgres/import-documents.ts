@@ -1,11 +1,10 @@
-// PostgreSQL backend: one import, in one transaction on one connection: the shared import rules
-// (write-import.ts) over a batched ImportTx, binaries in chunks, the generation bumped and announced
-// (NOTIFY, delivered when the transaction commits), and the connection dropped if it broke.
+// PostgreSQL backend: one import's transaction on one connection: the repository's import rules run
+// over a batched ImportTx, binaries in chunks, the generation bumped and announced (NOTIFY, delivered
+// when the transaction commits), and the connection dropped if it broke.
 import { open as openFile } from 'node:fs/promises';
 import type pg from 'pg';
 import type { ImportTx } from '../import-tx.js';
-import type { BlobSpool, ImportDocument, ImportOptions, ImportResult } from '../rows.js';
-import { writeImport } from '../write-import.js';
+import type { BlobSpool } from '../rows.js';
 import { BatchedImportTx } from './batched-import-tx.js';
 import { IMPORT_LOCK } from './migrations.js';
 import { SQL, exec, run } from './statements.js';
@@ -14,13 +13,12 @@ import { recordBootstrap } from './bootstrap-files.js';
 
 export const BLOB_CHUNK = 1 << 20;
 
-/** Writes the documents; the generation the import committed as. All of it is committed, or it throws. */
-export async function importDocuments(
+/** Runs `body` in the import's transaction; the generation it committed as. All of it is committed, or it throws. */
+export async function importTransaction<T>(
   pool: pg.Pool,
   channel: string,
-  documents: readonly ImportDocument[],
-  options: ImportOptions,
-): Promise<{ result: ImportResult; generation: number }> {
+  body: (tx: ImportTx) => Promise<T>,
+): Promise<{ result: T; generation: number | undefined }> {
   const client = await pool.connect();
   let generation: number | undefined;
   // Lookups of what the transaction did not write go to the pool's other connections (batched-import-tx.ts);
@@ -57,8 +55,7 @@ export async function importDocuments(
     await client.query('BEGIN');
     // Imports of other instances wait for this one (positions of new siblings depend on the last commit).
     await run(client, SQL.importLock, [IMPORT_LOCK]);
-    const result = await writeImport(tx, documents, options);
-    if (generation === undefined) throw new Error('import: the generation was not bumped');
+    const result = await body(tx);
     await batched.flush();
     await client.query('COMMIT');
     return { result, generation };

@@ -1,13 +1,12 @@
-// PostgreSQL backend: one Nodes API write, publish or unpublish in one transaction on one connection,
-// under the import lock (positions of new siblings, version numbers and change sequence numbers follow
-// the last commit of every instance): the shared rules (write-nodes.ts, publish-state.ts) over a
-// StateTx, new nodes batched as imports write them, the generation bumped and announced (NOTIFY,
-// delivered on commit), and the connection dropped if it broke.
+// PostgreSQL backend: one write (Nodes API, publish, unpublish, version) in one transaction on one
+// connection, under the import lock (positions of new siblings, version numbers and change sequence
+// numbers follow the last commit of every instance): the repository's rules over a WriteTx, new nodes
+// batched as imports write them, the generation bumped and announced (NOTIFY, delivered on commit),
+// and the connection dropped if it broke.
 import type pg from 'pg';
 import { depthOf, descendantRange, nameOf, parentOf } from '../../model/paths.js';
-import type { SiblingRow } from '../node-write.js';
 import { toRecord, type NodeRow } from '../node-rows.js';
-import type { StateTx } from '../publish-state.js';
+import type { SiblingRow, WriteTx } from '../write-tx.js';
 import { BatchedImportTx } from './batched-import-tx.js';
 import { recordChange, subtreeNodes } from './changes.js';
 import { deleteNode, deleteNodes, deleteSubtree } from './delete-nodes.js';
@@ -39,8 +38,8 @@ const WRITE_SQL = {
  * Runs `body` in the transaction; its result and the generation it committed as (undefined when the
  * body bumped none). All of it is committed, or it throws.
  */
-export async function nodeWriteTransaction<T>(
-  pool: pg.Pool, channel: string, body: (tx: StateTx) => Promise<T>,
+export async function writeTransaction<T>(
+  pool: pg.Pool, channel: string, body: (tx: WriteTx) => Promise<T>,
 ): Promise<{ result: T; generation: number | undefined }> {
   const client = await pool.connect();
   let generation: number | undefined;
@@ -50,7 +49,7 @@ export async function nodeWriteTransaction<T>(
     await batched.flush();
     return statement();
   };
-  const tx: StateTx = {
+  const tx: WriteTx = {
     getNode: (ws, path) => flushed(async () => {
       const [row] = await run<NodeRow>(client, WRITE_SQL.byPath, [ws, path]);
       return row === undefined ? undefined : toRecord(row);

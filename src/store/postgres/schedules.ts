@@ -2,7 +2,7 @@
 // a run claims its schedule by deleting the row inside its own transaction, so exactly one runs it.
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { storedRunAs, type NewSchedule, type Schedule, type ScheduleAction } from '../publishing.js';
+import { storedRunAs, type NewSchedule, type Schedule, type ScheduleAction } from '../schedules.js';
 import { scheduleInstant, scheduleLimit } from '../schedule-values.js';
 import { exec, run, type Statement } from './statements.js';
 

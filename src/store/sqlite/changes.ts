@@ -2,7 +2,6 @@
 // transaction (BEGIN IMMEDIATE: one writer at a time, so sequence order is commit order).
 import type Database from 'better-sqlite3';
 import type { ImportConnection } from './import-connection.js';
-import { publishChange, type VersionInfo } from '../versions.js';
 import { descendantRange } from '../../model/paths.js';
 import { changesPage, toChangeEvent, type ChangeEntry, type ChangeEvent, type ChangeOp, type ChangedNode, type NewChange } from '../changes.js';
 
@@ -89,12 +88,6 @@ export class SqliteChanges {
     const s = this.#write;
     const { seq } = s.insert.get(eventRow(change)) as { seq: number };
     change.nodes.forEach((n, i) => s.insertNode.run(nodeRow(seq, n, i)));
-  }
-
-  /** The event of a publish, inside its transaction. */
-  recordPublish(v: VersionInfo): void {
-    const row = this.#write.typeOf.get(v.workspace, v.path) as { type: string };
-    this.record(publishChange(v, row.type));
   }
 
   /** On the writer, inside a write transaction (it sees the transaction's own rows). */

@@ -1,17 +1,11 @@
 // SQLite backend: feeds the in-memory query index from the nodes and fts tables.
 import type Database from 'better-sqlite3';
 import type { NodeRecord } from '../rows.js';
-import type { ChangeEvent } from '../changes.js';
 import type { StoredProperty } from '../../model/property-type.js';
 import { propertyIn, propertyNeedle } from '../property-document.js';
 import { ColumnBuilder, pushProperty, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn } from '../query-index/column-source.js';
 import { PathListBuilder } from '../query-index/path-list.js';
-
-/** The store's change log, as the index reads it (one database: every read sees every commit before it). */
-export interface SqliteChangeFeed {
-  changesSince(sequence: number, limit: number): Promise<ChangeEvent[]>;
-  latestChange(): Promise<number>;
-}
+import type { ChangeLog } from '../content-store.js';
 
 
 /** Up to this many columns, each is picked out of a document by itself; more, and the document is parsed once. */
@@ -51,14 +45,15 @@ export function sqliteColumnSource(
   generation: () => Promise<number>,
   toRecord: (row: never) => NodeRecord,
   nodeColumns: string,
-  changes: SqliteChangeFeed,
+  /** The store's change log (one database: every read sees every commit before it). */
+  changes: ChangeLog,
 ): ColumnSource {
   // Prepared once per connection: it runs for every page of query results.
   let nodesStmt: Database.Statement | undefined;
   return {
     generation,
-    changesSince: (sequence, limit) => changes.changesSince(sequence, limit),
-    changeFloor: () => changes.latestChange(),
+    changesSince: (sequence, limit) => changes.since(sequence, limit),
+    changeFloor: () => changes.latest(),
     async nodesOfIds(workspace: string, ids: readonly string[]): Promise<CurrentNode[]> {
       if (ids.length === 0) return [];
       const rows = db().prepare(`SELECT n.nid AS nid, ${nodeColumns} FROM nodes n WHERE n.workspace = ? AND n.id IN (SELECT value FROM json_each(?))`)

@@ -2,7 +2,7 @@
 // `toISOString()` text (UTC, milliseconds, `Z`), so text order is time order.
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { storedRunAs, type NewSchedule, type Schedule, type ScheduleAction } from '../publishing.js';
+import { storedRunAs, type NewSchedule, type Schedule, type ScheduleAction } from '../schedules.js';
 import { scheduleInstant, scheduleLimit } from '../schedule-values.js';
 
 /** Migration 8 (see migrations.ts). */

@@ -16,7 +16,7 @@ import { descendantRange } from '../../model/paths.js';
 import type { ImportTx, InsertNode } from '../import-tx.js';
 import { fullTextOf } from '../index-values.js';
 import { ListedKinds } from '../listed-kinds.js';
-import type { BlobSpool, ImportDocument, NodeDraft } from '../rows.js';
+import type { BlobSpool } from '../rows.js';
 import type { ChangedNode, NewChange } from '../changes.js';
 import { recordVia, subtreeVia } from './changes.js';
 import { recordBootstrapVia } from './bootstrap-files.js';
@@ -225,10 +225,4 @@ export class SqliteImportTx implements ImportTx {
     await this.#flush();
     await recordBootstrapVia(this.#db, records, ownChanges);
   }
-}
-
-/** Nodes the documents hold (roots and descendants; folders an import creates not counted). */
-export function draftCount(documents: readonly ImportDocument[]): number {
-  const count = (d: NodeDraft): number => d.children.reduce((n, c) => n + count(c), 1);
-  return documents.reduce((n, doc) => n + doc.roots.reduce((m, r) => m + count(r), 0), 0);
 }

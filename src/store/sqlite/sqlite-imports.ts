@@ -3,17 +3,16 @@
 // its own on a worker thread's connection, which runs SQLite's inserts while this thread prepares the
 // next rows (import-worker.ts).
 import type Database from 'better-sqlite3';
-import type { ImportDocument, ImportOptions, ImportResult } from '../rows.js';
-import { writeImport } from '../write-import.js';
+import type { ImportTx } from '../import-tx.js';
 import { LocalImportConnection } from './import-connection.js';
 import { WorkerImportConnection } from './import-worker.js';
 import { SqliteImportTx } from './sqlite-import-tx.js';
 
-/** On the store's writer, in the caller's transaction (`count`: the nodes the documents hold). */
-export async function importOnWriter(writer: Database.Database, documents: readonly ImportDocument[], options: ImportOptions, count: number): Promise<ImportResult> {
+/** On the store's writer, in the caller's transaction (`count`: the nodes the import inserts). */
+export async function importOnWriter<T>(writer: Database.Database, count: number, body: (tx: ImportTx) => Promise<T>): Promise<T> {
   const tx = await SqliteImportTx.open(new LocalImportConnection(writer), count, { raiseCache: true });
   try {
-    const result = await writeImport(tx, documents, options);
+    const result = await body(tx);
     await tx.finish();
     return result;
   } finally {
@@ -26,15 +25,15 @@ export async function importOnWriter(writer: Database.Database, documents: reado
  * what the import did not write (SqliteImportTx). After a commit the thread checkpoints the WAL before
  * it ends: `ended` says when (the import is answered meanwhile; the store's close waits for it).
  */
-export async function importInWorker(
-  file: string, reader: Database.Database, documents: readonly ImportDocument[], options: ImportOptions, count: number,
-): Promise<{ result: ImportResult; ended: Promise<void> }> {
+export async function importInWorker<T>(
+  file: string, reader: Database.Database, count: number, body: (tx: ImportTx) => Promise<T>,
+): Promise<{ result: T; ended: Promise<void> }> {
   const db = new WorkerImportConnection(file);
-  let result: ImportResult;
+  let result: T;
   try {
     await db.exec('BEGIN IMMEDIATE');
     const tx = await SqliteImportTx.open(db, count, { raiseCache: false, committed: new LocalImportConnection(reader) });
-    result = await writeImport(tx, documents, options);
+    result = await body(tx);
     await tx.finish();
     await db.exec('COMMIT');
   } catch (err) {

@@ -101,7 +101,7 @@ afterAll(async () => {
   }
 });
 
-const stats = (s: ContentStore) => s.memoryStats!().queryIndex;
+const stats = (s: ContentStore) => s.caches!.stats().queryIndex;
 
 async function compare(b: Backend, queries: readonly StoreQuery[], store: ContentStore = b.store!): Promise<void> {
   const expected = await b.reference!(queries);

@@ -85,7 +85,7 @@ describe.each(BACKENDS)('ordered prefix under writes on $name', (b) => {
     await importDocuments(store, [section()], { onUuidCollision: 'new' });
     const pages0 = [query(0, 5), query(20, 10), query(0, 5, false)];
     for (const q of pages0) await check(store, q); // the prefix is kept now
-    const loads = store.memoryStats!().queryIndex.loads;
+    const loads = store.caches!.stats().queryIndex.loads;
 
     // A node inside the kept prefix re-ordered to the end; one from outside to the front.
     pages.set(name(297), 5000);
@@ -108,6 +108,6 @@ describe.each(BACKENDS)('ordered prefix under writes on $name', (b) => {
     pages.set(name(199), 2000);
     await importDocuments(store, [one(name(199))], { onUuidCollision: 'new' });
     for (const q of [...pages0, query(0, 64), query(100, 100)]) await check(store, q);
-    expect(store.memoryStats!().queryIndex.loads).toBe(loads); // all of it on the delta, no reload
+    expect(store.caches!.stats().queryIndex.loads).toBe(loads); // all of it on the delta, no reload
   });
 });

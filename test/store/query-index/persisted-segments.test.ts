@@ -209,10 +209,10 @@ describe.each(BACKENDS)('persisted query index segments on $name', (b) => {
     expect(said(restarted, 'persisted the column price')).toBe(true); // its floor is below the table's
   }, 120_000);
 
-  it('an import refreshes the persisted segments (refreshQueryIndex): the next start reads none from SQL', async () => {
+  it('an import refreshes the persisted segments (caches.refreshPersisted): the next start reads none from SQL', async () => {
     await withStore(b, async (store) => {
       for (let i = 0; i < 4; i++) await model.change(store);
-      expect(await store.refreshQueryIndex!([WS, 'no-such-workspace'])).toBeGreaterThan(1);
+      expect(await store.caches!.refreshPersisted([WS, 'no-such-workspace'])).toBeGreaterThan(1);
     });
     const events = await withStore(b, (store) => expectSame(b, store, qs));
     expect(said(events, 'read the persisted node table')).toBe(true);

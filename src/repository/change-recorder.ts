@@ -1,6 +1,6 @@
-// Store layer: collects what one import does to each workspace (nodes inserted, subtrees removed) and
+// Repository layer: collects what one import does to each workspace (nodes inserted, subtrees removed) and
 // reduces it to the event's created / changed / moved / removed lists, within CHANGE_NODE_LIMIT entries.
-import { CHANGE_NODE_LIMIT, type ChangeEntry, type ChangedNode, type NewChange } from './changes.js';
+import { CHANGE_NODE_LIMIT, type ChangeEntry, type ChangedNode, type NewChange } from '../store/changes.js';
 
 interface WorkspaceChanges {
   /** Nodes that existed before the import and were removed by it, by path. */

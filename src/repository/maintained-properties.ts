@@ -1,4 +1,4 @@
-// Store layer: the system properties Petal maintains on every node a caller writes (the Nodes and
+// Repository layer: the system properties Petal maintains on every node a caller writes (the Nodes and
 // Properties APIs, imports over HTTP), so that nobody can forge who created or changed a node, or when.
 import type { StoredProperty } from '../model/property-type.js';
 import { ACTIVATION_PROPERTIES, ACTIVATION_STATUS, STATUS } from './publishing.js';

@@ -1,9 +1,9 @@
-// Store layer: writes import documents through an ImportTx (shared by every backend), so the rules for
+// Repository layer: the rules of an import, over the store's ImportTx, so that the rules for
 // replacing nodes, creating missing parents and UUID collisions are the same everywhere.
 import { randomUUID } from 'node:crypto';
 import { ancestorsOf, depthOf, joinPath, parentOf, nameOf, isValidName, ROOT_IDENTIFIER } from '../model/paths.js';
-import type { ImportTx } from './import-tx.js';
-import type { ImportDocument, ImportOptions, ImportResult, NodeDraft } from './rows.js';
+import type { ImportTx } from '../store/import-tx.js';
+import type { ImportDocument, ImportOptions, ImportResult, NodeDraft } from '../store/rows.js';
 import { ChangeRecorder } from './change-recorder.js';
 
 export const DEFAULT_NODE_TYPE = 'cms:contentNode';
@@ -36,7 +36,7 @@ export function unusableUuidMessage(id: string, ws: string, path: string): strin
   return `uuid ${id} of ${ws}:${path} cannot be used: it is taken or reserved`;
 }
 
-export async function writeImport(
+export async function applyImport(
   tx: ImportTx,
   documents: readonly ImportDocument[],
   options: ImportOptions,

@@ -1,4 +1,4 @@
-// Store layer: the Nodes API's writes over a NodeWriteTx (shared by every backend), inside the caller's
+// Repository layer: the Nodes API's writes over the store's WriteTx, inside the caller's
 // transaction: permissions and existence are decided against what the transaction sees, every node's
 // fate goes into ONE change event of kind 'nodes', and the generation is bumped. Any refusal throws a
 // NodeWriteError and the caller rolls back: nothing is half-written.
@@ -7,24 +7,25 @@ import { depthOf, joinPath, nameOf, parentOf, ROOT_IDENTIFIER } from '../model/p
 import type { StoredProperty } from '../model/property-type.js';
 import { NodeChangeList } from './node-change-list.js';
 import {
-  NodeWriteError, type NodeInput, type NodeOperation, type NodeWriteOptions, type NodeWriteResult, type NodeWriteTx,
+  NodeWriteError, type NodeInput, type NodeOperation, type NodeWriteOptions, type NodeWriteResult,
 } from './node-write.js';
-import type { NodeRecord } from './rows.js';
+import type { NodeRecord } from '../store/rows.js';
+import type { WriteTx } from '../store/write-tx.js';
 import { DEFAULT_NODE_TYPE, storable } from './write-import.js';
 import { isMaintained, stampMaintained, storedNow } from './maintained-properties.js';
 
 export { MAINTAINED_PROPERTIES, storedNow } from './maintained-properties.js';
 
 interface Context {
-  readonly tx: NodeWriteTx;
+  readonly tx: WriteTx;
   readonly ws: string;
   readonly o: NodeWriteOptions;
   readonly now: string;
   readonly changes: NodeChangeList;
 }
 
-export async function writeNodes(
-  tx: NodeWriteTx, workspace: string, operations: readonly NodeOperation[], options: NodeWriteOptions,
+export async function applyNodeWrites(
+  tx: WriteTx, workspace: string, operations: readonly NodeOperation[], options: NodeWriteOptions,
 ): Promise<NodeWriteResult> {
   const c: Context = { tx, ws: workspace, o: options, now: options.now ?? storedNow(), changes: new NodeChangeList() };
   if (options.ifMatch !== undefined) {

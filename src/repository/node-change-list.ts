@@ -1,7 +1,7 @@
-// Store layer: the one change event of a Nodes API write. Unlike an import (which replaces subtrees
+// Repository layer: the one change event of a Nodes API write. Unlike an import (which replaces subtrees
 // and learns afterwards what they were), a nodes write knows each node's fate as it happens, so the
 // lists are exact: one entry per node id, the later operation folded into the earlier one.
-import { CHANGE_NODE_LIMIT, type ChangeEntry, type ChangedNode, type NewChange } from './changes.js';
+import { CHANGE_NODE_LIMIT, type ChangeEntry, type ChangedNode, type NewChange } from '../store/changes.js';
 
 export class NodeChangeList {
   readonly #entries = new Map<string, ChangeEntry>();

@@ -1,11 +1,10 @@
-// SQLite backend: the transaction of one Nodes API write or one publish / unpublish (a StateTx is a
-// NodeWriteTx with a few more primitives), over the writer connection's prepared statements (inserts,
-// removals and change events as imports do them); the caller holds the transaction (BEGIN IMMEDIATE
-// … COMMIT) around writeNodes, publishState or unpublishState.
+// SQLite backend: the WriteTx of one write (a Nodes API write, a publish, an unpublish, a version),
+// over the writer connection's prepared statements (inserts, removals and change events as imports
+// do them); the store holds the transaction (BEGIN IMMEDIATE … COMMIT) around the repository's rules.
 import { depthOf, descendantRange, nameOf, parentOf } from '../../model/paths.js';
-import type { SiblingRow } from '../node-write.js';
+
 import { toRecord, type NodeRow } from '../node-rows.js';
-import type { StateTx } from '../publish-state.js';
+import type { SiblingRow, WriteTx } from '../write-tx.js';
 import type { SqliteChanges } from './changes.js';
 import type { SqliteSchedules } from './schedules.js';
 import { deleteSubtreeRows, insertNodeRow } from './single-node-writes.js';
@@ -23,7 +22,7 @@ export interface SqliteWriters {
   readonly schedules: SqliteSchedules;
 }
 
-export function sqliteNodeWriteTx(s: Statements, { changes, versions, schedules }: SqliteWriters): StateTx {
+export function sqliteWriteTx(s: Statements, { changes, versions, schedules }: SqliteWriters): WriteTx {
   return {
     getNode: async (ws, path) => {
       const row = s.byPath.get(ws, path) as NodeRow | undefined;

@@ -1,10 +1,8 @@
-// Store layer: the Nodes API's write operations (create, update, delete, move/reorder) as the store
-// takes them, the primitives each backend implements inside one transaction (NodeWriteTx), and the
-// error a refused write throws. The rules themselves are in write-nodes.ts, shared by every backend.
+// Repository layer: the Nodes API's write operations (create, update, delete, move/reorder), the
+// caller's guard and options, and the error a refused write throws. The rules are in write-nodes.ts;
+// they run over the store's WriteTx (store/write-tx.ts).
 import type { StoredProperty } from '../model/property-type.js';
-import type { InsertNode } from './import-tx.js';
-import type { ChangedNode, NewChange } from './changes.js';
-import type { NodeRecord } from './rows.js';
+import type { NodeRecord } from '../store/rows.js';
 
 /** A node of a request body, validated and typed (names canonical, values typed as imports type them). */
 export interface NodeInput {
@@ -96,36 +94,4 @@ export class NodeWriteError extends Error {
     super(message);
     this.name = 'NodeWriteError';
   }
-}
-
-/** A sibling as the ordering of a parent's children needs it. */
-export interface SiblingRow {
-  readonly id: string;
-  readonly path: string;
-  readonly name: string;
-  readonly type: string;
-  readonly position: number;
-}
-
-/** Operations available while a nodes write transaction is open (each backend implements them). */
-export interface NodeWriteTx {
-  getNode(workspace: string, path: string): Promise<NodeRecord | undefined>;
-  /** Those of `ids` that belong to a node of the workspace (one round trip). */
-  idsInUse(workspace: string, ids: readonly string[]): Promise<Set<string>>;
-  /** Highest sibling position under `parentPath`, or -1 when it has no children. */
-  maxChildPosition(workspace: string, parentPath: string): Promise<number>;
-  /** The children of `parentPath` in natural order (position, then name). */
-  children(workspace: string, parentPath: string): Promise<SiblingRow[]>;
-  insertNode(node: InsertNode): Promise<void>;
-  /** Rewrites the node at `node.path` (same id, path and position): type, mixins, properties and their index rows. */
-  replaceNode(node: InsertNode): Promise<void>;
-  /** Moves the node at `from` and its descendants to `to` (whose parent exists and which holds no node); sets its position. */
-  moveSubtree(workspace: string, from: string, to: string, position: number): Promise<void>;
-  setPosition(workspace: string, path: string, position: number): Promise<void>;
-  /** Deletes the node at `path` and its whole subtree; returns the number of rows removed. */
-  deleteSubtree(workspace: string, path: string): Promise<number>;
-  /** The node at `path` and its descendants (id, path, type), at most `limit` of them. */
-  subtreeNodes(workspace: string, path: string, limit: number): Promise<ChangedNode[]>;
-  recordChange(change: NewChange): Promise<void>;
-  bumpGeneration(): Promise<void>;
 }

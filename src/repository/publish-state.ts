@@ -1,41 +1,21 @@
-// Store layer: publish and unpublish (publishing.ts) over a StateTx, shared by every backend, inside the
+// Repository layer: publish and unpublish (publishing.ts) over the store's WriteTx, inside the
 // caller's transaction: the published state of workspace W is the workspace W@published, written
 // with the same primitives as the Nodes API's writes. Refusals throw a NodeWriteError; any failure
 // rolls the whole change back. One generation bump. A node the caller may not read is never named.
 import { parentOf } from '../model/paths.js';
 import type { StoredProperty } from '../model/property-type.js';
-import { CHANGE_NODE_LIMIT, type ChangedNode, type NewChange } from './changes.js';
+import { CHANGE_NODE_LIMIT, type ChangedNode, type NewChange } from '../store/changes.js';
 import { NodeChangeList } from './node-change-list.js';
-import { NodeWriteError, type NodeWriteTx } from './node-write.js';
-import {
-  ACTIVATION_STATUS, LAST_ACTIVATED, LAST_ACTIVATED_BY, LAST_ACTIVATED_VERSION, STATUS, isPublishedWorkspace, publishedWorkspace,
-  type StateRequest, type StateResult,
-} from './publishing.js';
-import type { NodeRecord } from './rows.js';
-import { publishChange, type VersionInfo, type VersionSource } from './versions.js';
+import { NodeWriteError } from './node-write.js';
+import type { WriteTx } from '../store/write-tx.js';
+import { ACTIVATION_STATUS, LAST_ACTIVATED, LAST_ACTIVATED_BY, LAST_ACTIVATED_VERSION, STATUS, type StateRequest, type StateResult } from './publishing.js';
+import { isPublishedWorkspace, publishedWorkspace } from '../model/workspaces.js';
+import type { NodeRecord } from '../store/rows.js';
+import type { VersionInfo, VersionSource } from '../store/versions.js';
 import { storedNow } from './write-nodes.js';
 
-/** What a publish or unpublish needs besides the Nodes API's primitives (each backend implements them). */
-export interface StateTx extends NodeWriteTx {
-  /** The node at `path` and all its descendants, ordered by depth then natural order. */
-  subtree(workspace: string, path: string): Promise<NodeRecord[]>;
-  /** The children of every one of `parents`, in one round trip (in no particular order). */
-  childrenOf(workspace: string, parents: readonly string[]): Promise<NodeRecord[]>;
-  /** replaceNode of each node, in as few round trips as the backend can (a publish marks a whole subtree). */
-  replaceNodes(nodes: readonly NodeRecord[]): Promise<void>;
-  /** Id → path of the nodes of the workspace holding these ids. */
-  pathsOfIds(workspace: string, ids: readonly string[]): Promise<Map<string, string>>;
-  /**
-   * Records the next version of `path` (as ContentStore.publish) without its event or a generation bump,
-   * frozen from `source` (default: the workspace's own subtree).
-   */
-  recordVersion(workspace: string, path: string, by: string, comment: string | undefined, source?: VersionSource): Promise<VersionInfo | undefined>;
-  /** Deletes the schedule; false when it was not there (already run or cancelled). */
-  claimSchedule(id: string): Promise<boolean>;
-}
-
 interface Context {
-  readonly tx: StateTx;
+  readonly tx: WriteTx;
   readonly r: StateRequest;
   readonly ws: string;
   readonly published: string;
@@ -44,7 +24,7 @@ interface Context {
 
 const UNCLAIMED: StateResult = { claimed: false, nodes: 0 };
 
-function context(tx: StateTx, r: StateRequest): Context {
+function context(tx: WriteTx, r: StateRequest): Context {
   // Its own published state would be itself: the copy would delete what it copies.
   if (isPublishedWorkspace(r.workspace)) throw new NodeWriteError('invalid', `${r.workspace} is a published state, not a workspace`);
   return { tx, r, ws: r.workspace, published: publishedWorkspace(r.workspace), now: r.now ?? storedNow() };
@@ -75,7 +55,7 @@ async function removeSubtree(c: Context, removed: Removals, at: string, named: s
   await removed.subtree(c, at);
 }
 
-export async function publishState(tx: StateTx, request: StateRequest): Promise<StateResult> {
+export async function applyPublish(tx: WriteTx, request: StateRequest): Promise<StateResult> {
   const c = context(tx, request);
   if (request.schedule !== undefined && !(await tx.claimSchedule(request.schedule))) return UNCLAIMED;
   const path = request.path;
@@ -153,10 +133,10 @@ export async function publishState(tx: StateTx, request: StateRequest): Promise<
 }
 
 /**
- * ContentStore.publish over a StateTx: the version, its event and the generation bump; undefined, and
+ * A version of `path` (publishing off: `petal publish`) over a WriteTx: the version, its event and the generation bump; undefined, and
  * nothing written, when there is no node at `path`.
  */
-export async function publishVersion(tx: StateTx, workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {
+export async function applyVersion(tx: WriteTx, workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {
   const node = await tx.getNode(workspace, path);
   const version = node === undefined ? undefined : await tx.recordVersion(workspace, path, by, undefined);
   if (node === undefined || version === undefined) return undefined;
@@ -165,7 +145,7 @@ export async function publishVersion(tx: StateTx, workspace: string, path: strin
   return version;
 }
 
-export async function unpublishState(tx: StateTx, request: StateRequest): Promise<StateResult> {
+export async function applyUnpublish(tx: WriteTx, request: StateRequest): Promise<StateResult> {
   const c = context(tx, request);
   if (request.schedule !== undefined && !(await tx.claimSchedule(request.schedule))) return UNCLAIMED;
   const path = request.path;
@@ -228,7 +208,7 @@ function withProperties(properties: readonly StoredProperty[], set: readonly Sto
   return [...properties.filter(([name]) => !names.has(name)), ...set];
 }
 
-async function record(tx: StateTx, change: NewChange | undefined, kind: NewChange['kind'], version?: string): Promise<void> {
+async function record(tx: WriteTx, change: NewChange | undefined, kind: NewChange['kind'], version?: string): Promise<void> {
   if (change !== undefined) await tx.recordChange({ ...change, kind, ...(version !== undefined ? { version } : {}) });
 }
 
@@ -261,4 +241,15 @@ class Removals {
     if (this.#truncated) list.truncate(this.total);
     else if (this.#nodes.size > 0) list.removed([...this.#nodes.values()], this.#nodes.size);
   }
+}
+
+/**
+ * The change event of a publish: the published node as `changed` (its live content is untouched; what
+ * changed is the versions delivered for its path, which consumers key on the node's path).
+ */
+export function publishChange(v: VersionInfo, type: string): NewChange {
+  return {
+    workspace: v.workspace, kind: 'publish', by: v.createdBy, version: v.name,
+    nodes: [{ op: 'changed', id: v.nodeId, path: v.path, type }], truncated: false, count: 1,
+  };
 }

@@ -1,10 +1,10 @@
-// Store layer: `q` on an endpoint that keeps properties secret. The full-text index holds every word of a
+// Repository layer: `q` on an endpoint that keeps properties secret. The full-text index holds every word of a
 // node, so a node may match only through a hidden property's words; such nodes are found and left out
 // before the total and the page are computed, so neither reveals what the hidden values say.
 import type { Condition, StoreQuery } from '../query/ast.js';
-import type { QueryResult } from './content-store.js';
-import { fullTextOf } from './index-values.js';
-import { holdsTerms, words } from './full-text-words.js';
+import type { QueryResult } from '../store/content-store.js';
+import { fullTextOf } from '../store/index-values.js';
+import { holdsTerms, words } from '../store/full-text-words.js';
 
 /** Rows read per round trip while looking for false matches. */
 const CHUNK = 500;
