@@ -15,7 +15,7 @@ import { Repository } from '../src/repository/session.js';
 import { loadSecurity } from '../src/security/security-config.js';
 import { SecurityService } from '../src/security/security-service.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import type { ImportDocument, NodeDraft } from '../src/store/rows.js';
+import type { ImportDocument, NodeDraft } from '../src/repository/import-document.js';
 import { importDocuments } from '../src/repository/writes.js';
 
 const [reads = 20_000, readsPerWrite = 50, pageCount = 500] = process.argv.slice(2).map(Number);

@@ -12,7 +12,7 @@ import { prepareExport } from '../src/export/export-subtree.js';
 import { storeSource } from '../src/export/walk-tree.js';
 import type { ExportFormat } from '../src/export/export-file-name.js';
 import type { ContentStore } from '../src/store/content-store.js';
-import type { NodeDraft } from '../src/store/rows.js';
+import type { NodeDraft } from '../src/repository/import-document.js';
 import { generate, tourNode } from './generate.js';
 import { importDocuments } from '../src/repository/writes.js';
 

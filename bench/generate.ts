@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { rmSync } from 'node:fs';
 import type { StoredProperty } from '../src/model/property-type.js';
-import type { ImportDocument, NodeDraft } from '../src/store/rows.js';
+import type { ImportDocument, NodeDraft } from '../src/repository/import-document.js';
 import { createStore } from '../src/main.js';
 import { importDocuments } from '../src/repository/writes.js';
 

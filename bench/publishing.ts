@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rate } from './autocannon-rate.js';
 import { benchStore, load } from './bench-store.js';
-import type { ImportDocument, NodeDraft } from '../src/store/rows.js';
+import type { ImportDocument, NodeDraft } from '../src/repository/import-document.js';
 import { importDocuments, publishState } from '../src/repository/writes.js';
 
 const { buildApp } = await load<typeof import('../src/http/build-app.js')>('http/build-app.js');

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { ContentStore } from '../src/store/content-store.js';
-import type { NodeDraft } from '../src/store/rows.js';
+import type { NodeDraft } from '../src/repository/import-document.js';
 import { importDocuments, writeNodes } from '../src/repository/writes.js';
 
 const dist = process.argv.includes('--dist');

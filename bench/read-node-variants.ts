@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { AppOptions } from '../src/http/build-app.js';
-import type { NodeDraft } from '../src/store/rows.js';
+import type { NodeDraft } from '../src/repository/import-document.js';
 import { rate } from './autocannon-rate.js';
 import { load } from './bench-store.js';
 import { importDocuments } from '../src/repository/writes.js';

@@ -12,7 +12,7 @@ import { compileEndpoint } from '../src/delivery/compile-endpoint.js';
 import { parseEndpointDefinition } from '../src/delivery/endpoint-definition.js';
 import { outputNameFor } from '../src/model/names.js';
 import { queryNodes } from '../src/delivery/deliver.js';
-import type { NodeDraft } from '../src/store/rows.js';
+import type { NodeDraft } from '../src/repository/import-document.js';
 import { tourNode } from './generate.js';
 import { importDocuments } from '../src/repository/writes.js';
 

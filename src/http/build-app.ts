@@ -21,7 +21,7 @@ import { registerNodesRoutes } from './routes/nodes.js';
 import { registerPropertiesRoutes } from './routes/properties.js';
 import { registerCommandsRoutes } from './routes/commands.js';
 import { registerOpenApiRoutes } from './routes/openapi.js';
-import type { UuidCollisionPolicy } from '../store/rows.js';
+import type { UuidCollisionPolicy } from '../repository/import-document.js';
 import { ThemeRegistry } from '../assets/themes.js';
 import { RenditionService } from '../assets/render-rendition.js';
 import { defaultRenditionCacheDir } from '../assets/rendition-cache.js';

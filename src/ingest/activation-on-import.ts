@@ -6,7 +6,8 @@
 // and one never published here has no status at all.
 import type { ContentStore } from '../store/content-store.js';
 import type { StoredProperty } from '../model/property-type.js';
-import type { ImportDocument, NodeDraft, NodeRecord } from '../store/rows.js';
+import type { ImportDocument, NodeDraft } from '../repository/import-document.js';
+import type { NodeRecord } from '../store/rows.js';
 import { joinPath } from '../model/paths.js';
 import { ACTIVATION_PROPERTIES, ACTIVATION_STATUS, LAST_ACTIVATED, LAST_ACTIVATED_BY, STATUS } from '../repository/publishing.js';
 import { publishedWorkspace } from '../model/workspaces.js';

@@ -9,7 +9,8 @@
 // - a node of the file's last import that the file no longer holds is removed, unless something below
 //   it is kept (then it stays as stored, to hold it).
 import type { ContentStore } from '../store/content-store.js';
-import type { ImportDocument, NodeDraft, NodeRecord } from '../store/rows.js';
+import type { ImportDocument, NodeDraft } from '../repository/import-document.js';
+import type { NodeRecord } from '../store/rows.js';
 import { joinPath } from '../model/paths.js';
 import type { EditedPaths } from './bootstrap-edits.js';
 

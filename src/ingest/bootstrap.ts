@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
 import type { ContentStore } from '../store/content-store.js';
 import { BootstrapRaceError, type BootstrapFile, type BootstrapNodes, type NewBootstrapFile } from '../store/bootstrap-files.js';
-import type { ImportDocument, UuidCollisionPolicy } from '../store/rows.js';
+import type { ImportDocument, UuidCollisionPolicy } from '../repository/import-document.js';
 import { listExportFiles } from './load-export.js';
 import { importPaths, type ImportRunResult, type PreparedImport } from './run-import.js';
 import { Edits } from './bootstrap-edits.js';

@@ -6,7 +6,7 @@
 // `petal import` is the operator's tool (migrations): it keeps the file's values.
 import type { StoredProperty } from '../model/property-type.js';
 import { isMaintained, stampMaintained, storedNow } from '../repository/maintained-properties.js';
-import type { ImportDocument, NodeDraft } from '../store/rows.js';
+import type { ImportDocument, NodeDraft } from '../repository/import-document.js';
 
 export interface Author {
   readonly by: string;

@@ -1,7 +1,8 @@
 // Ingest layer: streams a JCR system-view XML export into an ImportDocument, spooling binaries (no store access).
 import { createReadStream } from 'node:fs';
 import { Parser } from 'htmlparser2';
-import type { BlobSpool, ImportDocument, NodeDraft } from '../store/rows.js';
+import type { BlobSpool } from '../store/rows.js';
+import type { ImportDocument, NodeDraft } from '../repository/import-document.js';
 import { coerceValue, parsePropertyType, type PropertyType, type ScalarValue } from '../model/property-type.js';
 import { ImportError, toImportError } from './import-error.js';
 import { parseExportFileName } from './parse-file-name.js';

@@ -4,7 +4,8 @@ import {
   LineCounter, Scalar, isAlias, isMap, isScalar, isSeq, parseDocument,
   type Document, type Node as YamlNode, type ParsedNode,
 } from 'yaml';
-import type { BlobSpool, ImportDocument, NodeDraft } from '../store/rows.js';
+import type { BlobSpool } from '../store/rows.js';
+import type { ImportDocument, NodeDraft } from '../repository/import-document.js';
 import {
   coerceValue, normalizeDate, parsePropertyType, type PropertyType, type ScalarValue,
 } from '../model/property-type.js';

@@ -1,7 +1,7 @@
 // Ingest layer: finds content export files and parses each with the parser for its format.
 import { readdir, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import type { ImportDocument } from '../store/rows.js';
+import type { ImportDocument } from '../repository/import-document.js';
 import { ImportError, toImportError } from './import-error.js';
 import { exportFileSegments } from './parse-file-name.js';
 import { parseYamlExport } from './import-yaml.js';

@@ -1,5 +1,5 @@
 // Ingest layer: builds NodeDrafts, turning the JCR system properties of exports into draft fields.
-import type { NodeDraft } from '../store/rows.js';
+import type { NodeDraft } from '../repository/import-document.js';
 import type { PropertyType, ScalarValue } from '../model/property-type.js';
 import { reservedPrefixProblem, toCanonicalName } from '../model/names.js';
 import { isValidName } from '../model/paths.js';

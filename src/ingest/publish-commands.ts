@@ -12,7 +12,6 @@ import { takenAlongBy } from '../repository/publish-rules.js';
 import { NodeWriteError } from '../repository/node-write.js';
 import type { ScheduleAction } from '../store/schedules.js';
 import { defaultPublisher, target, type StoreOpener } from './version-commands.js';
-import { publishVersion } from '../repository/writes.js';
 
 export const PUBLISH_USAGE = `Usage: petal publish WORKSPACE PATH [--recursive] [--comment C] [--by NAME] [--at ISO]
                      [--store URL] [--config FILE]
@@ -78,7 +77,7 @@ ${usage}`);
   if (values.at !== undefined && at === undefined) {
     return atProblem('must be an ISO 8601 date-time on the calendar with its offset or Z, such as 2026-05-01T08:00:00+02:00');
   }
-  const { store, url, config } = await open(values);
+  const { store, url, config, publications = publishingStore(store) } = await open(values);
   try {
     if (values.at !== undefined && config?.publishing !== undefined) {
       const checked = publicationDate(values.at, new Date(), config.publishing.scheduleHorizonDays);
@@ -93,14 +92,14 @@ ${usage}`);
         return 2;
       }
       // Publishing off: a version only, as before the two states existed.
-      const v = await publishVersion(store, t.workspace, t.path, by);
+      const v = await publications.publishVersion(t.workspace, t.path, by);
       if (v === undefined) { process.stderr.write(`petal publish: no node at ${t.workspace}:${t.path} in ${url}\n`); return 1; }
       process.stdout.write(`published ${t.workspace}:${t.path} as version ${v.name} (${v.nodes} nodes) by ${v.createdBy} into ${url}\n`);
       return 0;
     }
     let outcome: PublishOutcome;
     try {
-      outcome = await requestPublication(publishingStore(store), {
+      outcome = await requestPublication(publications, {
         // The operator's: no caller's rights to check, now or when a schedule runs.
         action, workspace: t.workspace, path: t.path, recursive, by, runAs: 'operator', ...(comment !== undefined ? { comment } : {}),
         ...(at !== undefined ? { at } : {}), takenAlong: takenAlongBy(new NodeTypeRegistry(config.nodeTypes)),

@@ -2,11 +2,11 @@
 // to a temporary folder, swept at the next import if this one is killed), then writes them in ONE store transaction, so a broken file changes nothing.
 import { rm, stat } from 'node:fs/promises';
 import type { ContentStore } from '../store/content-store.js';
-import type { ImportDocument, UuidCollisionPolicy } from '../store/rows.js';
+import type { ImportDocument, UuidCollisionPolicy } from '../repository/import-document.js';
 import { listExportFiles, loadExport, sortExportFiles } from './load-export.js';
 import { ImportError } from './import-error.js';
 import { ImportConflictError, InvalidDocumentError } from '../repository/write-import.js';
-import type { ImportGuard } from '../store/rows.js';
+import type { ImportGuard } from '../repository/import-document.js';
 import type { BootstrapRecords } from '../store/bootstrap-files.js';
 import { joinPath } from '../model/paths.js';
 import { caseVariantOf } from '../model/names.js';

@@ -9,6 +9,7 @@ import type { PetalConfig } from '../config/load-config.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { VersionInfo } from '../store/versions.js';
 import { publishVersion } from '../repository/writes.js';
+import type { PublishingStore } from '../publishing/publisher.js';
 
 export const VERSIONS_USAGE = `Usage: petal versions WORKSPACE PATH [--json] [--store URL] [--config FILE]
   Lists the stored versions of PATH (name, date, who, nodes), oldest first.
@@ -21,6 +22,8 @@ export const VERSIONS_USAGE = `Usage: petal versions WORKSPACE PATH [--json] [--
 /** `readOnly`: refuse a store that is not there yet instead of creating it (store-exists.ts). */
 export type StoreOpener = (flags: { config?: string; store?: string }, options?: { readOnly?: boolean }) => Promise<{
   store: ContentStore; url: string; config?: Pick<PetalConfig, 'publishing' | 'nodeTypes' | 'webhooks'>;
+  /** The publications over `store`; publishingStore(store) when absent (tests give their own). */
+  publications?: PublishingStore;
 }>;
 
 /** Who publishes when no --by is given: the operating-system user, else `cli`. */

@@ -6,7 +6,8 @@ import { NodeWriteError, type NodeWriteGuard } from '../repository/node-write.js
 import { publishedWorkspace } from '../model/workspaces.js';
 import type { NewSchedule, Schedule, ScheduleAction, ScheduleRunAs } from '../store/schedules.js';
 import type { NodeRecord } from '../store/rows.js';
-import { publishState, unpublishState } from '../repository/writes.js';
+import { publishState, publishVersion, unpublishState } from '../repository/writes.js';
+import type { VersionInfo } from '../store/versions.js';
 import { type StateRequest, type StateResult } from '../repository/publishing.js';
 
 /** What a publication needs: node reads, the state changes (repository/writes.ts), the schedule log. */
@@ -17,6 +18,8 @@ export interface PublishingStore {
   addSchedule(schedule: NewSchedule): Promise<Schedule>;
   dueSchedules(now: string, limit: number): Promise<Schedule[]>;
   failSchedule(id: string, error: string): Promise<void>;
+  /** Publishing off: records the next version of the node (undefined when there is none). */
+  publishVersion(workspace: string, path: string, by: string): Promise<VersionInfo | undefined>;
 }
 
 /** A store's publications: the repository's rules in the store's transactions. */
@@ -28,6 +31,7 @@ export function publishingStore(store: ContentStore): PublishingStore {
     addSchedule: (schedule) => store.schedules.add(schedule),
     dueSchedules: (now, limit) => store.schedules.due(now, limit),
     failSchedule: (id, error) => store.schedules.fail(id, error),
+    publishVersion: (workspace, path, by) => publishVersion(store, workspace, path, by),
   };
 }
 

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { ancestorsOf, depthOf, joinPath, parentOf, nameOf, isValidName, ROOT_IDENTIFIER } from '../model/paths.js';
 import type { ImportTx } from '../store/import-tx.js';
-import type { ImportDocument, ImportOptions, ImportResult, NodeDraft } from '../store/rows.js';
+import type { ImportDocument, ImportOptions, ImportResult, NodeDraft } from './import-document.js';
 import { ChangeRecorder } from './change-recorder.js';
 
 export const DEFAULT_NODE_TYPE = 'cms:contentNode';

@@ -3,7 +3,7 @@
 // is written agree, and a refusal writes nothing. Text the backend cannot hold is made storable here
 // (capabilities.storableText), so the rules see the values as they will be stored.
 import type { ContentStore } from '../store/content-store.js';
-import type { ImportDocument, ImportOptions, ImportResult, NodeDraft } from '../store/rows.js';
+import type { ImportDocument, ImportOptions, ImportResult, NodeDraft } from './import-document.js';
 import type { VersionInfo } from '../store/versions.js';
 import { NodeWriteError, type NodeOperation, type NodeWriteOptions, type NodeWriteResult } from './node-write.js';
 import { applyNodeWrites } from './write-nodes.js';

@@ -3,18 +3,8 @@ import type { BlobSpool, NodeRecord } from './rows.js';
 import type { ChangedNode, NewChange } from './changes.js';
 import type { BootstrapRecords } from './bootstrap-files.js';
 
-export interface InsertNode {
-  readonly id: string;
-  readonly workspace: string;
-  readonly path: string;
-  readonly parentPath: string;
-  readonly name: string;
-  readonly depth: number;
-  readonly position: number;
-  readonly type: string;
-  readonly mixins: readonly string[];
-  readonly properties: NodeRecord['properties'];
-}
+/** A node row to insert, as read back (NodeRecord). */
+export type InsertNode = NodeRecord;
 
 /** Operations available while an import transaction is open. */
 export interface ImportTx {

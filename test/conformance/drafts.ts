@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StoredProperty } from '../../src/model/property-type.js';
-import type { BlobSpool, ImportDocument, ImportOptions, NodeDraft, NodeRecord } from '../../src/store/rows.js';
+import type { BlobSpool, NodeRecord } from '../../src/store/rows.js';
+import type { ImportDocument, ImportOptions, NodeDraft } from '../../src/repository/import-document.js';
 
 export const NEW: ImportOptions = { onUuidCollision: 'new' };
 export const REPLACE: ImportOptions = { onUuidCollision: 'replace' };

@@ -4,7 +4,7 @@
 import { describe, expect } from 'vitest';
 import type { Condition, FullTextTerm, StoreQuery } from '../../src/query/ast.js';
 import type { StoredProperty } from '../../src/model/property-type.js';
-import type { NodeDraft } from '../../src/store/rows.js';
+import type { NodeDraft } from '../../src/repository/import-document.js';
 import { conformanceTest, useStore, type StoreFixture } from './fixture.js';
 import { NEW, REPLACE, document, draft, freshWorkspace, pathsOf, uuid } from './drafts.js';
 import { importDocuments } from '../../src/repository/writes.js';

@@ -7,7 +7,8 @@ import { ImportError } from '../../src/ingest/import-error.js';
 import { listExportFiles, loadExport } from '../../src/ingest/load-export.js';
 import { importPaths } from '../../src/ingest/run-import.js';
 import type { ContentStore } from '../../src/store/content-store.js';
-import type { ImportDocument, NodeDraft, NodeRecord } from '../../src/store/rows.js';
+import type { ImportDocument, NodeDraft } from '../../src/repository/import-document.js';
+import type { NodeRecord } from '../../src/store/rows.js';
 import { conformanceTest, withFreshStore, type StoreFixture } from './fixture.js';
 import { NEW } from './drafts.js';
 

@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { KIND_CODE, MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { KIND_CODES as KIND_CODE } from '../../src/store/query-index/column-source.js';
 import { indexRows } from '../../src/store/index-values.js';
 import type { StoredProperty } from '../../src/model/property-type.js';
 import type { Condition, StoreOrder } from '../../src/query/ast.js';

@@ -1,6 +1,7 @@
 // Conformance suite subtree-read: getSubtree's depth limit, ordering, workspace roots and path-prefix isolation.
 import { describe, expect } from 'vitest';
-import type { NodeDraft, NodeRecord } from '../../src/store/rows.js';
+import type { NodeDraft } from '../../src/repository/import-document.js';
+import type { NodeRecord } from '../../src/store/rows.js';
 import { conformanceTest, useStore, type StoreFixture } from './fixture.js';
 import { NEW, countDrafts, document, draft, freshWorkspace, leaves, pathsOf } from './drafts.js';
 import { importDocuments } from '../../src/repository/writes.js';

@@ -6,7 +6,7 @@
 // subtree cache keeps what the change did not reach.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, getJson, type TestApp } from '../helpers/test-app.js';
-import type { ImportDocument, NodeDraft } from '../../src/store/rows.js';
+import type { ImportDocument, NodeDraft } from '../../src/repository/import-document.js';
 import { CHANGE_NODE_LIMIT } from '../../src/store/changes.js';
 import { importDocuments } from '../../src/repository/writes.js';
 

@@ -43,7 +43,7 @@ describe('request logs', () => {
 
   it('logs an unexpected error with the request id, and answers 500 without a stack', async () => {
     lines.length = 0;
-    const store = t.store as unknown as { getSubtree: (...a: unknown[]) => Promise<unknown> };
+    const store = t.store.reads as unknown as { getSubtree: (...a: unknown[]) => Promise<unknown> };
     const original = store.getSubtree;
     store.getSubtree = () => Promise.reject(new Error('disk on fire'));
     try {

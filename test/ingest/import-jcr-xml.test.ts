@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseJcrXmlExport } from '../../src/ingest/import-jcr-xml.js';
 import { ImportError } from '../../src/ingest/import-error.js';
-import type { NodeDraft } from '../../src/store/rows.js';
+import type { NodeDraft } from '../../src/repository/import-document.js';
 import type { StoredProperty } from '../../src/model/property-type.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { parseYamlExport } from '../../src/ingest/import-yaml.js';
 import { ImportError } from '../../src/ingest/import-error.js';
-import type { NodeDraft } from '../../src/store/rows.js';
+import type { NodeDraft } from '../../src/repository/import-document.js';
 import type { StoredProperty } from '../../src/model/property-type.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');

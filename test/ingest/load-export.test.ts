@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { listExportFiles, loadExport } from '../../src/ingest/load-export.js';
 import { ImportError } from '../../src/ingest/import-error.js';
-import type { NodeDraft } from '../../src/store/rows.js';
+import type { NodeDraft } from '../../src/repository/import-document.js';
 
 import { CORPORA, CORPORA_AVAILABLE } from '../helpers/corpora.js';
 

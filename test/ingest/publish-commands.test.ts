@@ -23,7 +23,7 @@ function setup(enabled: boolean, nodeTypes: Record<string, string[]> = {}, horiz
   let opened = 0;
   const open: StoreOpener = async () => {
     opened++;
-    return { store: store.asContentStore(), url: 'sqlite:/x.db', config: { ...(enabled ? { publishing: { previewContextPath: '/preview', previewRoles: [], scheduleIntervalMs: 2000, scheduleHorizonDays: horizon } } : {}), nodeTypes } };
+    return { store: store.asContentStore(), publications: store, url: 'sqlite:/x.db', config: { ...(enabled ? { publishing: { previewContextPath: '/preview', previewRoles: [], scheduleIntervalMs: 2000, scheduleHorizonDays: horizon } } : {}), nodeTypes } };
   };
   return { store, open, opened: () => opened };
 }

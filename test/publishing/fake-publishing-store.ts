@@ -54,7 +54,7 @@ export class FakePublishingStore implements PublishingStore, SchedulingStore {
   }
 
   /** Publishing off: a version only (petal publish's first meaning). */
-  async publish(workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {
+  async publishVersion(workspace: string, path: string, by: string): Promise<VersionInfo | undefined> {
     if (!this.nodes.has(`${workspace}:${path}`)) return undefined;
     this.versions.push(`${workspace}:${path}`);
     return { workspace, path, name: '1.0', nodeId: randomUUID(), created: '2026-06-01T12:00:00.000Z', createdBy: by, nodes: 2 };
@@ -67,15 +67,23 @@ export class FakePublishingStore implements PublishingStore, SchedulingStore {
     this.closed++;
   }
 
-  /** As the ContentStore a command opens: only the calls above exist; any other throws (a test that needs it is wrong). */
+  /** As the ContentStore a command opens: only the calls the commands make exist; any other throws (a test that needs it is wrong). */
   asContentStore(): ContentStore {
-    return new Proxy(this, {
+    const only = <T extends object>(what: string, calls: T): T => new Proxy(calls, {
       get: (target, key, receiver) => {
         const value: unknown = Reflect.get(target, key, receiver);
         // `then` is asked by every await of the store (it is not a promise); symbols by inspection.
-        if (value === undefined && key !== 'then' && typeof key === 'string') throw new Error(`FakePublishingStore has no ${String(key)}`);
-        return typeof value === 'function' ? value.bind(target) : value;
+        if (value === undefined && key !== 'then' && typeof key === 'string') throw new Error(`FakePublishingStore has no ${what}${String(key)}`);
+        return value;
       },
+    });
+    return only('', {
+      reads: only('reads.', { getNode: (workspace: string, path: string) => this.getNode(workspace, path) }),
+      schedules: only('schedules.', {
+        list: () => this.listSchedules(), cancel: (id: string) => this.cancelSchedule(id), add: (s: NewSchedule) => this.addSchedule(s),
+        due: (now: string, limit: number) => this.dueSchedules(now, limit), fail: (id: string, error: string) => this.failSchedule(id, error),
+      }),
+      close: () => this.close(),
     }) as unknown as ContentStore;
   }
 

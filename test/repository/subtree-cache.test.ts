@@ -6,7 +6,7 @@ import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { ContentStore, NodeReads } from '../../src/store/content-store.js';
 import { Repository, type ReadAccess } from '../../src/repository/session.js';
 import { NodeTypeRegistry } from '../../src/repository/node-types.js';
-import type { ImportDocument, NodeDraft } from '../../src/store/rows.js';
+import type { ImportDocument, NodeDraft } from '../../src/repository/import-document.js';
 import { importDocuments } from '../../src/repository/writes.js';
 
 function page(name: string, title: string, kids: string[] = []): NodeDraft {

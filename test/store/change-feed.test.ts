@@ -10,7 +10,7 @@ import { CHANGES_PAGE_MAX, type ChangeEvent } from '../../src/store/changes.js';
 import type { ChangeLog, ContentStore } from '../../src/store/content-store.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import type { ImportDocument } from '../../src/store/rows.js';
+import type { ImportDocument } from '../../src/repository/import-document.js';
 import { importDocuments } from '../../src/repository/writes.js';
 
 const pgUrl = process.env.PETAL_TEST_PG ?? '';

@@ -3,7 +3,7 @@
 // (nodes, index rows by path, kinds, types, words, the indexes themselves) read back by path, not nid.
 import Database from '../../src/store/sqlite/driver.js';
 import type { StoredProperty } from '../../src/model/property-type.js';
-import type { ImportDocument, NodeDraft } from '../../src/store/rows.js';
+import type { ImportDocument, NodeDraft } from '../../src/repository/import-document.js';
 import { document, draft, uuid } from '../conformance/drafts.js';
 
 export const WS = 'tours';

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CHANGE_NODE_LIMIT } from '../../src/store/changes.js';
 import type { StoreQuery } from '../../src/query/ast.js';
 import type { QueryIndexEvent } from '../../src/store/query-index/live-workspaces.js';
-import type { ImportDocument } from '../../src/store/rows.js';
+import type { ImportDocument } from '../../src/repository/import-document.js';
 import { SqliteChanges } from '../../src/store/sqlite/changes.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { connect } from '../../src/store/sqlite/statements.js';

@@ -19,7 +19,7 @@ import { createSpoolFolder } from '../../ingest/spool-folder.js';
 import { ancestorsOf, joinPath } from '../../model/paths.js';
 import type { Repository } from '../../repository/session.js';
 import type { SecurityService, WriteAccess } from '../../security/security-service.js';
-import type { ImportDocument, ImportGuard, UuidCollisionPolicy } from '../../store/rows.js';
+import type { ImportDocument, ImportGuard, UuidCollisionPolicy } from '../../repository/import-document.js';
 import { sendError } from '../error-handler.js';
 
 export const IMPORT_PATH = '/.rest/import/v1';

@@ -6,7 +6,7 @@ import type { NodeRecord } from '../rows.js';
 import { changesSince, latestChange } from './changes.js';
 import { PathListBuilder } from '../query-index/path-list.js';
 import { readPaged } from './cursor-reads.js';
-import { ColumnBuilder, pushProperty, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn } from '../query-index/column-source.js';
+import { ColumnBuilder, inNidOrder, pushProperty, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn } from '../query-index/column-source.js';
 import { propertyIn, propertyNeedle } from '../property-document.js';
 import { SQL, run, runArrays } from './statements.js';
 
@@ -125,13 +125,7 @@ export function postgresColumnSource(
     async nodesByNid(nids: readonly number[]): Promise<NodeRecord[]> {
       if (nids.length === 0) return [];
       const rows = await read((db) => run<{ nid: number }>(db, SQL.nodesByNid, [nids]));
-      const byNid = new Map(rows.map((r) => [r.nid, r]));
-      const out: NodeRecord[] = [];
-      for (const nid of nids) {
-        const r = byNid.get(nid);
-        if (r) out.push(toRecord(r as never));
-      }
-      return out;
+      return inNidOrder(rows, nids, toRecord);
     },
   };
 }

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import type { ImportTx } from '../import-tx.js';
 import type { BlobSpool } from '../rows.js';
 import { BatchedImportTx } from './batched-import-tx.js';
-import { IMPORT_LOCK } from './migrations.js';
+import { Generation, lockedTransaction } from './locked-transaction.js';
 import { SQL, exec, run } from './statements.js';
 import { recordChange } from './changes.js';
 import { recordBootstrap } from './bootstrap-files.js';
@@ -20,10 +20,10 @@ export async function importTransaction<T>(
   body: (tx: ImportTx) => Promise<T>,
 ): Promise<{ result: T; generation: number | undefined }> {
   const client = await pool.connect();
-  let generation: number | undefined;
   // Lookups of what the transaction did not write go to the pool's other connections (batched-import-tx.ts);
   // a pool of one connection has none (it would wait for the one this import holds).
   const batched = new BatchedImportTx(client, (pool.options.max ?? 10) > 1 ? pool : undefined);
+  const generation = new Generation(client, channel, batched);
   const tx: ImportTx = {
     pathOfId: (ws, id) => batched.pathOfId(ws, id),
     prefetchIds: (ws, ids) => batched.prefetchIds(ws, ids),
@@ -42,34 +42,11 @@ export async function importTransaction<T>(
     insertNode: (node) => batched.insertNode(node),
     hasBlob: async (hash) => (await run(client, SQL.hasBlob, [hash])).length > 0,
     insertBlob: (spool) => insertBlobChunks(client, spool),
-    bumpGeneration: async () => {
-      await batched.flush();
-      const [row] = await run<{ value: string }>(client, SQL.bump);
-      generation = Number(row!.value);
-      // Sent when the transaction commits, to every instance listening (this one included).
-      await run(client, SQL.notify, [channel, String(generation)]);
-    },
+    bumpGeneration: () => generation.bump(),
   };
-  let failed = false;
-  try {
-    await client.query('BEGIN');
-    // Imports of other instances wait for this one (positions of new siblings depend on the last commit).
-    await run(client, SQL.importLock, [IMPORT_LOCK]);
-    const result = await body(tx);
-    await batched.flush();
-    await client.query('COMMIT');
-    return { result, generation };
-  } catch (err) {
-    try {
-      await batched.settle();
-      await client.query('ROLLBACK');
-    } catch {
-      failed = true; // the connection is broken: drop it rather than return it to the pool
-    }
-    throw err;
-  } finally {
-    client.release(failed);
-  }
+  // Imports of other instances wait for this one (positions of new siblings depend on the last commit).
+  const result = await lockedTransaction(client, batched, () => body(tx));
+  return { result, generation: generation.value };
 }
 
 async function insertBlobChunks(client: pg.PoolClient, spool: BlobSpool): Promise<void> {

@@ -8,6 +8,7 @@ import { INDEX_SEGMENTS_SQL } from './index-segments.js';
 import { SCHEDULE_RUN_AS_SQL, SCHEDULES_SQL } from './schedules.js';
 import { WEBHOOKS_SQL } from './webhook-log.js';
 import { BOOTSTRAP_FILES_SQL } from './bootstrap-files.js';
+import { sharedMigration } from '../shared-migrations.js';
 
 export interface Migration {
   readonly version: number;
@@ -119,16 +120,8 @@ ALTER TABLE props DROP CONSTRAINT IF EXISTS props_nid_fkey;
 ALTER TABLE fts DROP CONSTRAINT IF EXISTS fts_nid_fkey;
 `,
   },
-  {
-    version: 3,
-    name: 'content versions',
-    sql: VERSIONS_SQL,
-  },
-  {
-    version: 4,
-    name: 'change events',
-    sql: CHANGES_SQL,
-  },
+  sharedMigration(3, VERSIONS_SQL),
+  sharedMigration(4, CHANGES_SQL),
   {
     version: 5,
     name: 'faster imports: index rows deleted through the props primary key, one index of paths',
@@ -160,30 +153,11 @@ ALTER INDEX nodes_by_path_covering RENAME TO nodes_by_path;
 DROP TABLE IF EXISTS props;
 `,
   },
-  {
-    version: 8,
-    name: 'publishing: schedules, version comments',
-    sql: SCHEDULES_SQL,
-  },
-  {
-    version: 9,
-    name: 'webhooks: cursors and deliveries',
-    sql: WEBHOOKS_SQL,
-  },
-  {
-    version: 10,
-    name: 'publishing: whose rights a schedule runs with',
-    sql: SCHEDULE_RUN_AS_SQL,
-  },
-  {
-    version: 11,
-    name: 'bootstrap files: imported once, by content hash',
-    sql: BOOTSTRAP_FILES_SQL,
-  },
+  sharedMigration(8, SCHEDULES_SQL),
+  sharedMigration(9, WEBHOOKS_SQL),
+  sharedMigration(10, SCHEDULE_RUN_AS_SQL),
+  sharedMigration(11, BOOTSTRAP_FILES_SQL),
 ];
-
-/** Codes of value kinds in the `prop_kinds.kind` column (as SQLite's). */
-export const KIND_CODE = { string: 1, number: 2, date: 3, boolean: 4 } as const;
 
 /** Key of the advisory lock that serializes migrations across every instance sharing the database. */
 export const MIGRATION_LOCK = 0x7065_7461; // 'peta'

@@ -10,7 +10,7 @@ import type { SiblingRow, WriteTx } from '../write-tx.js';
 import { BatchedImportTx } from './batched-import-tx.js';
 import { recordChange, subtreeNodes } from './changes.js';
 import { deleteNode, deleteNodes, deleteSubtree } from './delete-nodes.js';
-import { IMPORT_LOCK } from './migrations.js';
+import { Generation, lockedTransaction } from './locked-transaction.js';
 import { removeSchedule } from './schedules.js';
 import { NODE_COLUMNS, SQL, exec, run, type Statement } from './statements.js';
 import { publishVersion } from './versions.js';
@@ -42,8 +42,8 @@ export async function writeTransaction<T>(
   pool: pg.Pool, channel: string, body: (tx: WriteTx) => Promise<T>,
 ): Promise<{ result: T; generation: number | undefined }> {
   const client = await pool.connect();
-  let generation: number | undefined;
   const batched = new BatchedImportTx(client);
+  const generation = new Generation(client, channel, batched);
   /** Buffered new nodes are written before any other statement, so that every read and update sees them. */
   const flushed = async <T>(statement: () => Promise<T>): Promise<T> => {
     await batched.flush();
@@ -78,12 +78,7 @@ export async function writeTransaction<T>(
     deleteSubtree: (ws, path) => flushed(() => deleteSubtree(client, ws, path)),
     subtreeNodes: (ws, path, limit) => flushed(() => subtreeNodes(client, ws, path, limit)),
     recordChange: (change) => flushed(() => recordChange(client, change)),
-    bumpGeneration: () => flushed(async () => {
-      const [row] = await run<{ value: string }>(client, SQL.bump);
-      generation = Number(row!.value);
-      // Sent when the transaction commits, to every instance listening (this one included).
-      await run(client, SQL.notify, [channel, String(generation)]);
-    }),
+    bumpGeneration: () => generation.bump(),
     subtree: (ws, path) => flushed(async () => {
       const [lo, hi] = descendantRange(path);
       return (await run<NodeRow>(client, WRITE_SQL.subtree, [ws, path, lo, hi])).map(toRecord);
@@ -95,23 +90,6 @@ export async function writeTransaction<T>(
     recordVersion: (ws, path, by, comment, source) => flushed(() => publishVersion(client, ws, path, by, comment, source)),
     claimSchedule: (id) => flushed(async () => (await removeSchedule(client, id)) !== undefined),
   };
-  let failed = false;
-  try {
-    await client.query('BEGIN');
-    await run(client, SQL.importLock, [IMPORT_LOCK]);
-    const result = await body(tx);
-    await batched.flush();
-    await client.query('COMMIT');
-    return { result, generation };
-  } catch (err) {
-    try {
-      await batched.settle();
-      await client.query('ROLLBACK');
-    } catch {
-      failed = true; // the connection is broken: drop it rather than return it to the pool
-    }
-    throw err;
-  } finally {
-    client.release(failed);
-  }
+  const result = await lockedTransaction(client, batched, () => body(tx));
+  return { result, generation: generation.value };
 }

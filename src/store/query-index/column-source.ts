@@ -190,3 +190,14 @@ export interface UuidColumnSource extends ColumnSource {
 export function hasIdColumn(source: ColumnSource): source is UuidColumnSource {
   return typeof (source as Partial<UuidColumnSource>).idColumn === 'function';
 }
+
+/** The records of `rows` in the order of `nids` (a nid without a row, deleted since, is left out). */
+export function inNidOrder(rows: readonly { nid: number }[], nids: readonly number[], toRecord: (row: never) => NodeRecord): NodeRecord[] {
+  const byNid = new Map(rows.map((r) => [r.nid, r]));
+  const out: NodeRecord[] = [];
+  for (const nid of nids) {
+    const r = byNid.get(nid);
+    if (r) out.push(toRecord(r as never));
+  }
+  return out;
+}

@@ -3,7 +3,7 @@ import type Database from 'better-sqlite3';
 import type { NodeRecord } from '../rows.js';
 import type { StoredProperty } from '../../model/property-type.js';
 import { propertyIn, propertyNeedle } from '../property-document.js';
-import { ColumnBuilder, pushProperty, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn } from '../query-index/column-source.js';
+import { ColumnBuilder, inNidOrder, pushProperty, type ColumnSource, type CurrentNode, type NodeTable, type PropertyColumn } from '../query-index/column-source.js';
 import { PathListBuilder } from '../query-index/path-list.js';
 import type { ChangeLog } from '../content-store.js';
 
@@ -109,13 +109,7 @@ export function sqliteColumnSource(
         nodesStmt = d.prepare(`SELECT n.nid AS nid, ${nodeColumns} FROM nodes n WHERE n.nid IN (SELECT value FROM json_each(?))`);
       }
       const rows = nodesStmt.all(JSON.stringify(nids)) as { nid: number }[];
-      const byNid = new Map(rows.map((r) => [r.nid, r]));
-      const out: NodeRecord[] = [];
-      for (const nid of nids) {
-        const r = byNid.get(nid);
-        if (r) out.push(toRecord(r as never));
-      }
-      return out;
+      return inNidOrder(rows, nids, toRecord);
     },
   };
 }

@@ -4,7 +4,7 @@ import type { Condition, StoreQuery, Target, TypedRange } from '../../query/ast.
 import { descendantRange } from '../../model/paths.js';
 import { SqlWriter, type CompiledSql } from '../sql/sql-writer.js';
 import { uuidEqualities } from '../query-index/column-scan.js';
-import { KIND_CODE } from './migrations.js';
+import { KIND_CODES } from '../query-index/column-source.js';
 
 export const NODE_COLUMNS = 'n.id, n.workspace, n.path, n.parent_path, n.name, n.depth, n.position, n.type, n.mixins, n.props';
 
@@ -40,7 +40,7 @@ function writeBound(w: SqlWriter, column: string, r: TypedRange): void {
 
 function writePropertyRange(w: SqlWriter, r: TypedRange): void {
   const column = r.kind === 'number' || r.kind === 'date' ? 'p.n' : 'p.s';
-  w.text(`(p.kind = ${KIND_CODE[r.kind]} AND `);
+  w.text(`(p.kind = ${KIND_CODES[r.kind]} AND `);
   writeBound(w, column, r);
   w.text(')');
 }

@@ -9,6 +9,8 @@ import { INDEX_SEGMENTS_SQL } from './index-segments.js';
 import { SCHEDULE_RUN_AS_SQL, SCHEDULES_SQL } from './schedules.js';
 import { WEBHOOKS_SQL } from './webhook-log.js';
 import { BOOTSTRAP_FILES_SQL } from './bootstrap-files.js';
+import { KIND_CODES } from '../query-index/column-source.js';
+import { sharedMigration } from '../shared-migrations.js';
 
 export interface Migration {
   readonly version: number;
@@ -128,7 +130,7 @@ END;
         for (const r of rows) {
         const props = JSON.parse(r.props) as StoredProperty[];
         for (const x of indexRows(props)) {
-          const kind = KIND_CODE[x.kind];
+          const kind = KIND_CODES[x.kind];
           insertProp.run(r.nid, r.workspace, x.name, x.pos, kind, x.s, x.f, x.n);
           insertKind.run(r.workspace, x.name, kind);
         }
@@ -138,16 +140,8 @@ END;
       }
     },
   },
-  {
-    version: 3,
-    name: 'content versions',
-    sql: VERSIONS_SQL,
-  },
-  {
-    version: 4,
-    name: 'change events',
-    sql: CHANGES_SQL,
-  },
+  sharedMigration(3, VERSIONS_SQL),
+  sharedMigration(4, CHANGES_SQL),
   {
     version: 5,
     name: 'persisted query index segments',
@@ -183,27 +177,9 @@ CREATE TRIGGER nodes_delete_indexes AFTER DELETE ON nodes BEGIN
 END;
 `,
   },
-  {
-    version: 8,
-    name: 'publishing: schedules, version comments',
-    sql: SCHEDULES_SQL,
-  },
-  {
-    version: 9,
-    name: 'webhooks: cursors and deliveries',
-    sql: WEBHOOKS_SQL,
-  },
-  {
-    version: 10,
-    name: 'publishing: whose rights a schedule runs with',
-    sql: SCHEDULE_RUN_AS_SQL,
-  },
-  {
-    version: 11,
-    name: 'bootstrap files: imported once, by content hash',
-    sql: BOOTSTRAP_FILES_SQL,
-  },
+  sharedMigration(8, SCHEDULES_SQL),
+  sharedMigration(9, WEBHOOKS_SQL),
+  sharedMigration(10, SCHEDULE_RUN_AS_SQL),
+  sharedMigration(11, BOOTSTRAP_FILES_SQL),
 ];
 
-/** Codes of value kinds (`prop_kinds.kind`, and the `kind` column of index_rows). */
-export const KIND_CODE = { string: 1, number: 2, date: 3, boolean: 4 } as const;

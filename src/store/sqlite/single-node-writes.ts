@@ -4,13 +4,13 @@
 import { descendantRange } from '../../model/paths.js';
 import type { InsertNode } from '../import-tx.js';
 import { forEachIndexedKind, fullTextOf } from '../index-values.js';
-import { KIND_CODE } from './migrations.js';
+import { KIND_CODES } from '../query-index/column-source.js';
 import type { Statements } from './statements.js';
 
 export function insertNodeRow(s: Statements, n: InsertNode): void {
   const nid = s.insert.run(n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
     JSON.stringify(n.mixins), JSON.stringify(n.properties)).lastInsertRowid;
-  forEachIndexedKind(n.properties, (name, kind) => s.insertKind.run(n.workspace, name, KIND_CODE[kind]));
+  forEachIndexedKind(n.properties, (name, kind) => s.insertKind.run(n.workspace, name, KIND_CODES[kind]));
   s.insertType.run(n.workspace, n.type);
   const text = fullTextOf(n.properties);
   if (text !== '') s.insertFts.run(nid, text);

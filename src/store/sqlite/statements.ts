@@ -5,7 +5,7 @@ import Database from './driver.js';
 import { compileLike, likeMatch, type LikePattern } from '../../query/like.js';
 import { indexRows } from '../index-values.js';
 import type { StoredProperty } from '../../model/property-type.js';
-import { KIND_CODES as KIND_CODE } from '../query-index/column-source.js';
+import { KIND_CODES } from '../query-index/column-source.js';
 
 /** Binaries are stored in chunks of this size (a Range read touches only the chunks it needs). */
 export const BLOB_CHUNK = 1 << 20;
@@ -60,7 +60,7 @@ export function connect(file: string): Connection {
     parameters: ['props'],
     *rows(props: unknown) {
       if (typeof props !== 'string') return;
-      for (const r of indexRows(JSON.parse(props) as StoredProperty[])) yield [r.name, r.pos, KIND_CODE[r.kind], r.s, r.f, r.n];
+      for (const r of indexRows(JSON.parse(props) as StoredProperty[])) yield [r.name, r.pos, KIND_CODES[r.kind], r.s, r.f, r.n];
     },
   });
   return db;

@@ -5,7 +5,7 @@
 import type { InsertNode } from '../import-tx.js';
 import { forEachIndexedKind, fullTextOf } from '../index-values.js';
 import type { StoredProperty } from '../../model/property-type.js';
-import { KIND_CODE } from './migrations.js';
+import { KIND_CODES } from '../query-index/column-source.js';
 import type { Statements } from './statements.js';
 
 interface CurrentRow { nid: number; type: string; props: string }
@@ -20,7 +20,7 @@ export function updateInPlace(s: Statements, node: InsertNode): boolean {
   const { nid } = current;
   const before = JSON.parse(current.props) as StoredProperty[];
   s.updateNode.run(node.type, JSON.stringify(node.mixins), JSON.stringify(node.properties), nid);
-  forEachIndexedKind(node.properties, (name, kind) => s.insertKind.run(node.workspace, name, KIND_CODE[kind]));
+  forEachIndexedKind(node.properties, (name, kind) => s.insertKind.run(node.workspace, name, KIND_CODES[kind]));
   if (node.type !== current.type) s.insertType.run(node.workspace, node.type);
 
   const text = fullTextOf(node.properties);

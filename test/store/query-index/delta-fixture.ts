@@ -4,7 +4,7 @@
 import type { Condition, StoreOrder, StoreQuery, TypedRange } from '../../../src/query/ast.js';
 import type { StoredProperty } from '../../../src/model/property-type.js';
 import type { ContentStore } from '../../../src/store/content-store.js';
-import type { ImportDocument, NodeDraft } from '../../../src/store/rows.js';
+import type { ImportDocument, NodeDraft } from '../../../src/repository/import-document.js';
 import { importDocuments } from '../../../src/repository/writes.js';
 
 export const WS = 'dw';

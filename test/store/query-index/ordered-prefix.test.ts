@@ -12,7 +12,7 @@ import type { StoreQuery } from '../../../src/query/ast.js';
 import type { ContentStore } from '../../../src/store/content-store.js';
 import { PostgresStore } from '../../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
-import type { ImportDocument, NodeDraft } from '../../../src/store/rows.js';
+import type { ImportDocument, NodeDraft } from '../../../src/repository/import-document.js';
 import { importDocuments, writeNodes } from '../../../src/repository/writes.js';
 
 const WS = 'op';

@@ -15,7 +15,7 @@ import type { ContentStore } from '../../../src/store/content-store.js';
 import { PostgresStore } from '../../../src/store/postgres/postgres-store.js';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import type { QueryIndexEvent } from '../../../src/store/query-index/live-workspaces.js';
-import type { ImportDocument, NodeDraft } from '../../../src/store/rows.js';
+import type { ImportDocument, NodeDraft } from '../../../src/repository/import-document.js';
 import { answer, Model, random, WS } from './delta-fixture.js';
 import { importDocuments, writeNodes } from '../../../src/repository/writes.js';
 

@@ -1,0 +1,59 @@
+// Repository layer: what an import writes: the documents the parsers (ingest/) make of export files,
+// the caller's options and guard, and the result. The rules that write them are in write-import.ts.
+import type { StoredProperty } from '../model/property-type.js';
+import type { BlobSpool } from '../store/rows.js';
+import type { BootstrapRecords } from '../store/bootstrap-files.js';
+
+/** A node to write, as produced by the importers (and later by the write API). */
+export interface NodeDraft {
+  name: string;
+  /** UUID from the source; a fresh one is generated when absent. */
+  id?: string;
+  /** Primary type; `cms:contentNode` when absent (as for nodes without `jcr:primaryType` in exports). */
+  type?: string;
+  mixins: string[];
+  properties: StoredProperty[];
+  children: NodeDraft[];
+  /** 1-based line in the source file, for error messages. */
+  line?: number;
+}
+
+/** One source file's content, ready to be written in one transaction with the others of an import. */
+export interface ImportDocument {
+  /** File the content came from (for messages). */
+  readonly source: string;
+  readonly workspace: string;
+  /** Where the roots go (`/travel`); missing ancestors are created as `cms:folder`. */
+  readonly parentPath: string;
+  readonly roots: readonly NodeDraft[];
+  /** Binaries referenced by Binary properties (value = hash), spooled to temporary files by the parser. */
+  readonly blobs: readonly BlobSpool[];
+}
+
+export type UuidCollisionPolicy = 'new' | 'replace' | 'fail';
+
+export interface ImportOptions {
+  readonly onUuidCollision: UuidCollisionPolicy;
+  /** Who imports, recorded on the change events (HTTP imports: the caller's user name). */
+  readonly by?: string;
+  /**
+   * Asked inside the transaction before the import creates a missing parent folder (`create`) or
+   * removes a subtree (`remove`: a replaced root, or the holder of a UUID under `replace`); it throws
+   * to refuse, and the whole import rolls back.
+   */
+  readonly guard?: ImportGuard;
+  /** The start-time import's record of its files, written in the import's transaction (bootstrap-files.ts). */
+  readonly bootstrap?: BootstrapRecords;
+}
+
+export interface ImportGuard {
+  create(workspace: string, path: string): void;
+  /** `uuid`: the node at `path` holds that UUID of the import (`replace`), rather than being a replaced root. */
+  remove(workspace: string, path: string, uuid?: string): void;
+}
+
+export interface ImportResult {
+  /** Nodes written (roots and descendants; created folders included). */
+  readonly nodes: number;
+  readonly warnings: readonly string[];
+}
