@@ -16,12 +16,12 @@ export function load<T>(path: string): Promise<T> {
 /** Opens `store` and pairs it with what removes it after the bench. */
 export async function benchStore(target: string, dir: string, name: string): Promise<{ store: ContentStore; dispose: () => Promise<void> }> {
   if (!target.startsWith('postgres')) {
-    const { SqliteStore } = await load<typeof import('../src/store/sqlite/sqlite-store.js')>('store/sqlite/sqlite-store.js');
+    const { SqliteStore } = await load<typeof import('../src/store/sqlite/store.js')>('store/sqlite/store.js');
     const store = new SqliteStore({ file: join(dir, 'bench.db') });
     await store.open();
     return { store, dispose: async () => undefined };
   }
-  const { PostgresStore } = await load<typeof import('../src/store/postgres/postgres-store.js')>('store/postgres/postgres-store.js');
+  const { PostgresStore } = await load<typeof import('../src/store/postgres/store.js')>('store/postgres/store.js');
   const schema = `petal_bench_${name}_${randomBytes(4).toString('hex')}`;
   const store = new PostgresStore({ url: target, schema });
   await store.open();

@@ -14,7 +14,7 @@ import { NodeTypeRegistry } from '../src/repository/node-types.js';
 import { Repository } from '../src/repository/session.js';
 import { loadSecurity } from '../src/security/security-config.js';
 import { SecurityService } from '../src/security/security-service.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../src/store/sqlite/store.js';
 import type { ImportDocument, NodeDraft } from '../src/repository/import-document.js';
 import { importDocuments } from '../src/repository/writes.js';
 

@@ -22,8 +22,8 @@ const load = <T>(path: string): Promise<T> => import(`${dist ? '../dist' : '../s
 const { Purger, PURGE_POLL_MS } = await load<typeof import('../src/notify/purger.js')>('notify/purger.js');
 const { purgeSenders } = await load<typeof import('../src/notify/purge-targets.js')>('notify/purge-targets.js');
 const { nodeKey } = await load<typeof import('../src/repository/dependencies.js')>('repository/dependencies.js');
-const { PostgresStore } = await load<typeof import('../src/store/postgres/postgres-store.js')>('store/postgres/postgres-store.js');
-const { SqliteStore } = await load<typeof import('../src/store/sqlite/sqlite-store.js')>('store/sqlite/sqlite-store.js');
+const { PostgresStore } = await load<typeof import('../src/store/postgres/store.js')>('store/postgres/store.js');
+const { SqliteStore } = await load<typeof import('../src/store/sqlite/store.js')>('store/sqlite/store.js');
 
 const [target = 'sqlite', changesText = '1000'] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const changes = Number(changesText);

@@ -2,7 +2,7 @@
 // profiling: node --import tsx [--cpu-prof] bench/query.ts STORE.db [seconds] [query string] [workspace] [index|sql]
 // (`sql` runs it through the SQL path, the one a SQLite store with `queryIndexThreshold` above the
 // workspace's size takes).
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../src/store/sqlite/store.js';
 import { Repository } from '../src/repository/session.js';
 import { NodeTypeRegistry } from '../src/repository/node-types.js';
 import { compileEndpoint } from '../src/delivery/compile-endpoint.js';

@@ -20,7 +20,7 @@ const { NodeTypeRegistry } = await load<typeof import('../src/repository/node-ty
 const { Repository } = await load<typeof import('../src/repository/session.js')>('repository/session.js');
 const { loadSecurity } = await load<typeof import('../src/security/security-config.js')>('security/security-config.js');
 const { SecurityService } = await load<typeof import('../src/security/security-service.js')>('security/security-service.js');
-const { SqliteStore } = await load<typeof import('../src/store/sqlite/sqlite-store.js')>('store/sqlite/sqlite-store.js');
+const { SqliteStore } = await load<typeof import('../src/store/sqlite/store.js')>('store/sqlite/store.js');
 
 const OPEN = {
   roles: {

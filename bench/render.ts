@@ -1,7 +1,7 @@
 // Micro-benchmark of the uncached Read node work without HTTP: subtree read (store, then the
 // repository's subtree cache) and JSON rendering of one page. Usage:
 //   node --import tsx bench/render.ts STORE.db /landing [iterations]
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../src/store/sqlite/store.js';
 import { Repository } from '../src/repository/session.js';
 import { NodeTypeRegistry } from '../src/repository/node-types.js';
 import { indexChildren, renderNode } from '../src/delivery/render-node.js';

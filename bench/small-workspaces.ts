@@ -5,7 +5,7 @@
 // Usage: node --import tsx bench/small-workspaces.ts STORE.db index|sql [workspaces 100] [nodes 1000]
 // (fills STORE.db first when it is empty; run each path in its own process for a clean RSS).
 import { randomUUID } from 'node:crypto';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../src/store/sqlite/store.js';
 import { Repository } from '../src/repository/session.js';
 import { NodeTypeRegistry } from '../src/repository/node-types.js';
 import { compileEndpoint } from '../src/delivery/compile-endpoint.js';

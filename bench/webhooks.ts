@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PostgresStore } from '../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../src/store/postgres/store.js';
 import { benchStore } from './bench-store.js';
 import { WebhookSender } from '../src/notify/webhook-sender.js';
 import { webhookTargets } from '../src/notify/post-webhook.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import type { VersionInfo } from '../../src/store/versions.js';
 import { defaultPublisher } from '../../src/ingest/version-commands.js';
 import { runCli, type CliRun } from '../helpers/run-cli.js';

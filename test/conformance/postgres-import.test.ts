@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import { NEW, REPLACE, document, draft, uuid } from './drafts.js';
 import { pgRows as sql } from './pg-sql.js';
 import type { StoredProperty } from '../../src/model/property-type.js';

@@ -2,7 +2,7 @@
 // start together on one empty database (in the database named by PETAL_TEST_PG; skipped without it).
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { KIND_CODES as KIND_CODE } from '../../src/store/query-index/column-source.js';
 import { indexRows } from '../../src/store/index-values.js';

@@ -2,7 +2,7 @@
 // schema of the database named by PETAL_TEST_PG (skipped without it, as postgres.test.ts).
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import type { StoreQuery } from '../../src/query/ast.js';
 import { NEW, document, draft } from './drafts.js';
 import { pgRows as sql } from './pg-sql.js';

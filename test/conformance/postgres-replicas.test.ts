@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import type { StoreQuery } from '../../src/query/ast.js';
 import type { StoredProperty } from '../../src/model/property-type.js';
 import { NEW, document, draft } from './drafts.js';

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { ContentStore } from '../../src/store/content-store.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import { runConformance, type StoreFixture } from './fixture.js';
 import { importBatchesSuite } from './import-batches.js';
 import { importFilesSuite } from './import-files.js';

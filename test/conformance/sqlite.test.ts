@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { ContentStore } from '../../src/store/content-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { runConformance, type StoreFixture } from './fixture.js';
 import { importBatchesSuite } from './import-batches.js';
 import { importFilesSuite } from './import-files.js';

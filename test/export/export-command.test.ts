@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { exportCommand } from '../../src/export/export-command.js';
 import { target } from '../../src/ingest/version-commands.js';
 import { importPaths } from '../../src/ingest/run-import.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import type { StoreOpener } from '../../src/ingest/version-commands.js';
 import { ExportError } from '../../src/export/export-error.js';
 

@@ -11,7 +11,7 @@ import { writeJcrXml } from '../../src/export/write-jcr-xml.js';
 import { writeYaml } from '../../src/export/write-yaml.js';
 import type { ContentStore, NodeReads } from '../../src/store/content-store.js';
 import type { NodeRecord } from '../../src/store/rows.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { NEW, document, draft, leaves } from '../conformance/drafts.js';
 import { importDocuments } from '../../src/repository/writes.js';
 

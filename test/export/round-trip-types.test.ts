@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importPaths } from '../../src/ingest/run-import.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { prepareExport } from '../../src/export/export-subtree.js';
 import { storeSource } from '../../src/export/walk-tree.js';
 import type { ExportFormat } from '../../src/export/export-file-name.js';

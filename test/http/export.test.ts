@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { basic, get, hashOf, req } from '../security-http/helpers.js';
 import { importPaths } from '../../src/ingest/run-import.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 
 const PW = 'export-suite-password';
 

@@ -6,7 +6,7 @@
 // PETAL_TEST_PG names, then dropped), so the faults never reach other test files; skipped without it.
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import { STALE_WARNING } from '../../src/http/routes/delivery.js';
 import { OPEN_SECURITY, createTestApp, getJson, type TestApp } from '../helpers/test-app.js';
 import { createScratchDatabase, type ScratchDatabase } from '../helpers/scratch-database.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { importPaths } from '../../src/ingest/run-import.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import type { ImportDocument } from '../../src/repository/import-document.js';
 import { createTestApp, getJson, type TestApp } from '../helpers/test-app.js';
 import { importDocuments } from '../../src/repository/writes.js';

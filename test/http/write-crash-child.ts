@@ -4,8 +4,8 @@
 // "inside", import: the write has inserted a subtree and is about to replace another node, in its transaction.
 // "inside", nodes: the write has updated /keep and created half of its new children, in its transaction.
 import { writeFileSync } from 'node:fs';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import type { ContentStore } from '../../src/store/content-store.js';
 import type { WriteTx } from '../../src/store/write-tx.js';
 import type { ImportTx, InsertNode } from '../../src/store/import-tx.js';

@@ -8,8 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { CRASH_BEFORE, CRASH_CHILDREN, CRASH_SECURITY, crashNodesBody, crashUpload } from './write-crash-files.js';
 
 const CHILD = join(import.meta.dirname, 'write-crash-child.ts');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importPaths } from '../../src/ingest/run-import.js';
 import { ImportError } from '../../src/ingest/import-error.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 
 let dir: string;
 let store: SqliteStore;

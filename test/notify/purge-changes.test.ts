@@ -10,7 +10,7 @@ import { changeKeys, nodeKey } from '../../src/repository/dependencies.js';
 import { importPaths } from '../../src/ingest/run-import.js';
 import { Purger } from '../../src/notify/purger.js';
 import { purgeSenders } from '../../src/notify/purge-targets.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import { publishedWorkspace } from '../../src/model/workspaces.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { basic, hashOf } from '../security-http/helpers.js';

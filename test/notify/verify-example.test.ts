@@ -2,7 +2,7 @@
 // of the sender and refuses it with a wrong secret, a changed body or a stale timestamp.
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { WebhookSender } from '../../src/notify/webhook-sender.js';
 import { webhookTargets } from '../../src/notify/post-webhook.js';
 import { startReceiver, until, type Receiver } from './receiver.js';

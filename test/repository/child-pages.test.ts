@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeTypeRegistry } from '../../src/repository/node-types.js';
 import { Repository, type ReadAccess, type Session } from '../../src/repository/session.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import type { ChildCursor } from '../../src/store/child-pages.js';
 import { NEW, document, draft, leaves } from '../conformance/drafts.js';
 import { importDocuments } from '../../src/repository/writes.js';

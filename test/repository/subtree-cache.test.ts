@@ -2,7 +2,7 @@
 // drops at once the entries it reached (and only those), each caller still sees only what it may read, and a store without a
 // generation hint is never cached.
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import type { ContentStore, NodeReads } from '../../src/store/content-store.js';
 import { Repository, type ReadAccess } from '../../src/repository/session.js';
 import { NodeTypeRegistry } from '../../src/repository/node-types.js';

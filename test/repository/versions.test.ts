@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeTypeRegistry } from '../../src/repository/node-types.js';
 import { Repository, type ReadAccess } from '../../src/repository/session.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { NEW, document, draft } from '../conformance/drafts.js';
 import { importDocuments, publishVersion } from '../../src/repository/writes.js';
 

@@ -8,8 +8,8 @@ import { Repository } from '../../src/repository/session.js';
 import { loadSecurity } from '../../src/security/security-config.js';
 import { SecurityService } from '../../src/security/security-service.js';
 import { ShopService } from '../../src/shop/shop-api.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import type { ContentStore } from '../../src/store/content-store.js';
 
 const [storeArg, cartId, user, point, marker] = process.argv.slice(2) as [string, string, string, 'inside' | 'after', string];

@@ -8,8 +8,8 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createShopStore } from '../../src/main.js';
 import type { OrderDocument, PlaceOrderInput, PurgeResult, ShopStore } from '../../src/shop/shop-store.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import type { ContentStore } from '../../src/store/content-store.js';
 
 interface Fixture { name: string; create(): Promise<{ content: ContentStore; dispose(): Promise<void> }> }

@@ -8,8 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ChangeFeed, type ChangeBatch } from '../../src/store/change-feed.js';
 import { CHANGES_PAGE_MAX, type ChangeEvent } from '../../src/store/changes.js';
 import type { ChangeLog, ContentStore } from '../../src/store/content-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import type { ImportDocument } from '../../src/repository/import-document.js';
 import { importDocuments } from '../../src/repository/writes.js';
 

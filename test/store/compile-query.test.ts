@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { StoreQuery } from '../../src/query/ast.js';
 import { compileCount, compilePage, NODE_COLUMNS } from '../../src/store/sqlite/compile-query.js';
 import type { SqlParam } from '../../src/store/sql/sql-writer.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/query/', import.meta.url));

@@ -1,7 +1,7 @@
 // Child process of postgres-import-crash.test.ts: one large import into a PostgreSQL store, which the
 // parent kills (SIGKILL) while the server is in the middle of one of the import's COPY statements.
 //   argv: <url with application_name> <schema> <nodes>
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import { NEW, document, draft } from '../conformance/drafts.js';
 import { importDocuments } from '../../src/repository/writes.js';
 

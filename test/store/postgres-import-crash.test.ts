@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import { NEW, document, draft } from '../conformance/drafts.js';
 import { pgRows as sql } from '../conformance/pg-sql.js';
 import { importDocuments } from '../../src/repository/writes.js';

@@ -10,7 +10,7 @@ import type { NodeRecord } from '../../src/store/rows.js';
 import { indexRows } from '../../src/store/index-values.js';
 import { toRecord } from '../../src/store/node-rows.js';
 import { postgresColumnSource } from '../../src/store/postgres/column-source.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import { KIND_CODES, columnFromRows, type PropertyRow } from '../../src/store/query-index/column-source.js';
 import { NEW, document, draft } from '../conformance/drafts.js';
 import { pgRows as sql } from '../conformance/pg-sql.js';

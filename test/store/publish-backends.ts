@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from '../../src/store/sqlite/driver.js';
 import type { ContentStore } from '../../src/store/content-store.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { PG_URL, pgRows } from '../conformance/pg-sql.js';
 
 export interface OpenBackend {

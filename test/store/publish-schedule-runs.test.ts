@@ -13,9 +13,9 @@ import { NodeTypeRegistry } from '../../src/repository/node-types.js';
 import { takenAlongBy } from '../../src/repository/publish-rules.js';
 import type { ContentStore } from '../../src/store/content-store.js';
 import { publishingStore } from '../../src/publishing/publisher.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import { publishedWorkspace } from '../../src/model/workspaces.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { NEW, document, draft } from '../conformance/drafts.js';
 import { importDocuments } from '../../src/repository/writes.js';
 

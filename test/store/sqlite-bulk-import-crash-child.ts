@@ -4,7 +4,7 @@
 //   argv: <database file> <marker file>
 import { writeFileSync } from 'node:fs';
 import { DeferredIndexes } from '../../src/store/sqlite/deferred-indexes.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { NEW } from '../conformance/drafts.js';
 import { folder } from './sqlite-bulk-import-data.js';
 import { importDocuments } from '../../src/repository/writes.js';

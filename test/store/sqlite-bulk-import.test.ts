@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Condition, StoreQuery } from '../../src/query/ast.js';
 import { DEFER_MIN_NODES, DeferredIndexes, shouldDefer } from '../../src/store/sqlite/deferred-indexes.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { document, draft, NEW, uuid } from '../conformance/drafts.js';
 import { folder, snapshot, WS } from './sqlite-bulk-import-data.js';
 import { importDocuments } from '../../src/repository/writes.js';

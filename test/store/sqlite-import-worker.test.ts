@@ -9,7 +9,7 @@ import Database from '../../src/store/sqlite/driver.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WorkerImportConnection } from '../../src/store/sqlite/import-worker.js';
 import type { RowValue } from '../../src/store/sqlite/import-connection.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { NEW, document, draft, uuid } from '../conformance/drafts.js';
 import { folder, snapshot, WS } from './sqlite-bulk-import-data.js';
 import { importDocuments } from '../../src/repository/writes.js';

@@ -11,7 +11,7 @@ import { MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { KIND_CODES as KIND_CODE } from '../../src/store/query-index/column-source.js';
 import type { StoredProperty } from '../../src/model/property-type.js';
 import { connect } from '../../src/store/sqlite/statements.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { NEW } from '../conformance/drafts.js';
 import { folder, WS } from './sqlite-bulk-import-data.js';
 import { importDocuments, writeNodes } from '../../src/repository/writes.js';

@@ -8,7 +8,7 @@ import type { Condition, StoreQuery } from '../../src/query/ast.js';
 import { indexRows } from '../../src/store/index-values.js';
 import type { NodeOperation } from '../../src/repository/node-write.js';
 import type { ImportDocument } from '../../src/repository/import-document.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { connect } from '../../src/store/sqlite/statements.js';
 import type { StoredProperty } from '../../src/model/property-type.js';
 import { importDocuments, writeNodes } from '../../src/repository/writes.js';

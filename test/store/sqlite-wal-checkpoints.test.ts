@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { ImportDocument } from '../../src/repository/import-document.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { StoreClosedError } from '../../src/store/store-faults.js';
 import { connect } from '../../src/store/sqlite/statements.js';
 import { checkpointInBackground } from '../../src/store/sqlite/wal-checkpointer.js';

@@ -11,7 +11,7 @@ import type { StoreQuery } from '../../src/query/ast.js';
 import type { QueryIndexEvent } from '../../src/store/query-index/live-workspaces.js';
 import type { ImportDocument } from '../../src/repository/import-document.js';
 import { SqliteChanges } from '../../src/store/sqlite/changes.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { connect } from '../../src/store/sqlite/statements.js';
 import { WorkspaceSizes } from '../../src/store/sqlite/workspace-sizes.js';
 import { createStore } from '../../src/main.js';

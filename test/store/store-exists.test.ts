@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { missingStore } from '../../src/store/store-exists.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
 import { createScratchDatabase, type ScratchDatabase } from '../helpers/scratch-database.js';
 import { runCli } from '../helpers/run-cli.js';
 

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { ContentStore } from '../../src/store/content-store.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { PostgresStore } from '../../src/store/postgres/store.js';
+import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { NEW, document, draft } from '../conformance/drafts.js';
 import { importDocuments, publishVersion } from '../../src/repository/writes.js';
 

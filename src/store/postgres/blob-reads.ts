@@ -2,7 +2,7 @@
 // chunks it touches only.
 import type pg from 'pg';
 import type { BlobInfo } from '../rows.js';
-import { BLOB_CHUNK } from './import-documents.js';
+import { BLOB_CHUNK } from './import-transaction.js';
 import { SQL, run } from './statements.js';
 
 export async function blobInfo(db: pg.Pool, hash: string): Promise<BlobInfo | undefined> {

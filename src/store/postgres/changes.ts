@@ -1,7 +1,7 @@
 // PostgreSQL backend: the change log (see store/changes.ts). Events are written inside the write's
 // transaction, which holds the import lock (IMPORT_LOCK): writers of every instance take their
 // sequence numbers one after the other, so a reader never sees a number before a smaller one commits.
-// Every writer (imports, node-write-transaction.ts) takes that lock before recording.
+// Every writer (imports, write-transaction.ts) takes that lock before recording.
 import type pg from 'pg';
 import { descendantRange } from '../../model/paths.js';
 import { changesPage, toChangeEvent, type ChangeEntry, type ChangeEvent, type ChangeOp, type ChangedNode, type NewChange } from '../changes.js';

@@ -1,7 +1,7 @@
 // PostgreSQL backend: rows sent with `COPY … FROM STDIN` (text format), PostgreSQL's bulk-load path.
 // An INSERT of parallel arrays makes the server parse one array literal per column and plan the
 // statement; COPY streams the rows straight into the table. Inside the caller's transaction: a failed
-// COPY aborts it, and nothing of it is written (see import-documents.ts).
+// COPY aborts it, and nothing of it is written (see import-transaction.ts).
 //
 // Rows are encoded into one growing byte buffer as they are added, not kept as strings: a batch's rows
 // live until it is sent, and thousands of small strings surviving each young-generation collection

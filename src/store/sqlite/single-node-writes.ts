@@ -1,6 +1,6 @@
 // SQLite backend: one node written or a subtree deleted at once, statement by statement, for the
 // Nodes API's writes (a handful of nodes, read back within the same transaction). Imports buffer
-// their rows instead (sqlite-import-tx.ts).
+// their rows instead (batched-import-tx.ts).
 import { descendantRange } from '../../model/paths.js';
 import type { InsertNode } from '../import-tx.js';
 import { forEachIndexedKind, fullTextOf } from '../index-values.js';

@@ -95,9 +95,9 @@ export function prepare(db: Connection) {
       `INSERT INTO nodes (workspace, id, path, parent_path, name, depth, position, type, mixins, props)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    // Nodes API writes (write-nodes.ts).
+    // Nodes API writes (repository/write-nodes.ts).
     children: db.prepare('SELECT id, path, name, type, position FROM nodes WHERE workspace = ? AND parent_path = ? ORDER BY position, name'),
-    /** Publishing (publish-state.ts): the children of several parents (a JSON array of paths). */
+    /** Publishing (repository/publish-state.ts): the children of several parents (a JSON array of paths). */
     childrenOf: db.prepare(`SELECT ${COLUMNS} FROM nodes WHERE workspace = ? AND parent_path IN (SELECT value FROM json_each(?))`),
     /** The descendants of a moved node: new path and parent path prefixes (code points, as substr counts), depth shifted. */
     moveBelow: db.prepare(

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeTypeRegistry } from '../../../src/repository/node-types.js';
 import { Repository } from '../../../src/repository/session.js';
-import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../../src/store/sqlite/store.js';
 import { variantFreeSession } from '../../../src/delivery/pages/variant-free-session.js';
 import { VARIANTS_CONTAINER_TYPE } from '../../../src/delivery/pages/personalization.js';
 import { NEW, document, draft, leaves } from '../../conformance/drafts.js';

@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3';
 import type { ImportTx } from '../import-tx.js';
 import { LocalImportConnection } from './import-connection.js';
 import { WorkerImportConnection } from './import-worker.js';
-import { SqliteImportTx } from './sqlite-import-tx.js';
+import { SqliteImportTx } from './batched-import-tx.js';
 
 /** On the store's writer, in the caller's transaction (`count`: the nodes the import inserts). */
 export async function importOnWriter<T>(writer: Database.Database, count: number, body: (tx: ImportTx) => Promise<T>): Promise<T> {

@@ -12,10 +12,10 @@ import { QueryIndex } from '../query-index/query-index.js';
 import type { NodeRecord } from '../rows.js';
 import { ChangeListener, changeChannel } from './change-listener.js';
 import { postgresColumnSource } from './column-source.js';
-import { importTransaction } from './import-documents.js';
+import { importTransaction } from './import-transaction.js';
 import { withBootstrapLock } from './bootstrap-files.js';
 import type { BootstrapFile } from '../bootstrap-files.js';
-import { writeTransaction } from './node-write-transaction.js';
+import { writeTransaction } from './write-transaction.js';
 import type { WriteTx } from '../write-tx.js';
 import type { ImportTx } from '../import-tx.js';
 import { ReadRouter } from './read-router.js';
@@ -32,8 +32,8 @@ import type { WebhookLog } from '../webhook-log.js';
 import { hasNul, storableText } from './nul-text.js';
 import { toRecord, type NodeRow } from '../node-rows.js';
 import { postgresIndexSegments } from './index-segments.js';
-import type { PostgresStoreOptions } from './postgres-store-options.js';
-export type { PostgresStoreOptions } from './postgres-store-options.js';
+import type { PostgresStoreOptions } from './options.js';
+export type { PostgresStoreOptions } from './options.js';
 import { persistOptions } from '../query-index/persisted-segments.js';
 import { PostgresReads } from './node-reads.js';
 
@@ -263,7 +263,7 @@ export class PostgresStore implements ContentStore {
     return withBootstrapLock(this.#db, body);
   }
 
-  /** One write's transaction (node-write-transaction.ts). */
+  /** One write's transaction (write-transaction.ts). */
   transaction<T>(body: (tx: WriteTx) => Promise<T>): Promise<T> {
     return this.#write(() => writeTransaction(this.#db, this.#channel, body));
   }

@@ -19,9 +19,9 @@ import { StoreClosedError } from '../store-faults.js';
 import { createProcessFolder } from '../process-folder.js';
 import { privateDatabaseFile } from './database-file.js';
 import { toRecord } from '../node-rows.js';
-import { importInWorker, importOnWriter } from './sqlite-imports.js';
+import { importInWorker, importOnWriter } from './import-transaction.js';
 import { DEFER_MIN_NODES } from './deferred-indexes.js';
-import { sqliteWriteTx } from './sqlite-write-tx.js';
+import { sqliteWriteTx } from './write-transaction.js';
 import type { WriteTx } from '../write-tx.js';
 import type { ImportTx } from '../import-tx.js';
 import { SqliteSchedules } from './schedules.js';
@@ -33,8 +33,8 @@ import { StatementCache } from './statement-cache.js';
 import { checkpointInBackground, type WalCheckpointer, type WalCheckpoint } from './wal-checkpointer.js';
 import { WorkspaceSizes } from './workspace-sizes.js';
 import { sqliteIndexSegments } from './index-segments.js';
-import type { SqliteStoreOptions } from './sqlite-store-options.js';
-export type { SqliteStoreOptions } from './sqlite-store-options.js';
+import type { SqliteStoreOptions } from './options.js';
+export type { SqliteStoreOptions } from './options.js';
 import { persistOptions } from '../query-index/persisted-segments.js';
 import { BootstrapTurns } from './bootstrap-files.js';
 import type { BootstrapFile } from '../bootstrap-files.js';
@@ -232,7 +232,7 @@ export class SqliteStore implements ContentStore {
     return this.#bootstrap.run(() => this.#reader(), body);
   }
 
-  /** One write's transaction over the writer's statements (sqlite-write-tx.ts). */
+  /** One write's transaction over the writer's statements (write-transaction.ts). */
   transaction<T>(body: (tx: WriteTx) => Promise<T>): Promise<T> {
     return this.#write((_db, s) => body(sqliteWriteTx(s, { changes: this.#c, versions: this.#v, schedules: this.#sch })));
   }
