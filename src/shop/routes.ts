@@ -8,7 +8,6 @@ import { isSameOrAllowedOrigin } from '../security/csrf.js';
 import { SHOP_TTL_MS, type ShopContext } from './cart-service.js';
 import { ShopCookies } from './shop-cookies.js';
 import type { RawPageParams } from './product-list.js';
-import { RateLimited } from './rate-limit.js';
 import type { ShopService } from './shop-api.js';
 
 export const SHOP_PREFIX = '/shop/v1';
@@ -60,10 +59,6 @@ export function registerShopRoutes(app: FastifyInstance, shop: ShopService, o: {
     // Bodies are JSON: forms and plain text (what a page can post cross-site without CORS) are 415.
     shopApp.removeContentTypeParser(['application/x-www-form-urlencoded', 'text/plain']);
     shopApp.addHook('preHandler', csrf);
-    shopApp.addHook('onError', (_request, reply, err, done) => {
-      if (err instanceof RateLimited) reply.header('retry-after', String(err.retryAfter));
-      done();
-    });
 
     // ---- catalog reads (templating functions) ----
     shopApp.get<{ Params: Params }>('/catalog/:id', async (req, reply) =>

@@ -13,11 +13,9 @@ import { normalizePath } from '../../model/paths.js';
 import { takenAlongBy } from '../../repository/publish-rules.js';
 import type { Repository } from '../../repository/session.js';
 import type { SecurityService } from '../../security/security-service.js';
-import { NodeWriteError } from '../../store/node-write.js';
 import { runAsCaller, type Schedule, type ScheduleAction } from '../../store/publishing.js';
 import { sendError } from '../error-handler.js';
 import { segmentsAfter } from './dam.js';
-import { writeErrorCode } from './nodes-write.js';
 
 export interface CommandsRouteOptions {
   readonly repository: Repository;
@@ -102,23 +100,19 @@ export function registerCommandsRoutes(app: FastifyInstance, o: CommandsRouteOpt
     if (!CATALOGS.has(catalog) && catalog !== body.workspace) {
       return sendError(reply, 'notFound', `No catalog ${JSON.stringify(catalog)} for workspace ${body.workspace}: use default, versioned or ${body.workspace}`);
     }
-    try {
-      const outcome = await requestPublication(o.repository.store, {
-        action, workspace: body.workspace, path: body.path, recursive: body.recursive, takenAlong,
-        by: request.caller.user ?? 'anonymous', guard: o.security.writeAccess(request.caller), runAs: runAsCaller(request.caller.user),
-        ...(body.comment !== undefined ? { comment: body.comment } : {}), ...(body.at !== undefined ? { at: body.at } : {}),
-      });
-      reply.header('cache-control', 'no-store');
-      if (outcome.kind === 'scheduled') return reply.code(202).send({ schedule: scheduleJson(outcome.schedule) });
-      const { result } = outcome;
-      return reply.code(200).send({
-        command: action, repository: body.workspace, path: body.path, recursive: body.recursive, nodes: result.nodes,
-        ...(result.version !== undefined ? { version: result.version.name } : {}),
-      });
-    } catch (err) {
-      if (err instanceof NodeWriteError) return sendError(reply, writeErrorCode(err.reason), err.message);
-      throw err;
-    }
+    // A refusal (NodeWriteError) propagates to the error handler, which answers its code.
+    const outcome = await requestPublication(o.repository.store, {
+      action, workspace: body.workspace, path: body.path, recursive: body.recursive, takenAlong,
+      by: request.caller.user ?? 'anonymous', guard: o.security.writeAccess(request.caller), runAs: runAsCaller(request.caller.user),
+      ...(body.comment !== undefined ? { comment: body.comment } : {}), ...(body.at !== undefined ? { at: body.at } : {}),
+    });
+    reply.header('cache-control', 'no-store');
+    if (outcome.kind === 'scheduled') return reply.code(202).send({ schedule: scheduleJson(outcome.schedule) });
+    const { result } = outcome;
+    return reply.code(200).send({
+      command: action, repository: body.workspace, path: body.path, recursive: body.recursive, nodes: result.nodes,
+      ...(result.version !== undefined ? { version: result.version.name } : {}),
+    });
   });
 
   // The schedules the caller could have made: those of nodes it may write.

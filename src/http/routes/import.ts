@@ -12,9 +12,8 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { PetalError } from '../../errors.js';
-import { ImportError } from '../../ingest/import-error.js';
 import { exportFileSegments } from '../../ingest/parse-file-name.js';
-import { ImportConflictError, importUploads, InvalidDocumentError, type Upload } from '../../ingest/run-import.js';
+import { importUploads, type Upload } from '../../ingest/run-import.js';
 import { createSpoolFolder } from '../../ingest/spool-folder.js';
 import { ancestorsOf, joinPath } from '../../model/paths.js';
 import type { Repository } from '../../repository/session.js';
@@ -127,12 +126,8 @@ async function receive(request: FastifyRequest, spoolDir: string, maxBytes: numb
   return uploads;
 }
 
-/** Multipart limits and import errors as the JSON errors of the table. */
+/** The multipart plugin's limits, in the words of this route's limits (import errors: error-handler.ts). */
 function asPetalError(err: unknown, maxBytes: number): unknown {
-  // A file that cannot be read as content is the caller's error (400), never a conflict with the content.
-  if (err instanceof ImportError || err instanceof InvalidDocumentError) return new PetalError('invalidImport', err.message, { cause: err });
-  // The holder's path is not told over HTTP: the caller may not be allowed to read it.
-  if (err instanceof ImportConflictError) return new PetalError('importConflict', err.publicMessage, { cause: err });
   const code = (err as { code?: unknown }).code;
   if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT') {
     return new PetalError('payloadTooLarge', `An import carries at most ${MAX_IMPORT_FILES} files`, { cause: err });

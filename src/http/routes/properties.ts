@@ -10,11 +10,10 @@ import { checkName, parseProperty } from '../../nodes-api/parse-node-body.js';
 import { repositoryProperties, type RepositoryProperty } from '../../nodes-api/repository-node.js';
 import { nameOf, normalizePath, parentOf } from '../../model/paths.js';
 import { isMaintained } from '../../store/maintained-properties.js';
-import { NodeWriteError } from '../../store/node-write.js';
 import type { NodeRecord } from '../../store/rows.js';
 import { sendError } from '../error-handler.js';
 import { segmentsAfter } from './dam.js';
-import { ifMatchStates, writeErrorCode } from './nodes-write.js';
+import { ifMatchStates } from './nodes-write.js';
 import { nodeState, type NodesRouteOptions } from './nodes.js';
 
 export const PROPERTIES_PREFIX = '/.rest/properties/v1';
@@ -81,24 +80,19 @@ export function registerPropertiesRoutes(app: FastifyInstance, o: NodesRouteOpti
     const property = remove ? undefined : propertyFromQuery(request.query as Record<string, unknown>, o.publishing === true);
     const removed = remove ? checkName(nameOf(path), 'path') : undefined;
     const states = ifMatchStates(request.headers['if-match']);
-    try {
-      const result = await o.repository.store.writeNodes(workspace, [{
-        op: 'update', path: nodePath,
-        node: { name: nameOf(nodePath), properties: property === undefined ? [] : [property], children: [], field: '' },
-        ...(removed !== undefined ? { remove: [removed] } : {}),
-      }], {
-        by: request.caller.user ?? 'anonymous',
-        guard: o.security.writeAccess(request.caller),
-        ...(o.publishing === true ? { publishing: true } : {}),
-        ...(states !== undefined ? { ifMatch: { path: nodePath, matches: (n: NodeRecord) => states.includes('*') || states.includes(nodeState(n)) } } : {}),
-      });
-      const written = property === undefined || result.node === undefined ? undefined : propertyOf(result.node, property[0], o);
-      if (written === undefined) return reply.header('cache-control', 'no-store').code(200).send();
-      return sendProperty(reply, written);
-    } catch (err) {
-      if (err instanceof NodeWriteError) return sendError(reply, writeErrorCode(err.reason), err.message);
-      throw err;
-    }
+    const result = await o.repository.store.writeNodes(workspace, [{
+      op: 'update', path: nodePath,
+      node: { name: nameOf(nodePath), properties: property === undefined ? [] : [property], children: [], field: '' },
+      ...(removed !== undefined ? { remove: [removed] } : {}),
+    }], {
+      by: request.caller.user ?? 'anonymous',
+      guard: o.security.writeAccess(request.caller),
+      ...(o.publishing === true ? { publishing: true } : {}),
+      ...(states !== undefined ? { ifMatch: { path: nodePath, matches: (n: NodeRecord) => states.includes('*') || states.includes(nodeState(n)) } } : {}),
+    });
+    const written = property === undefined || result.node === undefined ? undefined : propertyOf(result.node, property[0], o);
+    if (written === undefined) return reply.header('cache-control', 'no-store').code(200).send();
+    return sendProperty(reply, written);
   };
   const prefix = `${o.contextPath}${PROPERTIES_PREFIX}`;
   for (const url of [prefix, `${prefix}/*`]) {
