@@ -5,6 +5,7 @@
 // the nodes) are decided in the store's transaction. The commands change the working and published
 // content of the logical workspace whichever context path they arrive under.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { COMMANDS_PREFIX } from '../../config/api-prefixes.js';
 import { PetalError } from '../../errors.js';
 import { publicationDate } from '../../publishing/publication-date.js';
 import { requestPublication } from '../../publishing/publisher.js';
@@ -27,7 +28,6 @@ export interface CommandsRouteOptions {
   readonly scheduleHorizonDays?: number;
 }
 
-export const COMMANDS_PREFIX = '/.rest/commands/v2';
 /** The original's publishing commands (and their later names). */
 const ACTIONS: Readonly<Record<string, ScheduleAction>> = { activate: 'publish', publish: 'publish', deactivate: 'unpublish', unpublish: 'unpublish' };
 /** Catalogs holding them in the original besides the one named after the workspace (`/v2/website/activate`). */

@@ -11,6 +11,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
+import { IMPORT_PATH } from '../../config/api-prefixes.js';
 import { PetalError } from '../../errors.js';
 import { exportFileSegments } from '../../ingest/parse-file-name.js';
 import { importUploads, type Upload } from '../../ingest/run-import.js';
@@ -21,7 +22,6 @@ import type { SecurityService, WriteAccess } from '../../security/security-servi
 import type { ImportDocument, ImportGuard, UuidCollisionPolicy } from '../../store/rows.js';
 import { sendError } from '../error-handler.js';
 
-export const IMPORT_PATH = '/.rest/import/v1';
 /** Default body limit of an import (1 GiB). */
 export const DEFAULT_IMPORT_MAX_BYTES = 1024 * 1024 * 1024;
 /** Files one import may carry. */

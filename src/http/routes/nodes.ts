@@ -10,6 +10,7 @@ import { normalizePath } from '../../model/paths.js';
 import { isWorkspaceName, toCanonicalName, WORKSPACE_NAME_RULE } from '../../model/names.js';
 import { readNodeTree } from '../../nodes-api/read-node-tree.js';
 import { repositoryNode, type RenderOptions, type RepositoryNode } from '../../nodes-api/repository-node.js';
+import { NODES_PREFIX } from '../../config/api-prefixes.js';
 import { sendError } from '../error-handler.js';
 import { etagOf, ifNoneMatchHits } from '../etag.js';
 import { segmentsAfter } from './dam.js';
@@ -17,7 +18,6 @@ import { nodesWriteHandler } from './nodes-write.js';
 import { WRITE_LIMITS } from '../../nodes-api/parse-node-body.js';
 import { JSON_BODY_LIMITS } from '../limits.js';
 
-export const NODES_PREFIX = '/.rest/nodes/v1';
 export const MAX_NODES_DEPTH = 10;
 export const MAX_NODES_PER_ANSWER = 10_000;
 export const MAX_EXCLUDED_TYPES = 50;

@@ -11,12 +11,12 @@ import { repositoryProperties, type RepositoryProperty } from '../../nodes-api/r
 import { nameOf, normalizePath, parentOf } from '../../model/paths.js';
 import { isMaintained } from '../../store/maintained-properties.js';
 import type { NodeRecord } from '../../store/rows.js';
+import { PROPERTIES_PREFIX } from '../../config/api-prefixes.js';
 import { sendError } from '../error-handler.js';
 import { segmentsAfter } from './dam.js';
 import { ifMatchStates } from './nodes-write.js';
 import { nodeState, type NodesRouteOptions } from './nodes.js';
 
-export const PROPERTIES_PREFIX = '/.rest/properties/v1';
 /** Set on a node by the Nodes API (type, mixins, identifier), never as properties. */
 const NODE_FIELDS: ReadonlySet<string> = new Set(['jcr:primaryType', 'jcr:mixinTypes', 'jcr:uuid']);
 
