@@ -13,19 +13,8 @@ import { caseVariantOf } from '../../model/names.js';
 import { normalizePath } from '../../model/paths.js';
 import type { NodeOperation } from '../../store/node-write.js';
 import type { NodeRecord } from '../../store/rows.js';
-import { nodeEtag, nodeState, nodeTargetOrError, type NodesRouteOptions } from './nodes.js';
-
-/** The `{identifier}.{state}` parts of an If-Match header's ETags (`*` kept as is); undefined without one. */
-export function ifMatchStates(header: string | string[] | undefined): string[] | undefined {
-  if (header === undefined) return undefined;
-  const text = Array.isArray(header) ? header.join(',') : header;
-  return text.split(',').map((t) => t.trim()).filter((t) => t !== '').map((t) => {
-    if (t === '*') return t;
-    const tag = t.replace(/^W\//, '').replace(/^"|"$/g, '');
-    const cut = tag.lastIndexOf('.');
-    return cut === -1 ? tag : tag.slice(0, cut);
-  });
-}
+import { ifMatchCondition, nodeEtag } from './nodes-etag.js';
+import { nodeTargetOrError, type NodesRouteOptions } from './nodes-target.js';
 
 function queryParameter(query: Record<string, unknown>, name: string): string | undefined {
   const v = query[name];
@@ -86,13 +75,13 @@ export function nodesWriteHandler(o: NodesRouteOptions) {
     const { workspace, path } = target;
     const ops = operations(request, path); // every body error is thrown here, before the store is asked
     if (request.method === 'PUT' && path === '/') await refuseCaseVariant(o, workspace);
-    const states = ifMatchStates(request.headers['if-match']);
+    const ifMatch = ifMatchCondition(request.headers['if-match'], path);
     // A refusal (NodeWriteError) propagates to the error handler, which answers its code.
     const result = await o.repository.store.writeNodes(workspace, ops, {
       by: request.caller.user ?? 'anonymous',
       guard: o.security.writeAccess(request.caller),
       ...(o.publishing === true ? { publishing: true } : {}),
-      ...(states !== undefined ? { ifMatch: { path, matches: (node: NodeRecord) => states.includes('*') || states.includes(nodeState(node)) } } : {}),
+      ...(ifMatch !== undefined ? { ifMatch } : {}),
     });
     if (result.node === undefined) return reply.header('cache-control', 'no-store').code(200).send();
     return sendNode(reply, result.node, o);

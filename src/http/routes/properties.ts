@@ -14,8 +14,8 @@ import type { NodeRecord } from '../../store/rows.js';
 import { PROPERTIES_PREFIX } from '../../config/api-prefixes.js';
 import { sendError } from '../error-handler.js';
 import { segmentsAfter } from './dam.js';
-import { ifMatchStates } from './nodes-write.js';
-import { nodeState, type NodesRouteOptions } from './nodes.js';
+import { ifMatchCondition } from './nodes-etag.js';
+import type { NodesRouteOptions } from './nodes-target.js';
 
 /** Set on a node by the Nodes API (type, mixins, identifier), never as properties. */
 const NODE_FIELDS: ReadonlySet<string> = new Set(['jcr:primaryType', 'jcr:mixinTypes', 'jcr:uuid']);
@@ -79,7 +79,7 @@ export function registerPropertiesRoutes(app: FastifyInstance, o: NodesRouteOpti
     if (nodePath === '/') throw new PetalError('badRequest', 'The root of a workspace has no properties to write');
     const property = remove ? undefined : propertyFromQuery(request.query as Record<string, unknown>, o.publishing === true);
     const removed = remove ? checkName(nameOf(path), 'path') : undefined;
-    const states = ifMatchStates(request.headers['if-match']);
+    const ifMatch = ifMatchCondition(request.headers['if-match'], nodePath);
     const result = await o.repository.store.writeNodes(workspace, [{
       op: 'update', path: nodePath,
       node: { name: nameOf(nodePath), properties: property === undefined ? [] : [property], children: [], field: '' },
@@ -88,7 +88,7 @@ export function registerPropertiesRoutes(app: FastifyInstance, o: NodesRouteOpti
       by: request.caller.user ?? 'anonymous',
       guard: o.security.writeAccess(request.caller),
       ...(o.publishing === true ? { publishing: true } : {}),
-      ...(states !== undefined ? { ifMatch: { path: nodePath, matches: (n: NodeRecord) => states.includes('*') || states.includes(nodeState(n)) } } : {}),
+      ...(ifMatch !== undefined ? { ifMatch } : {}),
     });
     const written = property === undefined || result.node === undefined ? undefined : propertyOf(result.node, property[0], o);
     if (written === undefined) return reply.header('cache-control', 'no-store').code(200).send();
