@@ -1,24 +1,16 @@
 // The one mapping of domain errors to the error table (http/error-handler.ts): every reason of a refused
 // node write has a code of the table, and each domain error reaches a client as that code's status and
 // JSON body, whichever route let it propagate.
-import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { ERRORS, PetalError, type ErrorCode } from '../../src/errors.js';
-import { handleError, NODE_WRITE_CODES, petalErrorOf } from '../../src/http/error-handler.js';
+import { NODE_WRITE_CODES, petalErrorOf } from '../../src/http/error-handler.js';
 import { ImportError } from '../../src/ingest/import-error.js';
 import { ImportConflictError, InvalidDocumentError } from '../../src/ingest/run-import.js';
 import { RateLimited } from '../../src/shop/rate-limit.js';
 import { NodeWriteError, type NodeWriteReason } from '../../src/store/node-write.js';
+import { errorAnswer } from '../helpers/error-answer.js';
 
-async function answer(err: unknown) {
-  const app = Fastify();
-  app.setErrorHandler(handleError);
-  app.get('/', async () => { throw err; });
-  await app.ready();
-  const res = await app.inject({ method: 'GET', url: '/' });
-  await app.close();
-  return { status: res.statusCode, headers: res.headers, body: JSON.parse(res.body) as unknown };
-}
+const answer = errorAnswer;
 
 describe('domain errors → the error table', () => {
   it('maps every reason of a refused node write to a code of the table', () => {
@@ -65,6 +57,6 @@ describe('domain errors → the error table', () => {
     expect(petalErrorOf(new Error('bug'))).toBeUndefined();
     const r = await answer(new Error('bug'));
     expect(r.status).toBe(500);
-    expect((r.body as { error: { code: string } }).error.code).toBe('unknown');
+    expect(r.body.error.code).toBe('unknown');
   });
 });
