@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentStore } from '../../src/store/content-store.js';
 import type { WebhookConfig } from '../../src/config/notify-config.js';
 import { WebhookSender, type WebhookSenderOptions, type SenderLog } from '../../src/notify/webhook-sender.js';
+import { ChangeFollower, type ChangeFollowerOptions } from '../../src/repository/change-follower.js';
 import { webhookTargets } from '../../src/notify/post-webhook.js';
 import { verifySignature } from '../../src/notify/signature.js';
 import { BACKENDS, type OpenBackend } from '../store/publish-backends.js';
@@ -37,6 +38,7 @@ for (const backend of BACKENDS) {
     let store: ContentStore;
     let receiver: Receiver;
     const senders: WebhookSender[] = [];
+    const followers: ChangeFollower[] = [];
     beforeAll(async () => {
       open = await backend.open();
       store = open.store;
@@ -44,12 +46,16 @@ for (const backend of BACKENDS) {
     afterAll(async () => { await open?.close(); });
     afterEach(async () => {
       for (const s of senders.splice(0)) await s.stop();
+      for (const f of followers.splice(0)) await f.stop();
       await receiver?.close();
     });
 
-    /** A sender of one webhook on `on`, polling fast, with short backoffs. */
-    async function sender(config: WebhookConfig, more: Partial<WebhookSenderOptions> = {}, on: ContentStore = store): Promise<WebhookSender> {
-      const s = new WebhookSender(on, webhookTargets([config], env), { publishing: false, log: quietLog(), intervalMs: 10, backoff: { initialMs: 20, maxMs: 40 }, ...more });
+    /** A sender of one webhook on `on` (a process: its own change follower, polling fast), with short backoffs. */
+    async function sender(config: WebhookConfig, more: Partial<WebhookSenderOptions> = {}, on: ContentStore = store, changes: ChangeFollowerOptions = {}): Promise<WebhookSender> {
+      const follower = new ChangeFollower(on, { pollMs: 10, ...changes });
+      followers.push(follower);
+      await follower.start();
+      const s = new WebhookSender(on, follower, webhookTargets([config], env), { publishing: false, log: quietLog(), retryMs: 10, backoff: { initialMs: 20, maxMs: 40 }, ...more });
       senders.push(s);
       await s.start();
       return s;
@@ -81,7 +87,7 @@ for (const backend of BACKENDS) {
       const ws = freshWorkspace('wake');
       let poke: (() => void) | undefined;
       // A poll an hour away: only the wake can deliver in time.
-      await sender(hook(ws), { intervalMs: 3_600_000, wake: (p) => { poke = p; return () => { poke = undefined; }; } });
+      await sender(hook(ws), {}, store, { pollMs: 3_600_000, wake: (p) => { poke = p; return () => { poke = undefined; }; } });
       await new Promise((r) => setTimeout(r, 500)); // the start's own poll is over (no sign of it; room for a loaded machine)
       await create(store, ws, '/woken');
       expect(receiver.received).toHaveLength(0);
