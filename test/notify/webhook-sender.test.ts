@@ -1,7 +1,8 @@
 // Webhooks (issue 18): the sender against each real store and a local receiver. At least once and in
 // order per webhook: a receiver failing 3 times gets that event again after each failure, then every
 // later event once; a change committed while no sender runs (or while one was stopped in a backoff) is
-// delivered after a restart; two senders on one database send each event once; a delivery failing
+// delivered after a restart; a sender at the change follower's cursor sends its batches without reading
+// them again; two senders on one database send each event once; a delivery failing
 // for the whole retry window is marked failed and the later events go on; signed, filtered; publish
 // and unpublish with publishing on.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -94,6 +95,30 @@ for (const backend of BACKENDS) {
       poke!();
       await until(() => receiver.received.length === 1, paths);
       expect(paths()).toEqual(['/woken']);
+    });
+
+    it('rides the change follower: a webhook at its cursor sends the events it hands out without reading them again', async () => {
+      receiver = await startReceiver(() => 204);
+      const ws = freshWorkspace('ride');
+      let reads = 0;
+      const counting = new Proxy(store, {
+        get(target, prop, receiver) {
+          if (prop === 'changesSince') return (s: number, l: number) => { reads++; return target.changesSince(s, l); };
+          const v = Reflect.get(target, prop, receiver) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      // The follower reads the real store; the sender's own reads are counted.
+      const follower = new ChangeFollower(store, { pollMs: 10 });
+      followers.push(follower);
+      await follower.start();
+      const s = new WebhookSender(counting, follower, webhookTargets([hook(ws)], env), { publishing: false, log: quietLog(), retryMs: 10 });
+      senders.push(s);
+      await s.start();
+      for (const p of ['/a', '/b', '/c']) await create(store, ws, p);
+      await until(() => receiver.received.length >= 3, paths);
+      expect(paths()).toEqual(['/a', '/b', '/c']);
+      expect(reads).toBe(0);
     });
 
     it('delivers after a restart what was committed while no sender ran, and resumes a backoff', async () => {
