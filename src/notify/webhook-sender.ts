@@ -140,8 +140,8 @@ export class WebhookSender {
     }
     h.running = undefined;
     this.#window.dropThrough(Math.min(...this.#hooks.map((x) => x.known)));
-    // Caught up without moving while the window says more is there (another instance holds the
-    // webhook, or the store went back): looked at again later rather than at once.
+    // Caught up without moving while the window says more is there (the store went back below the
+    // window): looked at again later rather than at once, as a webhook leased elsewhere is.
     const stuck = outcome === 'caughtUp' && h.known === before && end === this.#window.end && (end ?? -1) > h.known;
     if (outcome === 'again' || stuck) h.wakeAt = this.#now() + (this.#options.retryMs ?? WEBHOOK_RETRY_MS);
     this.#consider(h);
