@@ -179,7 +179,10 @@ export class ResponseCachePolicy {
   }
 }
 
-/** An answer (fresh or cached) as sent: ETag and caching headers, then the body or a 304; errors as errors are. */
+/**
+ * An answer (fresh or cached) as sent: `before`, the cache tags, ETag and caching headers, then the
+ * body or a 304. An error goes out as any error does, with its cache tags only.
+ */
 function outgoing(a: Answer, ifNoneMatch: DeliveryRequestFacts['ifNoneMatch'], before?: Record<string, string>): Outgoing {
   if (a.error !== undefined) return { kind: 'error', headers: { ...a.tagHeaders }, code: a.error.code, message: a.error.message };
   const headers: Record<string, string> = { ...before, ...a.tagHeaders, etag: a.etag, 'content-language': a.contentLanguage, vary: a.vary };
@@ -193,7 +196,7 @@ function outgoing(a: Answer, ifNoneMatch: DeliveryRequestFacts['ifNoneMatch'], b
  * say it may be out of date, and `no-store` keeps browsers and shared caches from keeping it.
  */
 function staleOutgoing(s: StaleResponse, ifNoneMatch: DeliveryRequestFacts['ifNoneMatch']): Outgoing {
-  if (s.value.error !== undefined) return outgoing(s.value, ifNoneMatch);
+  // A cached missing node goes out as the error it is: `outgoing` sends errors without these headers.
   const warning = { warning: STALE_WARNING, age: String(s.ageSeconds), 'cache-control': 'no-store' };
   return outgoing({ ...s.value, cacheControl: undefined }, ifNoneMatch, warning);
 }
