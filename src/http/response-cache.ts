@@ -1,12 +1,10 @@
 // HTTP layer: rendered delivery answers kept in memory (LRU bounded by bytes), keyed by request and
-// the caller's role set. Each answer is stored with the keys of what it read (repository/dependencies.ts):
-// a committed change, as the repository's change feed hands it out, drops only the answers holding
-// one of the keys it hits; a change of the security configuration or of the site drops everything. A
-// hit is one Map lookup and a write: no rendering, no hashing. While the store cannot be reached,
-// answers already here are served as possibly stale (stale-if-error).
-import type { SiteConfig } from '../config/load-config.js';
-import { resolveLocale } from '../delivery/resolve-locale.js';
-import type { QueryParams, QueryValue } from '../delivery/parse-request.js';
+// the caller's role set (response-cache-key.ts; when to look up and what to store:
+// response-cache-policy.ts). Each answer is stored with the keys of what it read
+// (repository/dependencies.ts): a committed change, as the repository's change feed hands it out,
+// drops only the answers holding one of the keys it hits; a change of the security configuration or
+// of the site drops everything. A hit is one Map lookup and a write: no rendering, no hashing. While
+// the store cannot be reached, answers already here are served as possibly stale (stale-if-error).
 import type { ChangeBatch } from '../repository/change-follower.js';
 import type { ErrorCode } from '../errors.js';
 import { changeKeys } from '../repository/dependencies.js';
@@ -215,49 +213,6 @@ export class ResponseCache {
       dropped: this.#dropped, clears: this.#clears,
     };
   }
-}
-
-/**
- * The query as the route reads it (Fastify's one parse of the target), in a canonical form: names in
- * order, each with its value or values as parsed. So `a=1&b=2` and `b=2&a=1`, `x=a+b` and `x=a%20b`,
- * `a=1` and `%61=1` share an entry, while repeated names keep their order (it decides the first value).
- * Never derived from the raw URL: a second parser could read another query than the route did.
- */
-export function canonicalQuery(query: QueryParams): string {
-  const names = Object.keys(query);
-  if (names.length === 0) return '';
-  names.sort();
-  const entries: [string, QueryValue][] = new Array<[string, QueryValue]>(names.length);
-  for (let i = 0; i < names.length; i++) entries[i] = [names[i]!, query[names[i]!]];
-  return JSON.stringify(entries);
-}
-
-const MAX_REMEMBERED_HEADERS = 512;
-/** Longer `Accept-Language` values are resolved every time: 512 of them would otherwise hold 8 MB. */
-const LONGEST_REMEMBERED_HEADER = 256;
-const localeByHeader = new WeakMap<SiteConfig, Map<string, string>>();
-
-/**
- * The part of the cache key that stands for the response language: nothing when the query has a
- * non-blank `lang` (the query string is in the key already); otherwise the locale `Accept-Language`
- * resolves to on this site, remembered per header value (browsers send few distinct ones, and short ones).
- */
-export function languageKey(lang: string | undefined, acceptLanguage: string | undefined, site: SiteConfig): string {
-  if (lang !== undefined && lang.trim() !== '') return '';
-  if (acceptLanguage === undefined || acceptLanguage === '') return site.defaultLocale;
-  if (acceptLanguage.length > LONGEST_REMEMBERED_HEADER) return resolveLocale(undefined, acceptLanguage, site).locale;
-  let memo = localeByHeader.get(site);
-  if (memo === undefined) {
-    memo = new Map();
-    localeByHeader.set(site, memo);
-  }
-  let locale = memo.get(acceptLanguage);
-  if (locale === undefined) {
-    locale = resolveLocale(undefined, acceptLanguage, site).locale;
-    if (memo.size >= MAX_REMEMBERED_HEADERS) memo.clear();
-    memo.set(acceptLanguage, locale);
-  }
-  return locale;
 }
 
 /** Estimated bytes of an entry: see ENTRY_OVERHEAD (the index's share is counted by the index). */

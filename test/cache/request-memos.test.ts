@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Dependencies, rowHashMemoBytes } from '../../src/repository/dependencies.js';
 import type { SiteConfig } from '../../src/config/load-config.js';
 import type { EndpointRegistry } from '../../src/delivery/endpoint-registry.js';
-import { languageKey } from '../../src/http/response-cache.js';
+import { languageKey } from '../../src/http/response-cache-key.js';
 import { routeClassifier } from '../../src/metrics/route-kind.js';
 
 setFlagsFromString('--expose-gc');

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { etagOf, ifNoneMatchHits } from '../../src/http/etag.js';
 import { parse as parseQuery } from 'fast-querystring';
 import type { QueryParams } from '../../src/delivery/parse-request.js';
-import { canonicalQuery, languageKey, ResponseCache, type CachedResponse } from '../../src/http/response-cache.js';
+import { canonicalQuery, languageKey } from '../../src/http/response-cache-key.js';
+import { ResponseCache, type CachedResponse } from '../../src/http/response-cache.js';
 import type { SiteConfig } from '../../src/config/load-config.js';
 
 const OWNER = {};

@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PostgresStore } from '../../src/store/postgres/store.js';
-import { STALE_WARNING } from '../../src/http/routes/delivery.js';
+import { STALE_WARNING } from '../../src/http/response-cache-policy.js';
 import { OPEN_SECURITY, createTestApp, getJson, type TestApp } from '../helpers/test-app.js';
 import { createScratchDatabase, type ScratchDatabase } from '../helpers/scratch-database.js';
 import { ANTARCTICA, ASSET_MODULES } from '../assets/asset-xml.js';

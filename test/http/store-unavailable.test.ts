@@ -4,7 +4,7 @@
 // On SQLite, and on PostgreSQL with PETAL_TEST_PG.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STALE_WARNING } from '../../src/http/routes/delivery.js';
+import { STALE_WARNING } from '../../src/http/response-cache-policy.js';
 import { loadSecurity } from '../../src/security/security-config.js';
 import { OPEN_SECURITY, createTestApp, getJson, type TestApp } from '../helpers/test-app.js';
 
