@@ -62,15 +62,23 @@ export const ERRORS = {
 
 export type ErrorCode = keyof typeof ERRORS;
 
+export interface PetalErrorOptions {
+  readonly cause?: unknown;
+  /** When the caller may try again (sent as `Retry-After`). */
+  readonly retryAfterSeconds?: number;
+}
+
 export class PetalError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
+  readonly retryAfterSeconds?: number;
 
-  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown }) {
-    super(message ?? ERRORS[code].message, options);
+  constructor(code: ErrorCode, message?: string, options?: PetalErrorOptions) {
+    super(message ?? ERRORS[code].message, options !== undefined && 'cause' in options ? { cause: options.cause } : undefined);
     this.name = 'PetalError';
     this.code = code;
     this.status = ERRORS[code].status;
+    if (options?.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 

@@ -5,13 +5,13 @@ import type { QueryIndexEvent } from './store/query-index/live-workspaces.js';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { existsSync, mkdirSync } from 'node:fs';
-import { DEFAULT_LIMITS, loadConfig, type LimitsConfig, type PetalConfig, type SiteConfig } from './config/load-config.js';
+import { DEFAULT_LIMITS, loadConfig, type LimitsConfig, type PetalConfig } from './config/load-config.js';
 import type { HttpTimeouts } from './http/limits.js';
 import { closeGracefully } from './http/graceful-close.js';
 import type { RateLimitOptions } from './http/rate-limits.js';
 import { ConfigError } from './config/config-error.js';
 import { SecurityService } from './security/security-service.js';
-import { discoverSites } from './config/discover-sites.js';
+import { pickSite } from './config/pick-site.js';
 import { watchModules, type ModuleWatcher } from './config/watch-modules.js';
 import { EndpointRegistry } from './delivery/endpoint-registry.js';
 import type { EndpointDefinition } from './delivery/endpoint-definition.js';
@@ -90,13 +90,6 @@ export function createShopStore(store: ContentStore, options: { hooks?: ShopStor
   if (store instanceof SqliteStore) return new SqliteShopStore({ file: store.databaseFile, ...options });
   if (store instanceof PostgresStore) return new PostgresShopStore({ pool: store.primaryPool, ...options });
   throw new Error(`No shop store for the ${store.capabilities.name} content store`);
-}
-
-export const DEFAULT_SITE: SiteConfig = Object.freeze({ name: 'fallback', locales: ['en'], defaultLocale: 'en' });
-
-export function pickSite(config: PetalConfig): SiteConfig {
-  const sites = config.sites.length > 0 ? config.sites : discoverSites(config.modules);
-  return sites.find((s) => s.name === 'fallback') ?? sites[0] ?? DEFAULT_SITE;
 }
 
 /** The rendition service over its private cache folder; a folder that is not safe to use stops the start. */

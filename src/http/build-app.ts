@@ -39,7 +39,7 @@ import type { SecurityService } from '../security/security-service.js';
 import type { LinkConfig } from '../delivery/links.js';
 import type { ThemeInfo } from '../delivery/resolvers/reference-renderer.js';
 import type { ShopService } from '../shop/shop-api.js';
-import { registerShopRoutes } from '../shop/routes.js';
+import { registerShopRoutes } from './routes/shop.js';
 import { registerRateLimits, type RateLimitOptions } from './rate-limits.js';
 import { registerMetrics, scrapeGateOf, type MetricsOptions } from '../metrics/metrics-route.js';
 

@@ -1,9 +1,13 @@
 // HTTP layer: the one place that turns errors into responses: `{"error":{"code","message"}}` with the
-// status of the error table; a store that cannot be reached is a 503 `serviceUnavailable` with
-// `Retry-After`; anything unexpected is a 500 `unknown`, logged with the request id and never with a
-// stack trace in the body.
+// status of the error table; the domain errors of the layers below get their code here (routes let
+// them propagate); a store that cannot be reached is a 503 `serviceUnavailable` with `Retry-After`;
+// anything unexpected is a 500 `unknown`, logged with the request id and never with a stack trace in
+// the body.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ERRORS, isPetalError, type ErrorCode } from '../errors.js';
+import { ERRORS, isPetalError, PetalError, type ErrorCode } from '../errors.js';
+import { ImportError } from '../ingest/import-error.js';
+import { ImportConflictError, InvalidDocumentError } from '../ingest/run-import.js';
+import { NodeWriteError, type NodeWriteReason } from '../repository/node-write.js';
 import { storeFaultOf } from '../store/store-faults.js';
 
 /** Seconds a client should wait before retrying a 503 (Petal resumes within a second of the store's return). */
@@ -20,6 +24,26 @@ export function sendError(reply: FastifyReply, code: ErrorCode, message?: string
     .header('cache-control', 'no-store')
     .header('x-content-type-options', 'nosniff')
     .send(errorBody(code, message ?? ERRORS[code].message));
+}
+
+/** The code each reason of a refused node write (Nodes and Properties APIs, publishing commands) answers. */
+export const NODE_WRITE_CODES = {
+  missing: 'pathNotFound', exists: 'nodeExists', identifierInUse: 'identifierInUse', stale: 'preconditionFailed',
+  denied: 'accessDenied', invalid: 'invalidField', parentNotPublished: 'parentNotPublished',
+} as const satisfies Record<NodeWriteReason, ErrorCode>;
+
+/**
+ * A domain error as the PetalError of the table it answers (its message kept, or the part any caller
+ * may be told); undefined for an error that is no domain error.
+ */
+export function petalErrorOf(err: unknown): PetalError | undefined {
+  if (isPetalError(err)) return err;
+  if (err instanceof NodeWriteError) return new PetalError(NODE_WRITE_CODES[err.reason], err.message, { cause: err });
+  // A file that cannot be read as content is the caller's error (400), never a conflict with the content.
+  if (err instanceof ImportError || err instanceof InvalidDocumentError) return new PetalError('invalidImport', err.message, { cause: err });
+  // The holder's path is not told over HTTP: the caller may not be allowed to read it.
+  if (err instanceof ImportConflictError) return new PetalError('importConflict', err.publicMessage, { cause: err });
+  return undefined;
 }
 
 /** Fastify's own client errors (bad URL, body too large, bad content type…) mapped to our codes. */
@@ -44,10 +68,12 @@ export function sendUnavailable(reply: FastifyReply, message?: string): FastifyR
 }
 
 export function handleError(err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (isPetalError(err)) {
-    if (err.code === 'serviceUnavailable') return sendUnavailable(reply, err.message);
-    if (err.status >= 500) request.log.error({ err, reqId: request.id }, err.message);
-    return sendError(reply, err.code, err.message);
+  const known = petalErrorOf(err);
+  if (known !== undefined) {
+    if (known.retryAfterSeconds !== undefined) reply.header('retry-after', String(known.retryAfterSeconds));
+    if (known.code === 'serviceUnavailable') return sendUnavailable(reply, known.message);
+    if (known.status >= 500) request.log.error({ err: known, reqId: request.id }, known.message);
+    return sendError(reply, known.code, known.message);
   }
   const status = (err as FastifyError).statusCode;
   if (typeof status === 'number') {

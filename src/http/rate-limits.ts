@@ -6,16 +6,13 @@ import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { Redis } from 'ioredis';
 import { DAM_PREFIX, IMAGING_PREFIX } from '../assets/links.js';
+import { COMMANDS_PREFIX, IMPORT_PATH, NODES_PREFIX, PROPERTIES_PREFIX } from '../config/api-prefixes.js';
 import type { RateLimitClass, RateLimitConfig, RateLimitRule } from '../config/notify-config.js';
 import type { EndpointRegistry } from '../delivery/endpoint-registry.js';
 import { parseMethod } from '../delivery/parse-request.js';
 import { PetalError } from '../errors.js';
 import { exemptionOf } from './rate-limit-exempt.js';
-import { COMMANDS_PREFIX } from './routes/commands.js';
 import { restPathOf } from './routes/delivery.js';
-import { IMPORT_PATH } from './routes/import.js';
-import { NODES_PREFIX } from './routes/nodes.js';
-import { PROPERTIES_PREFIX } from './routes/properties.js';
 
 /**
  * Per client address and minute, for the classes limited by default. Delivery reads and queries are

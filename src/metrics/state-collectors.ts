@@ -3,13 +3,20 @@
 // counters set to the component's total; change events are read from the store's own log.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RenditionService } from '../assets/render-rendition.js';
-import type { ResponseCache } from '../http/response-cache.js';
 import type { Repository } from '../repository/session.js';
 import { CHANGES_PAGE_MAX, type ChangeKind } from '../store/changes.js';
 import type { ContentStore } from '../store/content-store.js';
 
+/** What is read of the response cache (the HTTP layer's ResponseCache has it): its running totals. */
+export interface ResponseCacheTotals {
+  stats(): {
+    readonly hits: number; readonly misses: number; readonly evictions: number; readonly staleHits: number;
+    readonly bytes: number; readonly entries: number;
+  };
+}
+
 export interface StateSources {
-  readonly responseCache: () => ResponseCache | null;
+  readonly responseCache: () => ResponseCacheTotals | null;
   readonly repository: Repository;
   readonly renditions: RenditionService;
 }

@@ -1,8 +1,6 @@
 // OpenAPI: the Nodes, Commands and shop APIs, described briefly (their bodies are documented in the
 // README); each operation is listed only when the caller's URI permissions allow its method.
-import { COMMANDS_PREFIX } from '../http/routes/commands.js';
-import { NODES_PREFIX } from '../http/routes/nodes.js';
-import { SHOP_PREFIX } from '../shop/routes.js';
+import { COMMANDS_PREFIX, NODES_PREFIX, SHOP_PREFIX } from '../config/api-prefixes.js';
 import type { UriAccess } from '../security/uri-permissions.js';
 import { errors, jsonResponse } from './components.js';
 import type { Json, Method, Operation, PathItem } from './document-types.js';

@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/load-config.js';
-import { pickSite } from '../main.js';
+import { pickSite } from '../config/pick-site.js';
 import { loadDefinitions } from '../delivery/load-definitions.js';
 import { EndpointRegistry } from '../delivery/endpoint-registry.js';
 import { SecurityService } from '../security/security-service.js';

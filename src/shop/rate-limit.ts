@@ -9,10 +9,10 @@ const WINDOW_MS = 60_000;
 /** What one remembered client costs: its window object and an address of up to 64 characters. */
 const SLOT_BYTES = 32 + stringBytes('x'.repeat(64));
 
-/** 429 `tooManyRequests`; the HTTP layer sends `retryAfter` as the Retry-After header. */
+/** 429 `tooManyRequests`, with `retryAfter` as the Retry-After header. */
 export class RateLimited extends PetalError {
   constructor(readonly retryAfter: number, message: string) {
-    super('tooManyRequests', message);
+    super('tooManyRequests', message, { retryAfterSeconds: retryAfter });
   }
 }
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/test-app.js';
 import { basic } from '../security-http/helpers.js';
-import { shopCookiePath } from '../../src/shop/shop-cookies.js';
+import { shopCookiePath } from '../../src/http/routes/shop-cookies.js';
 import { createShopApp, IDS, PASSWORD, ShopClient } from './helpers.js';
 
 const basicOf = (user: string): string => basic(user, PASSWORD);

@@ -5,11 +5,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from '../../src/store/sqlite/driver.js';
-import Fastify from 'fastify';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PetalError } from '../../src/errors.js';
-import { handleError } from '../../src/http/error-handler.js';
+import { errorAnswer } from '../helpers/error-answer.js';
 import { StoreClosedError, isStoreUnreachable, storeFaultOf } from '../../src/store/store-faults.js';
 
 const PG = process.env.PETAL_TEST_PG ?? '';
@@ -126,15 +125,7 @@ describe.skipIf(PG === '')('storeFaultOf on PostgreSQL errors', () => {
 });
 
 describe('the error handler answers store faults', () => {
-  async function answer(err: unknown) {
-    const app = Fastify();
-    app.setErrorHandler(handleError);
-    app.get('/', async () => { throw err; });
-    await app.ready();
-    const res = await app.inject({ method: 'GET', url: '/' });
-    await app.close();
-    return { status: res.statusCode, headers: res.headers, body: JSON.parse(res.body) };
-  }
+  const answer = errorAnswer;
 
   it('unreachable → 503 serviceUnavailable with Retry-After', async () => {
     const r = await answer(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01', severity: 'FATAL' }));

@@ -5,6 +5,7 @@
 // the nodes) are decided in the store's transaction. The commands change the working and published
 // content of the logical workspace whichever context path they arrive under.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { COMMANDS_PREFIX } from '../../config/api-prefixes.js';
 import { PetalError } from '../../errors.js';
 import { publicationDate } from '../../publishing/publication-date.js';
 import { publishingStore, requestPublication } from '../../publishing/publisher.js';
@@ -13,11 +14,9 @@ import { normalizePath } from '../../model/paths.js';
 import { takenAlongBy } from '../../repository/publish-rules.js';
 import type { Repository } from '../../repository/session.js';
 import type { SecurityService } from '../../security/security-service.js';
-import { NodeWriteError } from '../../repository/node-write.js';
 import { runAsCaller, type Schedule, type ScheduleAction } from '../../store/schedules.js';
 import { sendError } from '../error-handler.js';
 import { segmentsAfter } from './dam.js';
-import { writeErrorCode } from './nodes-write.js';
 
 export interface CommandsRouteOptions {
   readonly repository: Repository;
@@ -29,7 +28,6 @@ export interface CommandsRouteOptions {
   readonly scheduleHorizonDays?: number;
 }
 
-export const COMMANDS_PREFIX = '/.rest/commands/v2';
 /** The original's publishing commands (and their later names). */
 const ACTIONS: Readonly<Record<string, ScheduleAction>> = { activate: 'publish', publish: 'publish', deactivate: 'unpublish', unpublish: 'unpublish' };
 /** Catalogs holding them in the original besides the one named after the workspace (`/v2/website/activate`). */
@@ -102,23 +100,19 @@ export function registerCommandsRoutes(app: FastifyInstance, o: CommandsRouteOpt
     if (!CATALOGS.has(catalog) && catalog !== body.workspace) {
       return sendError(reply, 'notFound', `No catalog ${JSON.stringify(catalog)} for workspace ${body.workspace}: use default, versioned or ${body.workspace}`);
     }
-    try {
-      const outcome = await requestPublication(publishingStore(o.repository.store), {
-        action, workspace: body.workspace, path: body.path, recursive: body.recursive, takenAlong,
-        by: request.caller.user ?? 'anonymous', guard: o.security.writeAccess(request.caller), runAs: runAsCaller(request.caller.user),
-        ...(body.comment !== undefined ? { comment: body.comment } : {}), ...(body.at !== undefined ? { at: body.at } : {}),
-      });
-      reply.header('cache-control', 'no-store');
-      if (outcome.kind === 'scheduled') return reply.code(202).send({ schedule: scheduleJson(outcome.schedule) });
-      const { result } = outcome;
-      return reply.code(200).send({
-        command: action, repository: body.workspace, path: body.path, recursive: body.recursive, nodes: result.nodes,
-        ...(result.version !== undefined ? { version: result.version.name } : {}),
-      });
-    } catch (err) {
-      if (err instanceof NodeWriteError) return sendError(reply, writeErrorCode(err.reason), err.message);
-      throw err;
-    }
+    // A refusal (NodeWriteError) propagates to the error handler, which answers its code.
+    const outcome = await requestPublication(publishingStore(o.repository.store), {
+      action, workspace: body.workspace, path: body.path, recursive: body.recursive, takenAlong,
+      by: request.caller.user ?? 'anonymous', guard: o.security.writeAccess(request.caller), runAs: runAsCaller(request.caller.user),
+      ...(body.comment !== undefined ? { comment: body.comment } : {}), ...(body.at !== undefined ? { at: body.at } : {}),
+    });
+    reply.header('cache-control', 'no-store');
+    if (outcome.kind === 'scheduled') return reply.code(202).send({ schedule: scheduleJson(outcome.schedule) });
+    const { result } = outcome;
+    return reply.code(200).send({
+      command: action, repository: body.workspace, path: body.path, recursive: body.recursive, nodes: result.nodes,
+      ...(result.version !== undefined ? { version: result.version.name } : {}),
+    });
   });
 
   // The schedules the caller could have made: those of nodes it may write.

@@ -9,10 +9,9 @@ import type { SecurityService } from '../../security/security-service.js';
 import { normalizePath } from '../../model/paths.js';
 import { isExportFormat } from '../../export/export-file-name.js';
 import { prepareExport } from '../../export/export-subtree.js';
+import { EXPORT_PREFIX } from '../../config/api-prefixes.js';
 import { sendError } from '../error-handler.js';
 import { segmentsAfter } from './dam.js';
-
-export const EXPORT_PREFIX = '/.rest/export/v1';
 
 export interface ExportRouteOptions {
   readonly repository: Repository;

@@ -11,10 +11,10 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
+import { IMPORT_PATH } from '../../config/api-prefixes.js';
 import { PetalError } from '../../errors.js';
-import { ImportError } from '../../ingest/import-error.js';
 import { exportFileSegments } from '../../ingest/parse-file-name.js';
-import { ImportConflictError, importUploads, InvalidDocumentError, type Upload } from '../../ingest/run-import.js';
+import { importUploads, type Upload } from '../../ingest/run-import.js';
 import { createSpoolFolder } from '../../ingest/spool-folder.js';
 import { ancestorsOf, joinPath } from '../../model/paths.js';
 import type { Repository } from '../../repository/session.js';
@@ -22,7 +22,6 @@ import type { SecurityService, WriteAccess } from '../../security/security-servi
 import type { ImportDocument, ImportGuard, UuidCollisionPolicy } from '../../repository/import-document.js';
 import { sendError } from '../error-handler.js';
 
-export const IMPORT_PATH = '/.rest/import/v1';
 /** Default body limit of an import (1 GiB). */
 export const DEFAULT_IMPORT_MAX_BYTES = 1024 * 1024 * 1024;
 /** Files one import may carry. */
@@ -127,12 +126,8 @@ async function receive(request: FastifyRequest, spoolDir: string, maxBytes: numb
   return uploads;
 }
 
-/** Multipart limits and import errors as the JSON errors of the table. */
+/** The multipart plugin's limits, in the words of this route's limits (import errors: error-handler.ts). */
 function asPetalError(err: unknown, maxBytes: number): unknown {
-  // A file that cannot be read as content is the caller's error (400), never a conflict with the content.
-  if (err instanceof ImportError || err instanceof InvalidDocumentError) return new PetalError('invalidImport', err.message, { cause: err });
-  // The holder's path is not told over HTTP: the caller may not be allowed to read it.
-  if (err instanceof ImportConflictError) return new PetalError('importConflict', err.publicMessage, { cause: err });
   const code = (err as { code?: unknown }).code;
   if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT') {
     return new PetalError('payloadTooLarge', `An import carries at most ${MAX_IMPORT_FILES} files`, { cause: err });

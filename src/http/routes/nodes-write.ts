@@ -6,38 +6,16 @@
 // The security hook has applied the URI rules (getAndPost) and the CSRF rule; the workspace rules are
 // decided inside the store's transaction (a node the caller may not read is missing, also here).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PetalError, type ErrorCode } from '../../errors.js';
+import { PetalError } from '../../errors.js';
 import { parseNodeBody, checkName } from '../../nodes-api/parse-node-body.js';
 import { repositoryNode } from '../../nodes-api/repository-node.js';
 import { caseVariantOf } from '../../model/names.js';
 import { normalizePath } from '../../model/paths.js';
-import { NodeWriteError, type NodeOperation, type NodeWriteReason } from '../../repository/node-write.js';
-import type { NodeRecord } from '../../store/rows.js';
-import { sendError } from '../error-handler.js';
-import { nodeEtag, nodeState, nodeTargetOrError, type NodesRouteOptions } from './nodes.js';
+import type { NodeOperation } from '../../repository/node-write.js';
 import { writeNodes } from '../../repository/writes.js';
-
-const ERROR_OF: Record<NodeWriteReason, ErrorCode> = {
-  missing: 'pathNotFound', exists: 'nodeExists', identifierInUse: 'identifierInUse', stale: 'preconditionFailed',
-  denied: 'accessDenied', invalid: 'invalidField', parentNotPublished: 'parentNotPublished',
-};
-
-/** The error of the table a refused write answers. */
-export function writeErrorCode(reason: NodeWriteReason): ErrorCode {
-  return ERROR_OF[reason];
-}
-
-/** The `{identifier}.{state}` parts of an If-Match header's ETags (`*` kept as is); undefined without one. */
-export function ifMatchStates(header: string | string[] | undefined): string[] | undefined {
-  if (header === undefined) return undefined;
-  const text = Array.isArray(header) ? header.join(',') : header;
-  return text.split(',').map((t) => t.trim()).filter((t) => t !== '').map((t) => {
-    if (t === '*') return t;
-    const tag = t.replace(/^W\//, '').replace(/^"|"$/g, '');
-    const cut = tag.lastIndexOf('.');
-    return cut === -1 ? tag : tag.slice(0, cut);
-  });
-}
+import type { NodeRecord } from '../../store/rows.js';
+import { ifMatchCondition, nodeEtag } from './nodes-etag.js';
+import { nodeTargetOrError, type NodesRouteOptions } from './nodes-target.js';
 
 function queryParameter(query: Record<string, unknown>, name: string): string | undefined {
   const v = query[name];
@@ -98,20 +76,16 @@ export function nodesWriteHandler(o: NodesRouteOptions) {
     const { workspace, path } = target;
     const ops = operations(request, path); // every body error is thrown here, before the store is asked
     if (request.method === 'PUT' && path === '/') await refuseCaseVariant(o, workspace);
-    const states = ifMatchStates(request.headers['if-match']);
-    try {
-      const result = await writeNodes(o.repository.store, workspace, ops, {
-        by: request.caller.user ?? 'anonymous',
-        guard: o.security.writeAccess(request.caller),
-        ...(o.publishing === true ? { publishing: true } : {}),
-        ...(states !== undefined ? { ifMatch: { path, matches: (node: NodeRecord) => states.includes('*') || states.includes(nodeState(node)) } } : {}),
-      });
-      if (result.node === undefined) return reply.header('cache-control', 'no-store').code(200).send();
-      return sendNode(reply, result.node, o);
-    } catch (err) {
-      if (err instanceof NodeWriteError) return sendError(reply, writeErrorCode(err.reason), err.message);
-      throw err;
-    }
+    const ifMatch = ifMatchCondition(request.headers['if-match'], path);
+    // A refusal (NodeWriteError) propagates to the error handler, which answers its code.
+    const result = await writeNodes(o.repository.store, workspace, ops, {
+      by: request.caller.user ?? 'anonymous',
+      guard: o.security.writeAccess(request.caller),
+      ...(o.publishing === true ? { publishing: true } : {}),
+      ...(ifMatch !== undefined ? { ifMatch } : {}),
+    });
+    if (result.node === undefined) return reply.header('cache-control', 'no-store').code(200).send();
+    return sendNode(reply, result.node, o);
   };
 }
 

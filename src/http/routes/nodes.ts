@@ -3,33 +3,22 @@
 // session (a node they may not read is a 404 and never a child). The URI permissions of the security
 // hook apply first (built-in roles give this URL to `superuser` only). Writes: nodes-write.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Repository } from '../../repository/session.js';
-import type { SecurityService } from '../../security/security-service.js';
+import { NODES_PREFIX } from '../../config/api-prefixes.js';
 import type { NodeRecord } from '../../store/rows.js';
-import { normalizePath } from '../../model/paths.js';
-import { isWorkspaceName, toCanonicalName, WORKSPACE_NAME_RULE } from '../../model/names.js';
+import { toCanonicalName } from '../../model/names.js';
 import { readNodeTree } from '../../nodes-api/read-node-tree.js';
 import { repositoryNode, type RenderOptions, type RepositoryNode } from '../../nodes-api/repository-node.js';
 import { sendError } from '../error-handler.js';
-import { etagOf, ifNoneMatchHits } from '../etag.js';
-import { segmentsAfter } from './dam.js';
+import { ifNoneMatchHits } from '../etag.js';
+import { nodeEtag } from './nodes-etag.js';
+import { nodeTargetOrError, type NodesRouteOptions } from './nodes-target.js';
 import { nodesWriteHandler } from './nodes-write.js';
 import { WRITE_LIMITS } from '../../nodes-api/parse-node-body.js';
 import { JSON_BODY_LIMITS } from '../limits.js';
 
-export const NODES_PREFIX = '/.rest/nodes/v1';
 export const MAX_NODES_DEPTH = 10;
 export const MAX_NODES_PER_ANSWER = 10_000;
 export const MAX_EXCLUDED_TYPES = 50;
-
-export interface NodesRouteOptions {
-  readonly repository: Repository;
-  readonly security: SecurityService;
-  readonly contextPath: string;
-  readonly outName: (name: string) => string;
-  /** Publishing is on: writes maintain the activation status (NodeWriteOptions.publishing). */
-  readonly publishing?: boolean;
-}
 
 interface NodesQuery {
   readonly depth: number;
@@ -57,42 +46,9 @@ function parseQuery(q: Record<string, unknown>): NodesQuery | string {
   return { depth, excludeTypes: new Set(names.map(toCanonicalName)), includeMetadata: rawMeta === 'true' };
 }
 
-/**
- * `"{identifier}.{state}.{representation}"`: the node's identity and a hash of its own stored state
- * (what a later write with If-Match compares, whatever the depth or parameters of the read), then a
- * hash of this body (what If-None-Match compares, so children and parameters count too).
- */
-export function nodeEtag(node: NodeRecord, body: string): string {
-  return `"${nodeState(node)}.${etagOf(body).slice(1, -1)}"`;
-}
-
-/** `{identifier}.{stateHash}`: the part of a node's ETag that If-Match compares. */
-export function nodeState(node: NodeRecord): string {
-  return `${node.id}.${etagOf(JSON.stringify([node.path, node.type, node.mixins, node.properties])).slice(1, -1)}`;
-}
-
 function assemble(node: NodeRecord, children: ReadonlyMap<string, NodeRecord[]>, o: RenderOptions): RepositoryNode {
   const mine = children.get(node.path);
   return repositoryNode(node, o, mine?.map((c) => assemble(c, children, o)));
-}
-
-/** The URL's node target, or undefined once the error (404 without one, 400 for a malformed path) is sent. */
-export function nodeTargetOrError(request: FastifyRequest, reply: FastifyReply): { workspace: string; path: string } | undefined {
-  const target = nodeTarget(request);
-  if (target === 'missing') sendError(reply, 'pathNotFound', `Name a workspace and a path: ${NODES_PREFIX}/{workspace}{path}`);
-  else if ('malformed' in target) sendError(reply, 'badRequest', target.malformed);
-  else return target;
-  return undefined;
-}
-
-/** The workspace and normalized node path a Nodes API URL names (read and write handlers alike). */
-function nodeTarget(request: FastifyRequest): { workspace: string; path: string } | 'missing' | { malformed: string } {
-  const segments = segmentsAfter(request.canonicalPath, NODES_PREFIX);
-  if (segments === undefined || segments.length === 0) return 'missing';
-  const [workspace, ...rest] = segments as [string, ...string[]];
-  if (!isWorkspaceName(workspace)) return { malformed: `Workspace ${JSON.stringify(workspace)}: ${WORKSPACE_NAME_RULE}` };
-  const path = normalizePath(`/${rest.join('/')}`);
-  return path === undefined ? { malformed: 'Malformed node path' } : { workspace, path };
 }
 
 export function registerNodesRoutes(app: FastifyInstance, o: NodesRouteOptions): void {

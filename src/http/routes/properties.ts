@@ -10,15 +10,14 @@ import { checkName, parseProperty } from '../../nodes-api/parse-node-body.js';
 import { repositoryProperties, type RepositoryProperty } from '../../nodes-api/repository-node.js';
 import { nameOf, normalizePath, parentOf } from '../../model/paths.js';
 import { isMaintained } from '../../repository/maintained-properties.js';
-import { NodeWriteError } from '../../repository/node-write.js';
+import { writeNodes } from '../../repository/writes.js';
 import type { NodeRecord } from '../../store/rows.js';
+import { PROPERTIES_PREFIX } from '../../config/api-prefixes.js';
 import { sendError } from '../error-handler.js';
 import { segmentsAfter } from './dam.js';
-import { ifMatchStates, writeErrorCode } from './nodes-write.js';
-import { nodeState, type NodesRouteOptions } from './nodes.js';
-import { writeNodes } from '../../repository/writes.js';
+import { ifMatchCondition } from './nodes-etag.js';
+import type { NodesRouteOptions } from './nodes-target.js';
 
-export const PROPERTIES_PREFIX = '/.rest/properties/v1';
 /** Set on a node by the Nodes API (type, mixins, identifier), never as properties. */
 const NODE_FIELDS: ReadonlySet<string> = new Set(['jcr:primaryType', 'jcr:mixinTypes', 'jcr:uuid']);
 
@@ -81,25 +80,20 @@ export function registerPropertiesRoutes(app: FastifyInstance, o: NodesRouteOpti
     if (nodePath === '/') throw new PetalError('badRequest', 'The root of a workspace has no properties to write');
     const property = remove ? undefined : propertyFromQuery(request.query as Record<string, unknown>, o.publishing === true);
     const removed = remove ? checkName(nameOf(path), 'path') : undefined;
-    const states = ifMatchStates(request.headers['if-match']);
-    try {
-      const result = await writeNodes(o.repository.store, workspace, [{
-        op: 'update', path: nodePath,
-        node: { name: nameOf(nodePath), properties: property === undefined ? [] : [property], children: [], field: '' },
-        ...(removed !== undefined ? { remove: [removed] } : {}),
-      }], {
-        by: request.caller.user ?? 'anonymous',
-        guard: o.security.writeAccess(request.caller),
-        ...(o.publishing === true ? { publishing: true } : {}),
-        ...(states !== undefined ? { ifMatch: { path: nodePath, matches: (n: NodeRecord) => states.includes('*') || states.includes(nodeState(n)) } } : {}),
-      });
-      const written = property === undefined || result.node === undefined ? undefined : propertyOf(result.node, property[0], o);
-      if (written === undefined) return reply.header('cache-control', 'no-store').code(200).send();
-      return sendProperty(reply, written);
-    } catch (err) {
-      if (err instanceof NodeWriteError) return sendError(reply, writeErrorCode(err.reason), err.message);
-      throw err;
-    }
+    const ifMatch = ifMatchCondition(request.headers['if-match'], nodePath);
+    const result = await writeNodes(o.repository.store, workspace, [{
+      op: 'update', path: nodePath,
+      node: { name: nameOf(nodePath), properties: property === undefined ? [] : [property], children: [], field: '' },
+      ...(removed !== undefined ? { remove: [removed] } : {}),
+    }], {
+      by: request.caller.user ?? 'anonymous',
+      guard: o.security.writeAccess(request.caller),
+      ...(o.publishing === true ? { publishing: true } : {}),
+      ...(ifMatch !== undefined ? { ifMatch } : {}),
+    });
+    const written = property === undefined || result.node === undefined ? undefined : propertyOf(result.node, property[0], o);
+    if (written === undefined) return reply.header('cache-control', 'no-store').code(200).send();
+    return sendProperty(reply, written);
   };
   const prefix = `${o.contextPath}${PROPERTIES_PREFIX}`;
   for (const url of [prefix, `${prefix}/*`]) {

@@ -1,6 +1,6 @@
-// HTTP layer of the shop: the cart and wishlist cookies. They are scoped to the context path, not to
+// HTTP layer: the shop's cart and wishlist cookies. They are scoped to the context path, not to
 // /shop/v1, so that the requests of pages carry them too: server-side rendering finds the visitor's
-// cart and wishlist through the templating functions (shop-api.ts).
+// cart and wishlist through the templating functions (shop/shop-api.ts).
 //
 // Earlier releases set them with `Path=<contextPath>/shop/v1`. A browser that still holds such a
 // cookie sends it first under /shop/v1 (longer paths first), where it would shadow the current one;

@@ -1,17 +1,16 @@
-// HTTP layer of the shop: the deprecated /shop/v1 API as Fastify routes under `<contextPath>/shop/v1`.
+// HTTP layer: the shop's deprecated /shop/v1 API as Fastify routes under `<contextPath>/shop/v1`.
 // Handlers only translate HTTP (cookies, status codes, headers) to ShopService calls; every rule lives
 // in the services. Every response under the prefix, errors included, carries `Deprecation: true`.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/cookie';
-import { sendError } from '../http/error-handler.js';
-import { isSameOrAllowedOrigin } from '../security/csrf.js';
-import { SHOP_TTL_MS, type ShopContext } from './cart-service.js';
+import { SHOP_PREFIX } from '../../config/api-prefixes.js';
+import { isSameOrAllowedOrigin } from '../../security/csrf.js';
+import { SHOP_TTL_MS, type ShopContext } from '../../shop/cart-service.js';
+import type { RawPageParams } from '../../shop/product-list.js';
+import type { ShopService } from '../../shop/shop-api.js';
+import { sendError } from '../error-handler.js';
 import { ShopCookies } from './shop-cookies.js';
-import type { RawPageParams } from './product-list.js';
-import { RateLimited } from './rate-limit.js';
-import type { ShopService } from './shop-api.js';
 
-export const SHOP_PREFIX = '/shop/v1';
 export const CART_COOKIE = 'petal_cart';
 export const WISHLIST_COOKIE = 'petal_wishlist';
 
@@ -60,10 +59,6 @@ export function registerShopRoutes(app: FastifyInstance, shop: ShopService, o: {
     // Bodies are JSON: forms and plain text (what a page can post cross-site without CORS) are 415.
     shopApp.removeContentTypeParser(['application/x-www-form-urlencoded', 'text/plain']);
     shopApp.addHook('preHandler', csrf);
-    shopApp.addHook('onError', (_request, reply, err, done) => {
-      if (err instanceof RateLimited) reply.header('retry-after', String(err.retryAfter));
-      done();
-    });
 
     // ---- catalog reads (templating functions) ----
     shopApp.get<{ Params: Params }>('/catalog/:id', async (req, reply) =>
