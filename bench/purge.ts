@@ -19,7 +19,8 @@ import { importDocuments, writeNodes } from '../src/repository/writes.js';
 const dist = process.argv.includes('--dist');
 const other = process.argv.includes('--other');
 const load = <T>(path: string): Promise<T> => import(`${dist ? '../dist' : '../src'}/${path}`) as Promise<T>;
-const { Purger, PURGE_POLL_MS } = await load<typeof import('../src/notify/purger.js')>('notify/purger.js');
+const { Purger } = await load<typeof import('../src/notify/purger.js')>('notify/purger.js');
+const { ChangeFollower, CHANGE_POLL_MS: PURGE_POLL_MS } = await load<typeof import('../src/repository/change-follower.js')>('repository/change-follower.js');
 const { purgeSenders } = await load<typeof import('../src/notify/purge-targets.js')>('notify/purge-targets.js');
 const { nodeKey } = await load<typeof import('../src/repository/dependencies.js')>('repository/dependencies.js');
 const { PostgresStore } = await load<typeof import('../src/store/postgres/store.js')>('store/postgres/store.js');
@@ -80,11 +81,13 @@ const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/purge`;
 try {
   const pages: NodeDraft[] = Array.from({ length: PAGES }, (_, i) => ({ name: `p${i}`, type: 'cms:page', mixins: [], properties: [['title', 'String', `Page ${i}`]], children: [] }));
   await importDocuments(store, [{ source: 'bench', workspace: 'website', parentPath: '/', roots: [{ name: 'site', type: 'cms:page', mixins: [], properties: [], children: pages }], blobs: [] }], { onUuidCollision: 'new' });
-  const purger = new Purger(store, purgeSenders([{ type: 'http', url, secretEnv: 'BENCH_SECRET' }], { BENCH_SECRET: 'bench' }), {
+  // As petal serve does: one change follower, woken on PostgreSQL by the commit's notification.
+  const follower = new ChangeFollower(store, store instanceof PostgresStore ? { wake: (poke: () => void) => store.onChange(poke) } : {});
+  await follower.start();
+  const purger = new Purger(follower, purgeSenders([{ type: 'http', url, secretEnv: 'BENCH_SECRET' }], { BENCH_SECRET: 'bench' }), {
     log: { info: () => undefined, warn: (o, m) => console.warn(m), error: (o, m) => console.error(m) },
-    ...(store instanceof PostgresStore ? { wake: (poke: () => void) => store.onChange(poke) } : {}),
   });
-  await purger.start();
+  purger.start();
 
   const latencies: number[] = [];
   for (let i = 0; i < changes; i++) {
@@ -97,6 +100,7 @@ try {
     await sleep(Math.random() * 2 * PURGE_POLL_MS);
   }
   await purger.stop();
+  await follower.stop();
   latencies.sort((a, b) => a - b);
   const q = (p: number): string => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]!.toFixed(1);
   console.log(`purge latency, ${store.capabilities.name}${other ? ', written by another instance' : ''}, poll ${PURGE_POLL_MS} ms, ${changes} changes: `

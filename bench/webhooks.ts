@@ -1,7 +1,7 @@
 // Issue 18: the time from a write's commit (store.writeNodes resolving) to the webhook's arrival at a
 // local receiver, over 1,000 changes written at about 50 a second (random gaps, so writes fall at
-// every phase of the sender's poll), with the sender as `petal serve` runs it (polls every 250 ms
-// unless told). Usage:
+// every phase of the poll), with the change follower and the sender as `petal serve` runs them (the
+// follower polls every 250 ms unless told). Usage:
 //   node --import tsx bench/webhooks.ts [sqlite | postgres://…] [changes=1000] [pollMs=250]
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { PostgresStore } from '../src/store/postgres/store.js';
 import { benchStore } from './bench-store.js';
 import { WebhookSender } from '../src/notify/webhook-sender.js';
+import { ChangeFollower } from '../src/repository/change-follower.js';
 import { webhookTargets } from '../src/notify/post-webhook.js';
 import type { WebhookPayload } from '../src/notify/webhook-events.js';
 import { writeNodes } from '../src/repository/writes.js';
@@ -44,12 +45,13 @@ async function main(): Promise<void> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  const sender = new WebhookSender(store, webhookTargets([{ name: 'bench', url, secretEnv: 'S' }], { S: 'bench-secret' }), {
-    publishing: false, intervalMs: pollMs, log: { info: () => undefined, warn: console.warn, error: console.error },
-    // As petal serve does: PostgreSQL's notification of a commit wakes the sender at once.
-    ...(store instanceof PostgresStore ? { wake: (poke: () => void) => store.onChange(poke) } : {}),
+  // As petal serve does: PostgreSQL's notification of a commit wakes the process's change follower at once.
+  const follower = new ChangeFollower(store, { pollMs, ...(store instanceof PostgresStore ? { wake: (poke: () => void) => store.onChange(poke) } : {}) });
+  const sender = new WebhookSender(store, follower, webhookTargets([{ name: 'bench', url, secretEnv: 'S' }], { S: 'bench-secret' }), {
+    publishing: false, log: { info: () => undefined, warn: console.warn, error: console.error },
   });
   try {
+    await follower.start();
     await sender.start();
     for (let i = 0; i < changes; i++) {
       const path = `/n${i}`;
@@ -62,6 +64,7 @@ async function main(): Promise<void> {
       + `p50 ${quantile(latencies, 0.5).toFixed(1)} ms, p99 ${quantile(latencies, 0.99).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`);
   } finally {
     await sender.stop();
+    await follower.stop();
     server.close();
     await store.close();
     await dispose();

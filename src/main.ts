@@ -25,6 +25,7 @@ import { sweepAbandonedSpoolFolders } from './ingest/spool-folder.js';
 import { outputNameFor } from './model/names.js';
 import { NodeTypeRegistry } from './repository/node-types.js';
 import { Repository } from './repository/session.js';
+import { ChangeFollower } from './repository/change-follower.js';
 import type { ContentStore } from './store/content-store.js';
 import { SqliteStore } from './store/sqlite/store.js';
 import { PostgresStore } from './store/postgres/store.js';
@@ -151,17 +152,26 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   // A purge target without its token is a configuration error: found before anything is opened.
   const senders = purgeSenders(config.cdn?.purge ?? []);
   await store.open();
+  // The one follower of the change events (repository/change-follower.ts): the caches, the purger, the
+  // webhook sender and the metrics get each batch from it. It polls (on PostgreSQL it is also woken by
+  // the commit's notification) only when something must hear of changes that no request asks about.
+  const changes = new ChangeFollower(store, {
+    ...(store instanceof PostgresStore ? { wake: (poke: () => void) => store.onChange(poke) } : {}),
+    onError: (err) => log.warn({ err }, 'reading the change events failed (read again from the same event)'),
+  });
+  const background = senders.length > 0 || hooks.length > 0;
+  if (background) await changes.start();
   // Started before the `content:` import, whose changes the CDN must hear of too. Every instance purges
   // the keys of every change it reads (the CDNs take a repeated purge as one).
-  const purger = senders.length > 0 ? new Purger(store, senders, {
-    log, ...(store instanceof PostgresStore ? { wake: (poke: () => void) => store.onChange(poke) } : {}),
-  }) : undefined;
-  await purger?.start();
+  const purger = senders.length > 0 ? new Purger(changes, senders, { log }) : undefined;
+  purger?.start();
   // Decoded binaries of imports killed earlier (`petal import` or a start): tens of MB each.
   for (const f of await sweepAbandonedSpoolFolders()) log.info(`removed ${f}, left by an import that was killed`);
   if (config.content.length > 0) await bootstrap(store, config, log);
+  // The import's events go to the purger now, before the caches and the metrics follow too.
+  if (background) await changes.poll();
   const types = new NodeTypeRegistry(config.nodeTypes);
-  const repository = new Repository(store, types, config.subtreeCacheMaxBytes !== undefined ? { maxBytes: config.subtreeCacheMaxBytes } : {});
+  const repository = new Repository(store, types, config.subtreeCacheMaxBytes !== undefined ? { maxBytes: config.subtreeCacheMaxBytes } : {}, changes);
   const registry = new EndpointRegistry();
   const initial = await loadDefinitions([...config.modules]);
   registry.applyLoad(initial);
@@ -235,11 +245,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   const address = await app.listen({ port: config.port, host: config.host });
   scheduler?.start(); // once serving: a start that failed has run no schedule
   // Every instance runs one; a lease per webhook lets one at a time send it (webhook-sender.ts).
-  const sender = hooks.length > 0 ? new WebhookSender(store, hooks, {
-    publishing: config.publishing !== undefined, log,
-    // On PostgreSQL the commit's notification wakes the sender at once (every instance hears it).
-    ...(store instanceof PostgresStore ? { wake: (poke: () => void) => store.onChange(poke) } : {}),
-  }) : undefined;
+  const sender = hooks.length > 0 ? new WebhookSender(store, changes, hooks, { publishing: config.publishing !== undefined, log }) : undefined;
   await sender?.start();
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
   const port = new URL(address).port;
@@ -258,6 +264,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
       await scheduler?.stop();
       await sender?.stop(); // lets a delivery in flight end and record its outcome
       await purger?.stop(); // after the last write it could miss, before the store goes
+      await changes.stop();
       await shopStore.close();
       await store.close();
     },

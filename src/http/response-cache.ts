@@ -7,7 +7,7 @@
 import type { SiteConfig } from '../config/load-config.js';
 import { resolveLocale } from '../delivery/resolve-locale.js';
 import type { QueryParams, QueryValue } from '../delivery/parse-request.js';
-import type { ChangeBatch } from '../store/change-feed.js';
+import type { ChangeBatch } from '../repository/change-follower.js';
 import type { ErrorCode } from '../errors.js';
 import { changeKeys } from '../repository/dependencies.js';
 import { DependencyIndex, RecentDrops } from '../repository/dependency-index.js';

@@ -1,10 +1,10 @@
 // Metrics: what the caches, the store and the renditions hold, read when Prometheus scrapes (never on
 // the request path). Cumulative figures the components already count (cache hits, evictions) become
-// counters set to the component's total; change events are read from the store's own log.
+// counters set to the component's total; change events are counted as the change follower hands them out.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { RenditionService } from '../assets/render-rendition.js';
 import type { Repository } from '../repository/session.js';
-import { CHANGES_PAGE_MAX, type ChangeKind } from '../store/changes.js';
+import type { ChangeKind } from '../store/changes.js';
 import type { ContentStore } from '../store/content-store.js';
 
 /** What is read of the response cache (the HTTP layer's ResponseCache has it): its running totals. */
@@ -49,9 +49,6 @@ function gauge(registry: Registry, name: string, help: string, read: () => numbe
     },
   });
 }
-
-/** Most pages of change events one scrape reads: a backlog larger than that is counted over several scrapes. */
-const PAGES_PER_SCRAPE = 10;
 
 export function registerStateCollectors(registry: Registry, s: StateSources): void {
   const cache = () => s.responseCache()?.stats();
@@ -99,21 +96,16 @@ export function registerStateCollectors(registry: Registry, s: StateSources): vo
   gauge(registry, 'petal_rendition_cache_files', 'Renditions on disk', () => renditions.usage.files);
 
   // Change events of the database (imports, node writes, publishes, unpublishes, from any instance)
-  // since this process started, read from the store's log at scrape time: nothing on the write path.
-  let cursor: number | undefined;
-  const start = store.changes.latest().then((latest) => { cursor ??= latest; }, () => undefined);
+  // as the process's change follower hands them out from now on; a scrape has it read up to now first.
+  const changes = s.repository.changes;
   const counted = new Map<ChangeKind, number>();
+  changes.follow((events) => {
+    for (const e of events) counted.set(e.kind, (counted.get(e.kind) ?? 0) + 1);
+  });
   let latest = 0;
   const readChanges = async (): Promise<void> => {
-    await start;
-    latest = await store.changes.latest();
-    if (cursor === undefined || latest < cursor) cursor = latest; // unknown, or the database went back
-    for (let page = 0; page < PAGES_PER_SCRAPE && cursor < latest; page++) {
-      const events = await store.changes.since(cursor, CHANGES_PAGE_MAX);
-      if (events.length === 0) break;
-      for (const e of events) counted.set(e.kind, (counted.get(e.kind) ?? 0) + 1);
-      cursor = events[events.length - 1]!.sequence;
-    }
+    await changes.poll();
+    latest = changes.stats().sequence ?? latest;
   };
   // Both metrics below are collected concurrently by one scrape: they share one read.
   let reading: Promise<void> | undefined;

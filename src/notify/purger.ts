@@ -1,18 +1,15 @@
-// Notify layer: purges the CDN on every committed change. A background service per process that
-// follows the store's change events on its own (not the request-driven ChangeFeed: a purge must go out
-// whether or not anyone reads), from the newest event at start: it polls cheaply (the generation hint
-// or `latestChange`, one indexed read), reads the new events, and hands `changeKeys` of each to every
-// target's queue. Each target sends its queue in batches of its vendor's limit, one call at a time,
+// Notify layer: purges the CDN on every committed change. A follower of the process's change events
+// (repository/change-follower.ts, started by the server: a purge must go out whether or not anyone
+// reads, so the follower polls), from the events read after it starts: it hands `changeKeys` of each to
+// every target's queue. Each target sends its queue in batches of its vendor's limit, one call at a time,
 // retrying failures with backoff a few times before logging and dropping them: a purge is best effort
 // and the CDN's TTLs bound how stale a missed one leaves an answer. Nothing in the write path waits for
 // it. Several instances each purge the same keys, which the CDNs treat as one (README: Purge).
-import { CHANGES_PAGE_MAX, type ChangeEvent } from '../store/changes.js';
-import type { ContentStore } from '../store/content-store.js';
+import type { ChangeEvent } from '../store/changes.js';
+import type { ChangeFollower } from '../repository/change-follower.js';
 import { PendingKeys } from './pending-keys.js';
 import { PurgeCallError, type PurgeBatch, type PurgeTargetSender } from './purge-target.js';
 
-/** Between two polls: a change reaches the CDN within about this plus one call. */
-export const PURGE_POLL_MS = 100;
 /** Calls per batch: the first and up to three retries. */
 export const PURGE_ATTEMPTS = 4;
 /** Delay before the first retry; each next one waits four times longer (0.25, 1, 4 s). */
@@ -21,9 +18,6 @@ export const PURGE_RETRY_BASE_MS = 250;
 export const PENDING_CALLS_MAX = 20;
 /** How long `stop` lets the queues drain. */
 export const PURGE_FLUSH_MS = 2000;
-
-/** The store calls the purger makes. */
-export type PurgeStore = Pick<ContentStore, 'changes' | 'generationHint'>;
 
 /** pino's Logger fits; so does a test's recorder. */
 export interface PurgeLog {
@@ -34,21 +28,15 @@ export interface PurgeLog {
 
 export interface PurgerOptions {
   readonly log: PurgeLog;
-  readonly pollMs?: number;
   readonly attempts?: number;
   readonly retryBaseMs?: number;
   /** Overrides PENDING_CALLS_MAX × the target's batch size (tests). */
   readonly pendingKeysMax?: number;
-  /**
-   * Subscribes to commits the store learns of (PostgreSQL's NOTIFY: `PostgresStore.onChange`), so a
-   * change is read at once rather than at the next poll; returns the function that unsubscribes.
-   */
-  readonly wake?: (poke: () => void) => () => void;
 }
 
 /** What the purger has done since it started (tests, diagnostics). */
 export interface PurgerStats {
-  /** The newest change event read. */
+  /** The newest change event queued (the follower's cursor at start before any). */
   readonly sequence: number;
   readonly calls: number;
   readonly failedCalls: number;
@@ -72,53 +60,47 @@ class TargetQueue {
 const ENDPOINT_GROUP = '\u0000endpoints';
 
 export class Purger {
-  readonly #store: PurgeStore;
+  readonly #changes: ChangeFollower;
   readonly #options: PurgerOptions;
   readonly #queues: TargetQueue[];
   /** Aborts calls and backoff waits when the flush deadline passes. */
   readonly #abort = new AbortController();
-  #cursor = 0;
-  #generation: number | undefined;
-  #timer: NodeJS.Timeout | undefined;
-  /** Polls run one after the other, each from where the previous one left off. */
-  #chain: Promise<void> = Promise.resolve();
-  /** A timer's or wake's poll is queued or running. */
-  #poking = false;
-  #again = false;
-  #unwake: (() => void) | undefined;
+  /** The newest change event queued. */
+  #sequence = 0;
+  #unfollow: (() => void) | undefined;
   #stopped = false;
   #calls = 0;
   #failedCalls = 0;
   #droppedKeys = 0;
 
-  constructor(store: PurgeStore, senders: readonly PurgeTargetSender[], options: PurgerOptions) {
-    this.#store = store;
+  constructor(changes: ChangeFollower, senders: readonly PurgeTargetSender[], options: PurgerOptions) {
+    this.#changes = changes;
     this.#options = options;
     this.#queues = senders.map((s) => new TargetQueue(s, options.pendingKeysMax ?? PENDING_CALLS_MAX * s.maxKeysPerCall));
   }
 
-  /** Starts after the newest change committed so far: what came before is not this process's to purge. */
-  async start(): Promise<void> {
-    this.#generation = this.#store.generationHint?.();
-    this.#cursor = await this.#store.changes.latest();
-    this.#unwake = this.#options.wake?.(() => this.#poke());
-    this.#schedule();
+  /**
+   * Purges the changes the follower reads from now on: what it read before is not this process's to
+   * purge (a server starts the follower, at the newest change, just before).
+   */
+  start(): void {
+    this.#sequence = this.#changes.stats().sequence ?? 0;
+    this.#unfollow ??= this.#changes.follow((events) => this.#queue(events));
   }
 
   stats(): PurgerStats {
-    return { sequence: this.#cursor, calls: this.#calls, failedCalls: this.#failedCalls, droppedKeys: this.#droppedKeys };
+    return { sequence: this.#sequence, calls: this.#calls, failedCalls: this.#failedCalls, droppedKeys: this.#droppedKeys };
   }
 
   /**
-   * Stops polling, reads the changes committed until now, and lets the queues drain for at most
-   * `flushMs`; calls still running then are aborted and their keys dropped (logged).
+   * Has the follower read the changes committed until now, stops following, and lets the queues drain
+   * for at most `flushMs`; calls still running then are aborted and their keys dropped (logged).
    */
   async stop(flushMs: number = PURGE_FLUSH_MS): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
-    this.#unwake?.();
-    clearTimeout(this.#timer);
-    await this.#serial(true);
+    await this.#changes.poll();
+    this.#unfollow?.();
     const drained = Promise.all(this.#queues.map((q) => q.draining));
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), flushMs); });
@@ -128,69 +110,15 @@ export class Purger {
     for (const q of this.#queues) if (q.pending.size > 0) this.#drop(q.sender, q.pending.take(), 'the process is stopping');
   }
 
-  /** Reads the changes since the last poll and queues their keys; the timer's work, callable directly (tests). */
+  /** Has the follower read the changes committed until now, whose keys are then queued (tests). */
   poll(): Promise<void> {
-    return this.#serial(true);
+    return this.#changes.poll();
   }
 
   /** Polls, then resolves once every target has sent (or dropped) what it had queued (tests, a CLI). */
   async settle(): Promise<void> {
-    await this.#serial(true);
+    await this.#changes.poll();
     for (let q = this.#queues.find((x) => x.draining); q !== undefined; q = this.#queues.find((x) => x.draining)) await q.draining;
-  }
-
-  /** `exact`: read `latestChange` even when the generation hint has not moved (it may lag another process). */
-  #serial(exact = false): Promise<void> {
-    this.#chain = this.#chain.then(() => this.#poll(exact));
-    return this.#chain;
-  }
-
-  #schedule(): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => this.#poke(), this.#options.pollMs ?? PURGE_POLL_MS);
-    this.#timer.unref();
-  }
-
-  /** Polls now, or right after the running poll (a wake during a poll may announce what it missed). */
-  #poke(): void {
-    if (this.#stopped) return;
-    if (this.#poking) {
-      this.#again = true;
-      return;
-    }
-    this.#poking = true;
-    clearTimeout(this.#timer);
-    void this.#serial().finally(() => {
-      this.#poking = false;
-      if (this.#again) {
-        this.#again = false;
-        this.#poke();
-      } else {
-        this.#schedule();
-      }
-    });
-  }
-
-  async #poll(exact: boolean): Promise<void> {
-    try {
-      // No commit since the last poll (PostgreSQL: none announced): not even the one indexed read.
-      const hint = this.#store.generationHint?.();
-      if (!exact && hint !== undefined && hint === this.#generation) return;
-      this.#generation = hint;
-      const latest = await this.#store.changes.latest();
-      if (latest < this.#cursor) this.#cursor = latest; // the database went back (restored): follow it
-      while (latest > this.#cursor) {
-        const events = await this.#store.changes.since(this.#cursor, CHANGES_PAGE_MAX);
-        if (events.length === 0) break;
-        this.#queue(events);
-        this.#cursor = events[events.length - 1]!.sequence;
-        if (events.length < CHANGES_PAGE_MAX) break;
-      }
-    } catch (err) {
-      // The store failed: the next poll reads from the same sequence.
-      this.#generation = undefined;
-      this.#options.log.warn({ err }, 'cdn purge: reading the change events failed (retried at the next poll)');
-    }
   }
 
   /**
@@ -206,6 +134,8 @@ export class Purger {
   }
 
   #queue(events: readonly ChangeEvent[]): void {
+    if (events.length === 0) return;
+    this.#sequence = events[events.length - 1]!.sequence;
     for (const q of this.#queues) {
       for (const e of events) q.pending.add(e);
       this.#kick(q);

@@ -2,17 +2,21 @@
 // events are the outbox (written in each change's own transaction); per webhook the store keeps a
 // cursor, a lease (one sender at a time, whichever instance) and a delivery log. A failed attempt is
 // retried with exponential backoff until a day after the first, then marked failed and passed; later
-// events wait meanwhile. The retry schedule is stored, so a restarted process picks it up.
+// events wait meanwhile. The retry schedule is stored, so a restarted process picks it up. New events
+// are heard of from the process's change follower (repository/change-follower.ts), whose batches a
+// webhook at the follower's cursor sends without reading them again (event-window.ts).
 import { randomUUID } from 'node:crypto';
 import type { ContentStore } from '../store/content-store.js';
 import type { ChangeEvent } from '../store/changes.js';
+import type { ChangeFollower } from '../repository/change-follower.js';
 import type { WebhookDelivery } from '../store/webhook-log.js';
 import { webhookPayload } from './webhook-events.js';
 import { postWebhook, type WebhookTarget } from './post-webhook.js';
+import { EventWindow } from './event-window.js';
 
-/** How often a sender looks for new changes: one cheap read (the newest sequence) per interval. */
-export const WEBHOOK_POLL_MS = 100;
-/** Events read per page. */
+/** A turn that could not finish (the webhook leased elsewhere, the store failing) is tried again after this. */
+export const WEBHOOK_RETRY_MS = 100;
+/** Events read per page, and kept from the follower's batches. */
 const PAGE = 100;
 
 export interface Backoff {
@@ -37,17 +41,18 @@ export interface WebhookSenderOptions {
   /** `publishing:` is on: publish events come from `<ws>@published` (webhook-events.ts). */
   readonly publishing: boolean;
   readonly log: SenderLog;
-  readonly intervalMs?: number;
+  readonly retryMs?: number;
   readonly backoff?: Partial<Backoff>;
   /** How long a claim holds a webhook (tests); default its timeout + 30 s. */
   readonly leaseMs?: number;
   /** The clock of attempts and backoff (tests); leases use the database's. */
   readonly now?: () => number;
-  /** Calls `poke` when a change is committed (PostgreSQL's notification); returns what stops it. */
-  readonly wake?: (poke: () => void) => () => void;
 }
 
 export type SenderStore = Pick<ContentStore, 'changes' | 'webhooks'>;
+
+/** How a turn ended: every event sent, waiting for a retry's time, or to be tried again shortly. */
+type TurnOutcome = 'caughtUp' | 'backoff' | 'again';
 
 interface HookState {
   readonly target: WebhookTarget;
@@ -56,104 +61,118 @@ interface HookState {
   /** No attempt is due before this (a backoff seen here or in the store). */
   wakeAt: number;
   running: Promise<void> | undefined;
+  /** Gives the webhook a turn at `wakeAt`. */
+  timer: NodeJS.Timeout | undefined;
 }
 
 export class WebhookSender {
   readonly #store: SenderStore;
+  readonly #changes: ChangeFollower;
   readonly #options: WebhookSenderOptions;
   readonly #backoff: Backoff;
   readonly #hooks: HookState[];
   /** Names this process's leases; a lease outlives any one attempt. */
   readonly #owner = randomUUID();
-  #timer: NodeJS.Timeout | undefined;
-  #ticking: Promise<void> | undefined;
-  /** A wake came while a poll ran: poll again when it ends (it may have read before the commit). */
-  #again = false;
-  #unwake: (() => void) | undefined;
+  /** The events the follower handed out lately, for the webhooks at its cursor. */
+  #window = new EventWindow(undefined, PAGE);
+  #unfollow: (() => void) | undefined;
   #stopped = false;
 
-  constructor(store: SenderStore, targets: readonly WebhookTarget[], options: WebhookSenderOptions) {
+  constructor(store: SenderStore, changes: ChangeFollower, targets: readonly WebhookTarget[], options: WebhookSenderOptions) {
     this.#store = store;
+    this.#changes = changes;
     this.#options = options;
     this.#backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
-    this.#hooks = targets.map((target) => ({ target, known: -1, wakeAt: 0, running: undefined }));
+    this.#hooks = targets.map((target) => ({ target, known: -1, wakeAt: 0, running: undefined, timer: undefined }));
   }
 
   /**
    * Creates the cursors of new webhooks at the newest change (what happened before a webhook existed
-   * is not sent), then polls every interval; the timer never keeps the process alive.
+   * is not sent), then gives every webhook a turn from its stored cursor (a backlog left by an earlier
+   * process), and a turn whenever the follower hands out events after it.
    */
   async start(): Promise<void> {
     for (const h of this.#hooks) {
       const claim = await this.#store.webhooks.claim(h.target.filter.name, this.#owner, this.#leaseMs(h));
       if (claim.acquired) await this.#store.webhooks.release(h.target.filter.name, this.#owner);
     }
-    this.#tick();
-    this.#timer = setInterval(() => this.#tick(), this.#options.intervalMs ?? WEBHOOK_POLL_MS);
-    this.#timer.unref();
-    this.#unwake = this.#options.wake?.(() => this.#tick(true));
+    // In one step: the window starts at the cursor the follower hands out events after.
+    this.#unfollow = this.#changes.follow((events, after) => this.#heard(events, after));
+    this.#window = new EventWindow(this.#changes.stats().sequence, PAGE);
+    for (const h of this.#hooks) this.#consider(h, true);
   }
 
   /** No further attempts; resolves once those in flight have ended and their leases are given up. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    clearInterval(this.#timer);
-    this.#unwake?.();
-    await this.#ticking;
+    this.#unfollow?.();
+    for (const h of this.#hooks) clearTimeout(h.timer);
     await Promise.all(this.#hooks.map((h) => h.running));
   }
 
-  #tick(woken = false): void {
-    if (this.#stopped) return;
-    if (this.#ticking !== undefined) {
-      if (woken) this.#again = true;
+  #heard(events: readonly ChangeEvent[], after: number): void {
+    this.#window.add(events, after);
+    for (const h of this.#hooks) this.#consider(h);
+  }
+
+  /** Starts a turn on the webhook when it has events to send and no backoff runs; `force`: whatever it knows. */
+  #consider(h: HookState, force = false): void {
+    if (this.#stopped || h.running !== undefined) return;
+    clearTimeout(h.timer);
+    const now = this.#now();
+    if (now < h.wakeAt) {
+      h.timer = setTimeout(() => this.#consider(h), h.wakeAt - now);
+      h.timer.unref();
       return;
     }
-    this.#ticking = this.#poll()
-      .catch((err: unknown) => this.#options.log.error({ err }, 'webhooks: reading the change events failed (retried)'))
-      .finally(() => {
-        this.#ticking = undefined;
-        if (this.#again) {
-          this.#again = false;
-          this.#tick();
-        }
-      });
+    const end = this.#window.end;
+    if (!force && (end === undefined || end <= h.known)) return;
+    h.running = this.#turn(h, end);
   }
 
-  async #poll(): Promise<void> {
-    const latest = await this.#store.changes.latest();
-    if (this.#stopped) return; // stop() came while reading: start nothing it would not wait for
-    const now = this.#now();
-    for (const h of this.#hooks) {
-      if (h.running !== undefined || latest <= h.known || now < h.wakeAt) continue;
-      h.running = this.#work(h)
-        .catch((err: unknown) => this.#options.log.error({ err, webhook: h.target.filter.name }, 'webhooks: sending failed (retried)'))
-        .finally(() => { h.running = undefined; });
+  async #turn(h: HookState, end: number | undefined): Promise<void> {
+    let outcome: TurnOutcome = 'again';
+    const before = h.known;
+    try {
+      outcome = await this.#work(h);
+    } catch (err) {
+      this.#options.log.error({ err, webhook: h.target.filter.name }, 'webhooks: sending failed (retried)');
     }
+    h.running = undefined;
+    this.#window.dropThrough(Math.min(...this.#hooks.map((x) => x.known)));
+    // Caught up without moving while the window says more is there (the store went back below the
+    // window): looked at again later rather than at once, as a webhook leased elsewhere is.
+    const stuck = outcome === 'caughtUp' && h.known === before && end === this.#window.end && (end ?? -1) > h.known;
+    if (outcome === 'again' || stuck) h.wakeAt = this.#now() + (this.#options.retryMs ?? WEBHOOK_RETRY_MS);
+    this.#consider(h);
   }
 
-  /** One turn on a webhook: under its lease, every event after the cursor, until caught up or a backoff. */
-  async #work(h: HookState): Promise<void> {
+  /**
+   * One turn on a webhook: under its lease, every event after the cursor, until caught up or a backoff.
+   * The events come from the window when it reaches back to the cursor, else from the store a page at
+   * a time: the stored cursor, never the follower's, says what is owed.
+   */
+  async #work(h: HookState): Promise<TurnOutcome> {
     const name = h.target.filter.name;
     const log = this.#store.webhooks;
     const lease = this.#leaseMs(h);
     const claim = await log.claim(name, this.#owner, lease);
     h.known = claim.sequence;
-    if (!claim.acquired) return; // another instance is sending it
+    if (!claim.acquired) return 'again'; // another instance is sending it
     let cursor = claim.sequence;
     let saved = cursor;
     try {
       for (;;) {
-        const events = await this.#store.changes.since(cursor, PAGE);
-        if (events.length === 0) break;
+        const events = this.#window.after(cursor, PAGE) ?? await this.#store.changes.since(cursor, PAGE);
+        if (events.length === 0) return 'caughtUp';
         for (const event of events) {
-          if (this.#stopped) return;
+          if (this.#stopped) return 'again';
           const done = await this.#deliver(h, event);
-          if (!done) return;
+          if (!done) return 'backoff';
           cursor = event.sequence;
           // Skipped events need no write of their own: the next advance covers them.
           if (done === 'sent') {
-            if (!(await log.advance(name, this.#owner, cursor, lease))) return; // the lease ran out and was taken
+            if (!(await log.advance(name, this.#owner, cursor, lease))) return 'again'; // the lease ran out and was taken
             saved = cursor;
           }
         }

@@ -12,7 +12,7 @@ import { SubtreeCache, type SubtreeCacheOptions } from './subtree-cache.js';
 import { listVersions, readVersion, type VersionRead } from './versions.js';
 import type { VersionInfo } from '../store/versions.js';
 import { readChildPages, type ChildPage, type ChildPageRequest } from '../store/child-pages.js';
-import { ChangeFeed } from '../store/change-feed.js';
+import { ChangeFollower } from './change-follower.js';
 import type { Dependencies } from './dependencies.js';
 import { recordingSession } from './recording-session.js';
 import { takenAlongBy } from './publish-rules.js';
@@ -59,11 +59,17 @@ export interface ReadAccess {
 export class Repository {
   readonly #subtrees: SubtreeCache;
   readonly #takenAlong: (type: string) => boolean;
-  /** The store's change events, read once for every cache of this process (subtrees, responses). */
-  readonly changes: ChangeFeed;
+  /**
+   * The store's change events, read once for everything of this process that follows them (the caches,
+   * and where a server passes its own, the purger, the webhook sender and the metrics).
+   */
+  readonly changes: ChangeFollower;
 
-  constructor(readonly store: ContentStore, readonly types: NodeTypeRegistry, cache: SubtreeCacheOptions = {}) {
-    this.changes = new ChangeFeed(store);
+  constructor(
+    readonly store: ContentStore, readonly types: NodeTypeRegistry, cache: SubtreeCacheOptions = {},
+    changes: ChangeFollower = new ChangeFollower(store),
+  ) {
+    this.changes = changes;
     this.#subtrees = new SubtreeCache(store, this.changes, cache);
     this.#takenAlong = takenAlongBy(types);
   }

@@ -6,7 +6,7 @@
 // is ever served.
 import type { ContentStore } from '../store/content-store.js';
 import type { NodeRecord } from '../store/rows.js';
-import type { ChangeBatch, ChangeFeed } from '../store/change-feed.js';
+import type { ChangeBatch, ChangeFollower } from './change-follower.js';
 import type { ChangeEvent } from '../store/changes.js';
 import { ByteLru, stringBytes } from '../cache/byte-lru.js';
 import { digestKey, LONGEST_CACHED_PATH } from '../cache/digest-key.js';
@@ -37,7 +37,7 @@ const keyBytes = (key: string): number => 2 * stringBytes(key);
 
 export class SubtreeCache {
   readonly #store: ContentStore;
-  readonly #feed: ChangeFeed;
+  readonly #feed: ChangeFollower;
   readonly #maxPerEntry: number;
   readonly #entries: ByteLru<string, readonly NodeRecord[]>;
   /** The depths entries were read with (few: the endpoints' depths), to find entries by root path. */
@@ -45,7 +45,7 @@ export class SubtreeCache {
   /** Increases with every change applied: rows read before one are not stored after it. */
   #epoch = 0;
 
-  constructor(store: ContentStore, feed: ChangeFeed, o: SubtreeCacheOptions = {}) {
+  constructor(store: ContentStore, feed: ChangeFollower, o: SubtreeCacheOptions = {}) {
     this.#store = store;
     this.#feed = feed;
     this.#entries = new ByteLru(o.maxBytes ?? DEFAULT_SUBTREE_CACHE_BYTES);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeKeys, nodeKey } from '../../src/repository/dependencies.js';
 import { importPaths } from '../../src/ingest/run-import.js';
 import { Purger } from '../../src/notify/purger.js';
+import { ChangeFollower } from '../../src/repository/change-follower.js';
 import { purgeSenders } from '../../src/notify/purge-targets.js';
 import { PostgresStore } from '../../src/store/postgres/store.js';
 import { publishedWorkspace } from '../../src/model/workspaces.js';
@@ -36,6 +37,7 @@ const WEBSITE = `
 let t: TestApp;
 let receivers: PurgeReceiver[];
 let purger: Purger;
+let changes: ChangeFollower;
 let dir: string;
 
 beforeAll(async () => {
@@ -54,14 +56,16 @@ beforeAll(async () => {
     { type: 'http', url: hook.url, secretEnv: 'T3' },
   ], { T1: 'a', T2: 'b', T3: 'c' });
   const store = t.store;
-  purger = new Purger(store, senders, {
-    log: { info: () => undefined, warn: () => undefined, error: () => undefined }, pollMs: 20,
-    ...(store instanceof PostgresStore ? { wake: (poke: () => void) => store.onChange(poke) } : {}),
+  changes = new ChangeFollower(store, {
+    pollMs: 20, ...(store instanceof PostgresStore ? { wake: (poke: () => void) => store.onChange(poke) } : {}),
   });
-  await purger.start();
+  await changes.start();
+  purger = new Purger(changes, senders, { log: { info: () => undefined, warn: () => undefined, error: () => undefined } });
+  purger.start();
 });
 afterAll(async () => {
   await purger?.stop(0);
+  await changes?.stop();
   await Promise.all((receivers ?? []).map((r) => r.close()));
   await t?.close();
   rmSync(dir, { recursive: true, force: true });

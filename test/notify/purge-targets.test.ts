@@ -6,14 +6,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { changeKeys, endpointKey, touchedKey, workspaceKey } from '../../src/repository/dependencies.js';
 import type { ChangeEvent, ChangedNode } from '../../src/store/changes.js';
 import { verifySignature } from '../../src/notify/signature.js';
-import { Purger, type PurgeLog, type PurgeStore } from '../../src/notify/purger.js';
+import { Purger, type PurgeLog } from '../../src/notify/purger.js';
+import { ChangeFollower, type FollowedStore } from '../../src/repository/change-follower.js';
 import { purgeSenders } from '../../src/notify/purge-targets.js';
 import type { PurgeTarget } from '../../src/config/notify-config.js';
 import { allKeys, keysOf, startReceiver, type PurgeReceiver } from './purge-receiver.js';
 
 const ENV = { H_PURGE_FASTLY: 'fastly-token', H_PURGE_CF: 'cf-token', H_PURGE_SECRET: 'hook-secret' };
 
-class FakeStore implements PurgeStore {
+class FakeStore implements FollowedStore {
   readonly events: ChangeEvent[] = [];
   readonly changes = {
     latest: async (): Promise<number> => this.events.at(-1)?.sequence ?? 0,
@@ -40,6 +41,15 @@ let fastly: PurgeReceiver;
 let cloudflare: PurgeReceiver;
 let hook: PurgeReceiver;
 let purger: Purger | undefined;
+const followers: ChangeFollower[] = [];
+
+/** The process's change follower over `store`, started, polling once a minute (tests settle instead). */
+async function followerOf(store: FakeStore): Promise<ChangeFollower> {
+  const f = new ChangeFollower(store, { pollMs: 60_000 });
+  followers.push(f);
+  await f.start();
+  return f;
+}
 
 beforeEach(async () => {
   [fastly, cloudflare, hook] = await Promise.all([startReceiver('{"k":"purge-id"}'), startReceiver(), startReceiver('')]);
@@ -47,6 +57,7 @@ beforeEach(async () => {
 afterEach(async () => {
   await purger?.stop(0);
   purger = undefined;
+  for (const f of followers.splice(0)) await f.stop();
   await Promise.all([fastly.close(), cloudflare.close(), hook.close()]);
 });
 
@@ -57,7 +68,7 @@ const targets = (): PurgeTarget[] => [
 ];
 
 async function started(store: FakeStore, options: { retryBaseMs?: number; pendingKeysMax?: number; log?: PurgeLog } = {}): Promise<Purger> {
-  purger = new Purger(store, purgeSenders(targets(), ENV), { log: options.log ?? recorder(), pollMs: 60_000, retryBaseMs: options.retryBaseMs ?? 1, ...(options.pendingKeysMax !== undefined ? { pendingKeysMax: options.pendingKeysMax } : {}) });
+  purger = new Purger(await followerOf(store), purgeSenders(targets(), ENV), { log: options.log ?? recorder(), retryBaseMs: options.retryBaseMs ?? 1, ...(options.pendingKeysMax !== undefined ? { pendingKeysMax: options.pendingKeysMax } : {}) });
   await purger.start();
   return purger;
 }
@@ -116,7 +127,7 @@ describe('purge calls in the vendors\' forms', () => {
 
   it('sends no signature to an http target without a secret', async () => {
     const store = new FakeStore();
-    purger = new Purger(store, purgeSenders([{ type: 'http', url: hook.url }], {}), { log: recorder(), pollMs: 60_000 });
+    purger = new Purger(await followerOf(store), purgeSenders([{ type: 'http', url: hook.url }], {}), { log: recorder() });
     await purger.start();
     store.change('website', 1);
     await purger.settle();
@@ -162,7 +173,7 @@ describe('purge calls in the vendors\' forms', () => {
     fastly.fail(403);
     await cloudflare.close();
     cloudflare = await startReceiver('{"success":false,"errors":[{"code":1134}]}');
-    const cf = new Purger(store, purgeSenders([{ type: 'cloudflare', zoneId: 'Z', tokenEnv: 'H_PURGE_CF', baseUrl: cloudflare.url }], ENV), { log, pollMs: 60_000, retryBaseMs: 1 });
+    const cf = new Purger(await followerOf(store), purgeSenders([{ type: 'cloudflare', zoneId: 'Z', tokenEnv: 'H_PURGE_CF', baseUrl: cloudflare.url }], ENV), { log, retryBaseMs: 1 });
     await cf.start();
     store.change('website', 1);
     await Promise.all([p.settle(), cf.settle()]);

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { WebhookSender } from '../../src/notify/webhook-sender.js';
+import { ChangeFollower } from '../../src/repository/change-follower.js';
 import { webhookTargets } from '../../src/notify/post-webhook.js';
 import { startReceiver, until, type Receiver } from './receiver.js';
 import { writeNodes } from '../../src/repository/writes.js';
@@ -23,13 +24,16 @@ it('verifies a real delivery with the secret, and refuses a wrong secret, anothe
   receiver = await startReceiver();
   store = new SqliteStore({ file: ':memory:' });
   await store.open();
-  const sender = new WebhookSender(store, webhookTargets([{ name: 'example', url: receiver.url, secretEnv: 'S' }], { S: 'the-secret' }), {
-    publishing: false, log: { info: () => undefined, warn: () => undefined, error: () => undefined }, intervalMs: 10,
+  const changes = new ChangeFollower(store, { pollMs: 10 });
+  await changes.start();
+  const sender = new WebhookSender(store, changes, webhookTargets([{ name: 'example', url: receiver.url, secretEnv: 'S' }], { S: 'the-secret' }), {
+    publishing: false, log: { info: () => undefined, warn: () => undefined, error: () => undefined }, retryMs: 10,
   });
   await sender.start();
   await writeNodes(store, 'website', [{ op: 'create', parentPath: '/', node: { name: 'home', properties: [], children: [], field: '' } }], { by: 'test' });
   await until(() => receiver!.received.length === 1, () => receiver!.received);
   await sender.stop();
+  await changes.stop();
   const { body, headers } = receiver.received[0]!;
   const header = headers['petal-signature'] as string;
   expect(verifyPetalSignature('the-secret', body, header)).toBe(true);

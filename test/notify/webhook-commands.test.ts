@@ -11,6 +11,7 @@ import type { ContentStore } from '../../src/store/content-store.js';
 import type { WebhookConfig } from '../../src/config/notify-config.js';
 import { webhooksCommand } from '../../src/notify/webhook-commands.js';
 import { WebhookSender } from '../../src/notify/webhook-sender.js';
+import { ChangeFollower } from '../../src/repository/change-follower.js';
 import { webhookTargets } from '../../src/notify/post-webhook.js';
 import { BACKENDS, type OpenBackend } from '../store/publish-backends.js';
 import { freshWorkspace } from '../conformance/drafts.js';
@@ -62,13 +63,16 @@ for (const backend of BACKENDS) {
       const store = open!.store;
       const ws = freshWorkspace('cli');
       const config: WebhookConfig = { name: `cli-${backend.name}`, url: receiver.url, secretEnv: 'PETAL_CLI_HOOK_SECRET', workspaces: [ws] };
-      const sender = new WebhookSender(store, webhookTargets([config], { PETAL_CLI_HOOK_SECRET: SECRET }), {
-        publishing: false, log: { info: () => undefined, warn: () => undefined, error: () => undefined }, intervalMs: 10, backoff: { initialMs: 5, giveUpMs: 30 },
+      const changes = new ChangeFollower(store, { pollMs: 10 });
+      await changes.start();
+      const sender = new WebhookSender(store, changes, webhookTargets([config], { PETAL_CLI_HOOK_SECRET: SECRET }), {
+        publishing: false, log: { info: () => undefined, warn: () => undefined, error: () => undefined }, retryMs: 10, backoff: { initialMs: 5, giveUpMs: 30 },
       });
       await sender.start();
       await writeNodes(store, ws, [{ op: 'create', parentPath: '/', node: { name: 'page', properties: [], children: [], field: '' } }], { by: 'cli' });
       await until(async () => (await store.webhooks.deliveries({ webhook: config.name, status: 'failed', limit: 1 })).length === 1, () => receiver.received.length);
       await sender.stop();
+      await changes.stop();
       const petal = (...args: string[]) => capture(() => webhooksCommand(args, async () => ({ store: unclosable(store), url: 'test', config: { webhooks: [config] } })));
 
       const failed = await petal('log', '--failed', '--json');

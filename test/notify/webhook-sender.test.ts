@@ -1,13 +1,15 @@
 // Webhooks (issue 18): the sender against each real store and a local receiver. At least once and in
 // order per webhook: a receiver failing 3 times gets that event again after each failure, then every
 // later event once; a change committed while no sender runs (or while one was stopped in a backoff) is
-// delivered after a restart; two senders on one database send each event once; a delivery failing
+// delivered after a restart; a sender at the change follower's cursor sends its batches without reading
+// them again; two senders on one database send each event once; a delivery failing
 // for the whole retry window is marked failed and the later events go on; signed, filtered; publish
 // and unpublish with publishing on.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentStore } from '../../src/store/content-store.js';
 import type { WebhookConfig } from '../../src/config/notify-config.js';
 import { WebhookSender, type WebhookSenderOptions, type SenderLog } from '../../src/notify/webhook-sender.js';
+import { ChangeFollower, type ChangeFollowerOptions } from '../../src/repository/change-follower.js';
 import { webhookTargets } from '../../src/notify/post-webhook.js';
 import { verifySignature } from '../../src/notify/signature.js';
 import { BACKENDS, type OpenBackend } from '../store/publish-backends.js';
@@ -38,6 +40,7 @@ for (const backend of BACKENDS) {
     let store: ContentStore;
     let receiver: Receiver;
     const senders: WebhookSender[] = [];
+    const followers: ChangeFollower[] = [];
     beforeAll(async () => {
       open = await backend.open();
       store = open.store;
@@ -45,12 +48,16 @@ for (const backend of BACKENDS) {
     afterAll(async () => { await open?.close(); });
     afterEach(async () => {
       for (const s of senders.splice(0)) await s.stop();
+      for (const f of followers.splice(0)) await f.stop();
       await receiver?.close();
     });
 
-    /** A sender of one webhook on `on`, polling fast, with short backoffs. */
-    async function sender(config: WebhookConfig, more: Partial<WebhookSenderOptions> = {}, on: ContentStore = store): Promise<WebhookSender> {
-      const s = new WebhookSender(on, webhookTargets([config], env), { publishing: false, log: quietLog(), intervalMs: 10, backoff: { initialMs: 20, maxMs: 40 }, ...more });
+    /** A sender of one webhook on `on` (a process: its own change follower, polling fast), with short backoffs. */
+    async function sender(config: WebhookConfig, more: Partial<WebhookSenderOptions> = {}, on: ContentStore = store, changes: ChangeFollowerOptions = {}): Promise<WebhookSender> {
+      const follower = new ChangeFollower(on, { pollMs: 10, ...changes });
+      followers.push(follower);
+      await follower.start();
+      const s = new WebhookSender(on, follower, webhookTargets([config], env), { publishing: false, log: quietLog(), retryMs: 10, backoff: { initialMs: 20, maxMs: 40 }, ...more });
       senders.push(s);
       await s.start();
       return s;
@@ -82,13 +89,38 @@ for (const backend of BACKENDS) {
       const ws = freshWorkspace('wake');
       let poke: (() => void) | undefined;
       // A poll an hour away: only the wake can deliver in time.
-      await sender(hook(ws), { intervalMs: 3_600_000, wake: (p) => { poke = p; return () => { poke = undefined; }; } });
+      await sender(hook(ws), {}, store, { pollMs: 3_600_000, wake: (p) => { poke = p; return () => { poke = undefined; }; } });
       await new Promise((r) => setTimeout(r, 500)); // the start's own poll is over (no sign of it; room for a loaded machine)
       await create(store, ws, '/woken');
       expect(receiver.received).toHaveLength(0);
       poke!();
       await until(() => receiver.received.length === 1, paths);
       expect(paths()).toEqual(['/woken']);
+    });
+
+    it('rides the change follower: a webhook at its cursor sends the events it hands out without reading them again', async () => {
+      receiver = await startReceiver(() => 204);
+      const ws = freshWorkspace('ride');
+      let reads = 0;
+      const changes = { since: (s: number, l: number) => { reads++; return store.changes.since(s, l); }, latest: () => store.changes.latest() };
+      const counting = new Proxy(store, {
+        get(target, prop, receiver) {
+          if (prop === 'changes') return changes;
+          const v = Reflect.get(target, prop, receiver) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+      // The follower reads the real store; the sender's own reads are counted.
+      const follower = new ChangeFollower(store, { pollMs: 10 });
+      followers.push(follower);
+      await follower.start();
+      const s = new WebhookSender(counting, follower, webhookTargets([hook(ws)], env), { publishing: false, log: quietLog(), retryMs: 10 });
+      senders.push(s);
+      await s.start();
+      for (const p of ['/a', '/b', '/c']) await create(store, ws, p);
+      await until(() => receiver.received.length >= 3, paths);
+      expect(paths()).toEqual(['/a', '/b', '/c']);
+      expect(reads).toBe(0);
     });
 
     it('delivers after a restart what was committed while no sender ran, and resumes a backoff', async () => {

@@ -1,11 +1,11 @@
-// The change feed through the store interface, on SQLite and (with PETAL_TEST_PG) on PostgreSQL: the
-// first sync resets, each later generation hands out the events committed since, a generation
-// already synced costs nothing, and events that cannot be read (a failing store, a full page, a
-// database that went back) are handed out as a reset.
+// The change follower as the caches see it (`subscribe`, `sync`), through the store interface on SQLite
+// and (with PETAL_TEST_PG) on PostgreSQL: the first sync resets, each later generation hands out the
+// events committed since, a generation already synced costs nothing, and events that cannot be read (a
+// failing store, a full page, a database that went back) are handed out as a reset.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ChangeFeed, type ChangeBatch } from '../../src/store/change-feed.js';
+import { ChangeFollower, type ChangeBatch } from '../../src/repository/change-follower.js';
 import { CHANGES_PAGE_MAX, type ChangeEvent } from '../../src/store/changes.js';
 import type { ChangeLog, ContentStore } from '../../src/store/content-store.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
@@ -42,7 +42,7 @@ function page(name: string): ImportDocument {
   return { source: 'test', workspace: 'website', parentPath: '/', blobs: [], roots: [{ name, type: 'cms:page', mixins: [], properties: [], children: [] }] };
 }
 
-function listen(feed: ChangeFeed): ChangeBatch[] {
+function listen(feed: ChangeFollower): ChangeBatch[] {
   const seen: ChangeBatch[] = [];
   feed.subscribe((b) => seen.push(b));
   return seen;
@@ -62,11 +62,11 @@ function withChanges(store: ContentStore, o: { since?: ChangeLog['since']; lates
 
 for (const kind of ['sqlite', 'postgres'] as const) {
   // PostgreSQL is skipped without PETAL_TEST_PG: it needs a server (.ci/run always sets it).
-  describe.skipIf(kind === 'postgres' && pgUrl === '')(`change feed (${kind})`, () => {
+  describe.skipIf(kind === 'postgres' && pgUrl === '')(`change follower, the caches' view (${kind})`, () => {
     it('resets first, then hands out each change once, in order; an unchanged generation costs nothing', async () => {
       const store = await openStore(kind);
       await importDocuments(store, [page('before')], { onUuidCollision: 'new' });
-      const feed = new ChangeFeed(store);
+      const feed = new ChangeFollower(store);
       const seen = listen(feed);
       await feed.sync(await store.generation());
       expect(seen).toEqual([{ kind: 'reset' }]);
@@ -85,7 +85,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     it('a failure to read events is a reset, and so is the next change (the sequence is unknown until read again)', async () => {
       const store = await openStore(kind);
       let fail = false;
-      const feed = new ChangeFeed(withChanges(store, {
+      const feed = new ChangeFollower(withChanges(store, {
         since: async (s, l) => { if (fail) throw new Error('store unreachable'); return store.changes.since(s, l); },
       }));
       const seen = listen(feed);
@@ -106,7 +106,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     it('a full page of events (a backlog) is a reset', async () => {
       const store = await openStore(kind);
       let full = false;
-      const feed = new ChangeFeed(withChanges(store, {
+      const feed = new ChangeFollower(withChanges(store, {
         since: async (s, l) => {
           const events = await store.changes.since(s, l);
           return full ? Array.from({ length: CHANGES_PAGE_MAX }, () => events[0]!) : events;
@@ -123,7 +123,7 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     it('an older generation with fewer events than were handed out (a restored database) is a reset', async () => {
       const store = await openStore(kind);
       let latest: number | undefined;
-      const feed = new ChangeFeed(withChanges(store, { latest: async () => latest ?? store.changes.latest() }));
+      const feed = new ChangeFollower(withChanges(store, { latest: async () => latest ?? store.changes.latest() }));
       const seen = listen(feed);
       await importDocuments(store, [page('a')], { onUuidCollision: 'new' });
       await feed.sync(await store.generation());
