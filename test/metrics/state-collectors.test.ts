@@ -9,7 +9,8 @@ import type { Repository } from '../../src/repository/session.js';
 
 /** Sources whose repository and renditions are not scraped by these tests (only what registering reads). */
 function sources(responseCache: () => ResponseCacheTotals | null): StateSources {
-  const repository = { store: { latestChange: async () => 0 } } as unknown as Repository;
+  const changes = { follow: () => () => undefined, poll: async () => undefined, stats: () => ({ sequence: 0 }) };
+  const repository = { changes } as unknown as Repository;
   return { responseCache, repository, renditions: { cache: {} } as unknown as RenditionService };
 }
 

@@ -5,7 +5,7 @@
 // cannot describe (truncated: a large import) is dropped and loaded again on its next query; one
 // whose delta grew past the threshold is rebuilt in the background while base + delta keep serving.
 // Event reads and applications run one at a time (`#serial`), so none is missed or interleaved.
-// It reads the events through its ColumnSource rather than the process's ChangeFeed (store/change-feed.ts):
+// It reads the events through its ColumnSource rather than the process's change follower (repository/change-follower.ts, a layer above):
 // the index lives below the ContentStore interface, on the connection (or replica) its rows come from.
 import { CHANGES_PAGE_MAX, type ChangeEvent } from '../changes.js';
 import type { ColumnSource } from './column-source.js';
