@@ -4,7 +4,7 @@
 import type { ContentStore } from '../store/content-store.js';
 import { NodeWriteError, type NodeWriteGuard } from '../repository/node-write.js';
 import { publishedWorkspace } from '../model/workspaces.js';
-import type { NewSchedule, Schedule, ScheduleAction, ScheduleRunAs } from '../store/schedules.js';
+import type { NewSchedule, Schedule, ScheduleAction } from '../store/schedules.js';
 import type { NodeRecord } from '../store/rows.js';
 import { publishState, publishVersion, unpublishState } from '../repository/writes.js';
 import type { VersionInfo } from '../store/versions.js';
@@ -35,20 +35,15 @@ export function publishingStore(store: ContentStore): PublishingStore {
   };
 }
 
-export interface PublishRequest {
-  readonly action: ScheduleAction;
-  /** The logical workspace (`website`, never `website@published`). */
-  readonly workspace: string;
-  readonly path: string;
-  readonly recursive: boolean;
-  readonly comment?: string;
-  readonly by: string;
+/**
+ * What a schedule made of it would keep (`workspace` the logical one, `website`, never
+ * `website@published`; `runAs` whose rights it is checked against when it runs: the caller's).
+ */
+export interface PublishRequest extends Omit<NewSchedule, 'due'> {
   /** When it should happen; absent, now or past: at once. */
   readonly at?: Date;
   /** The caller's permissions; absent for the operator's CLI. */
   readonly guard?: NodeWriteGuard;
-  /** Whose rights a schedule made of this request is checked against when it runs (the caller's). */
-  readonly runAs: ScheduleRunAs;
   /** Node types a non-recursive publish takes along (repository/publish-rules.ts takenAlongBy). */
   readonly takenAlong: (type: string) => boolean;
 }

@@ -15,6 +15,7 @@ import { sendError } from '../error-handler.js';
 import { isPreviewRequest, PREVIEW_CACHE_CONTROL } from '../content-state.js';
 import type { TransformPolicy } from '../../assets/image-transform.js';
 import { requestedTransform, sendImage, type ImageSource } from './send-image.js';
+import { readOnlyRoutes } from './read-only-routes.js';
 
 export interface AssetRouteOptions {
   readonly repository: Repository;
@@ -122,12 +123,5 @@ export function registerDamRoutes(app: FastifyInstance, o: ImageRouteOptions): v
     return sendImage(request, reply, o, asset, undefined, transform);
   };
   const prefix = `${o.contextPath}${DAM_PREFIX}`;
-  for (const url of [prefix, `${prefix}/*`]) {
-    app.route({ method: ['GET', 'HEAD'], url, handler });
-    app.route({
-      method: ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
-      url,
-      handler: async (_request, reply) => sendError(reply.header('allow', 'GET, HEAD'), 'methodNotAllowed', 'Assets are read-only: use GET'),
-    });
-  }
+  readOnlyRoutes(app, prefix, handler, 'Assets are read-only: use GET');
 }

@@ -13,6 +13,7 @@ import type { ThemeRegistry } from '../../assets/themes.js';
 import { sendError } from '../error-handler.js';
 import { segmentsAfter, type ImageRouteOptions } from './dam.js';
 import { requestedTransform, sendImage } from './send-image.js';
+import { readOnlyRoutes } from './read-only-routes.js';
 
 export interface ImagingRouteOptions extends ImageRouteOptions {
   readonly themes: ThemeRegistry;
@@ -64,12 +65,5 @@ export function registerImagingRoutes(app: FastifyInstance, o: ImagingRouteOptio
     return sendImage(request, reply, o, asset, variation, transform);
   };
   const prefix = `${o.contextPath}${IMAGING_PREFIX}`;
-  for (const url of [prefix, `${prefix}/*`]) {
-    app.route({ method: ['GET', 'HEAD'], url, handler });
-    app.route({
-      method: ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
-      url,
-      handler: async (_request, reply) => sendError(reply.header('allow', 'GET, HEAD'), 'methodNotAllowed', 'Renditions are read-only: use GET'),
-    });
-  }
+  readOnlyRoutes(app, prefix, handler, 'Renditions are read-only: use GET');
 }
