@@ -10,7 +10,7 @@ import { checkQueryText, firstValue, parseMethod, type QueryParams } from '../..
 import type { Repository } from '../../repository/session.js';
 import { errorBody, sendError } from '../error-handler.js';
 import type { SecurityService } from '../../security/security-service.js';
-import { DEFAULT_LINKS, type LinkConfig } from '../../delivery/links.js';
+import { DEFAULT_LINKS, type LinkConfig } from '../../config/link-config.js';
 import type { ThemeInfo } from '../../delivery/resolvers/reference-renderer.js';
 import { LIMITS } from '../limits.js';
 import { etagOf, ifNoneMatchHits } from '../etag.js';
