@@ -12,7 +12,7 @@ import { loadDefinitions } from '../src/delivery/load-definitions.js';
 import { outputNameFor } from '../src/model/names.js';
 import { NodeTypeRegistry } from '../src/repository/node-types.js';
 import { Repository } from '../src/repository/session.js';
-import { loadSecurity } from '../src/security/security-config.js';
+import { loadSecurity } from '../src/config/security-config.js';
 import { SecurityService } from '../src/security/security-service.js';
 import { SqliteStore } from '../src/store/sqlite/store.js';
 import type { ImportDocument, NodeDraft } from '../src/repository/import-document.js';

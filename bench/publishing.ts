@@ -19,7 +19,7 @@ const { outputNameFor } = await load<typeof import('../src/model/names.js')>('mo
 const { NodeTypeRegistry } = await load<typeof import('../src/repository/node-types.js')>('repository/node-types.js');
 const { takenAlongBy } = await load<typeof import('../src/repository/publish-rules.js')>('repository/publish-rules.js');
 const { Repository } = await load<typeof import('../src/repository/session.js')>('repository/session.js');
-const { loadSecurity } = await load<typeof import('../src/security/security-config.js')>('security/security-config.js');
+const { loadSecurity } = await load<typeof import('../src/config/security-config.js')>('config/security-config.js');
 const { SecurityService } = await load<typeof import('../src/security/security-service.js')>('security/security-service.js');
 
 const [target = 'sqlite', roundsText = '10', secondsText = '5'] = process.argv.slice(2).filter((a) => a !== '--dist');

@@ -18,7 +18,7 @@ const { loadDefinitions } = await load<typeof import('../src/delivery/load-defin
 const { outputNameFor } = await load<typeof import('../src/model/names.js')>('model/names.js');
 const { NodeTypeRegistry } = await load<typeof import('../src/repository/node-types.js')>('repository/node-types.js');
 const { Repository } = await load<typeof import('../src/repository/session.js')>('repository/session.js');
-const { loadSecurity } = await load<typeof import('../src/security/security-config.js')>('security/security-config.js');
+const { loadSecurity } = await load<typeof import('../src/config/security-config.js')>('config/security-config.js');
 const { SecurityService } = await load<typeof import('../src/security/security-service.js')>('security/security-service.js');
 const { SqliteStore } = await load<typeof import('../src/store/sqlite/store.js')>('store/sqlite/store.js');
 

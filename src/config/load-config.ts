@@ -12,9 +12,10 @@ import {
 } from './notify-config.js';
 import type { RawConfig } from './config-schema.js';
 import { readConfigFile } from './read-config-file.js';
-import { loadSecurity, type SecurityConfig } from '../security/security-config.js';
-import type { LinkConfig } from '../delivery/links.js';
-import { DEFAULT_SCHEDULE_HORIZON_DAYS } from '../publishing/publication-date.js';
+import { loadSecurity } from './security-config.js';
+import type { SecurityConfig } from './security-schema.js';
+import type { LinkConfig } from './link-config.js';
+import { DEFAULT_SCHEDULE_HORIZON_DAYS } from './schedule-horizon.js';
 
 export interface SiteConfig {
   readonly name: string;

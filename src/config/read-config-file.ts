@@ -1,9 +1,9 @@
 // Config layer: petal.yaml read and checked against its schema, each problem reported as a
 // ConfigError with the file, the line of the key at fault and the reason.
-import { isMap, isScalar, LineCounter, parseDocument, type Document } from 'yaml';
+import { isMap, isScalar, type Document } from 'yaml';
 import { ConfigError } from './config-error.js';
 import { configSchema, type RawConfig } from './config-schema.js';
-import { readYamlFileSync, yamlToJS } from './yaml-file.js';
+import { parseConfigYaml, readYamlFileSync } from './yaml-file.js';
 
 export function readConfigFile(file: string): RawConfig {
   let text: string;
@@ -12,18 +12,7 @@ export function readConfigFile(file: string): RawConfig {
   } catch (err) {
     throw new ConfigError(file, err instanceof Error ? err.message : String(err));
   }
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    throw new ConfigError(file, e.message.split('\n')[0]!, lineCounter.linePos(e.pos[0]).line);
-  }
-  let data: unknown;
-  try {
-    data = yamlToJS(doc) ?? {};
-  } catch (err) {
-    throw new ConfigError(file, err instanceof Error ? err.message : String(err));
-  }
+  const { doc, lines: lineCounter, data } = parseConfigYaml(file, text);
   const parsed = configSchema.safeParse(data);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

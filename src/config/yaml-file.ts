@@ -2,7 +2,8 @@
 // within bounds, so that a damaged or hostile file is an error to report, not memory or time lost.
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import type { Document } from 'yaml';
+import { LineCounter, parseDocument, type Document } from 'yaml';
+import { ConfigError } from './config-error.js';
 
 /** Largest configuration or light-module YAML file (real ones are a few kB). */
 export const MAX_YAML_FILE_BYTES = 4 * 1024 * 1024;
@@ -50,4 +51,28 @@ export function yamlToJS(doc: Document): unknown {
     if (err instanceof ReferenceError) throw new Error(`aliases expand too much (more than ${MAX_YAML_ALIASES} alias uses): ${err.message}`);
     throw err;
   }
+}
+
+/** A configuration file's YAML: its document, its line counter and its values (an empty file is `{}`). */
+export interface ParsedYaml {
+  readonly doc: Document;
+  readonly lines: LineCounter;
+  readonly data: unknown;
+}
+
+/** `text` of `file` parsed and turned into values; the first YAML error (with its line) or too many alias uses are ConfigErrors. */
+export function parseConfigYaml(file: string, text: string): ParsedYaml {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    throw new ConfigError(file, e.message.split('\n')[0]!, lines.linePos(e.pos[0]).line);
+  }
+  let data: unknown;
+  try {
+    data = yamlToJS(doc) ?? {};
+  } catch (err) {
+    throw new ConfigError(file, err instanceof Error ? err.message : String(err));
+  }
+  return { doc, lines, data };
 }

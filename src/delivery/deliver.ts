@@ -10,7 +10,7 @@ import { compileVisibility } from './property-visibility.js';
 import { firstValue, nameList, type QueryParams } from './parse-request.js';
 import { indexChildren, localizeSiblings, renderNode, type RenderOptions, type RenderRecord } from './render-node.js';
 import { resolveLocale, type LocaleChoice } from './resolve-locale.js';
-import { DEFAULT_LINKS, type LinkConfig } from './links.js';
+import { DEFAULT_LINKS, type LinkConfig } from '../config/link-config.js';
 import { prefetchReferences } from './resolvers/prefetch.js';
 import { referenceRenderer, type ThemeInfo } from './resolvers/reference-renderer.js';
 import type { ReferenceRenderer } from './render-node.js';

@@ -1,19 +1,7 @@
 // Delivery layer: how Petal writes links: to pages (`generateLink`, rich text), to asset originals
 // (`/dam/jcr:<uuid>/<file>`) and to renditions (`/.imaging/<theme>/<variation>/dam/jcr:<uuid>/<file>`).
 import { assetLink as damLink, defaultRenditionLink, themedRenditionLink } from '../assets/links.js';
-
-export interface LinkConfig {
-  /** Prefix of every link (the context path, e.g. `/magnoliaPublic`). */
-  readonly contextPath: string;
-  /** Appended to page links (e.g. `.html`); none by default, as for SPA routes. */
-  readonly extension: string;
-  /** Path prefixes of sites mapped to URL prefixes (`/travel` → `/`), longest first. */
-  readonly mappings: readonly { readonly from: string; readonly to: string }[];
-  /** Base of complete URLs (`completeUrl` of rich text), e.g. `https://www.example.com`. */
-  readonly baseUrl?: string;
-}
-
-export const DEFAULT_LINKS: LinkConfig = { contextPath: '', extension: '', mappings: [] };
+import type { LinkConfig } from '../config/link-config.js';
 
 function encodePath(path: string): string {
   return path.split('/').map(encodeURIComponent).join('/');

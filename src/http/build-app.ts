@@ -36,7 +36,7 @@ import { previewRewrite, registerContentState, requestedUrl, servedState, type P
 import type { CacheControlConfig, TagHeader } from '../config/notify-config.js';
 import type { PagesRegistry } from '../delivery/pages/pages-registry.js';
 import type { SecurityService } from '../security/security-service.js';
-import type { LinkConfig } from '../delivery/links.js';
+import type { LinkConfig } from '../config/link-config.js';
 import type { ThemeInfo } from '../delivery/resolvers/reference-renderer.js';
 import type { ShopService } from '../shop/shop-api.js';
 import { registerShopRoutes } from './routes/shop.js';

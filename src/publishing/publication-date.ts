@@ -1,13 +1,9 @@
 // Publishing layer: the instant a caller asks a publication for (the Commands API's `publicationDate`,
 // `petal publish --at`): a strict ISO 8601 date-time with its offset, on the calendar, and no further
 // ahead than petal.yaml `publishing.scheduleHorizonDays`. A past instant means now.
+import { DEFAULT_SCHEDULE_HORIZON_DAYS } from '../config/schedule-horizon.js';
 import { parseIsoInstant } from '../model/iso-instant.js';
 
-/**
- * A year and a day: a yearly publication can be set up a year ahead, and a typo in the year
- * (2062 for 2026, 9999) is refused instead of sitting in the schedules for decades.
- */
-export const DEFAULT_SCHEDULE_HORIZON_DAYS = 366;
 const DAY_MS = 86_400_000;
 
 export type PublicationDate =

@@ -5,7 +5,7 @@ import { LineCounter, parseDocument, stringify } from 'yaml';
 import { z } from 'zod';
 import { ConfigError } from '../config/config-error.js';
 import { writeFileAtomic } from './atomic-write.js';
-import { NAME_PATTERN } from './security-config.js';
+import { NAME_PATTERN } from '../config/security-schema.js';
 
 export const TOKEN_PREFIX = 'ptl_';
 // 32 random bytes in base64url without padding: 43 characters. The prefix lets secret scanners find leaks.

@@ -10,7 +10,8 @@ import { ConfigError } from '../config/config-error.js';
 import { revokeTokens } from './api-tokens.js';
 import { hashPassword, verifyPassword } from './password-hash.js';
 import { packageRoot } from '../config/load-config.js';
-import { loadSecurity, NAME_PATTERN, type SecurityConfig } from './security-config.js';
+import { loadSecurity } from '../config/security-config.js';
+import { NAME_PATTERN, type SecurityConfig } from '../config/security-schema.js';
 import { recordLogout } from './logouts-file.js';
 import { addUser, removeUser, replacePasswordHash, setUserEnabled } from './users-file.js';
 

@@ -1,7 +1,7 @@
 // Security layer: who is who. Resolves users to role names (through nested groups) and checks passwords;
 // immutable, so a reload builds a new instance and in-flight requests keep a consistent view.
 import { passwordIdOf, verifyAgainstDummy, verifyPassword } from './password-hash.js';
-import type { GroupConfig, RoleConfig, SecurityConfig, UserConfig } from './security-config.js';
+import type { GroupConfig, RoleConfig, SecurityConfig, UserConfig } from '../config/security-schema.js';
 
 // Longer inputs are refused without hashing them in full (scrypt pre-hashes the password with a cost
 // linear in its length), but still after one dummy verification so the refusal takes the usual time.

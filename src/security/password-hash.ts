@@ -1,51 +1,12 @@
 // Security layer: memory-hard password hashes (scrypt from node:crypto, no dependency) in a self-describing string.
 import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-
-/** Cost parameters: N = 2^ln, block size r, parallelism p. */
-export interface ScryptParams {
-  readonly ln: number;
-  readonly r: number;
-  readonly p: number;
-}
+import { parsePasswordHash, scryptParamsInBounds, type ScryptParams } from '../config/password-hash-format.js';
 
 /** ln=17, r=8, p=1: 128 MiB and a few hundred ms per hash, OWASP's current minimum for scrypt. */
 export const DEFAULT_SCRYPT_PARAMS: ScryptParams = { ln: 17, r: 8, p: 1 };
 
-// Bounds for parameters read back from a stored hash: below them the hash is too weak to trust,
-// above them one verification could pin gigabytes or minutes of CPU.
-const LN_MIN = 10, LN_MAX = 20, R_MIN = 1, R_MAX = 16, P_MIN = 1, P_MAX = 4;
 const SALT_BYTES = 16;
 const KEY_BYTES = 32;
-// Lengths accepted when reading: other tools may choose other salt and key sizes, within reason.
-// A key shorter than 32 bytes is refused: scrypt output is prefix-stable, so a truncated hash would still verify.
-const MIN_SALT = 16, MAX_SALT = 64, MIN_KEY = 32, MAX_KEY = 64;
-
-const B64 = /^[A-Za-z0-9+/]+={0,2}$/;
-const FORMAT = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d)\$([^$]+)\$([^$]+)$/;
-
-interface ParsedHash {
-  readonly params: ScryptParams;
-  readonly salt: Buffer;
-  readonly key: Buffer;
-}
-
-/** Splits `$scrypt$ln=15,r=8,p=1$<salt>$<hash>`; undefined when malformed or out of bounds. */
-export function parsePasswordHash(encoded: string): ParsedHash | undefined {
-  const m = FORMAT.exec(encoded);
-  if (!m) return undefined;
-  const ln = Number(m[1]), r = Number(m[2]), p = Number(m[3]);
-  if (ln < LN_MIN || ln > LN_MAX || r < R_MIN || r > R_MAX || p < P_MIN || p > P_MAX) return undefined;
-  if (!B64.test(m[4]!) || !B64.test(m[5]!)) return undefined;
-  const salt = Buffer.from(m[4]!, 'base64');
-  const key = Buffer.from(m[5]!, 'base64');
-  if (salt.length < MIN_SALT || salt.length > MAX_SALT || key.length < MIN_KEY || key.length > MAX_KEY) return undefined;
-  return { params: { ln, r, p }, salt, key };
-}
-
-/** True when `encoded` is a hash this module can verify (used to validate config at load time). */
-export function isPasswordHash(encoded: string): boolean {
-  return parsePasswordHash(encoded) !== undefined;
-}
 
 // NFC so that the same password typed on systems that compose accents differently still matches.
 function normalize(password: string): string {
@@ -78,7 +39,7 @@ export async function rehashPassword(password: string, encoded: string, params: 
 
 async function hashWithSalt(password: string, salt: Buffer, params: ScryptParams): Promise<string> {
   const { ln, r, p } = params;
-  if (ln < LN_MIN || ln > LN_MAX || r < R_MIN || r > R_MAX || p < P_MIN || p > P_MAX) {
+  if (!scryptParamsInBounds(params)) {
     throw new RangeError(`scrypt parameters out of bounds: ln=${ln}, r=${r}, p=${p}`);
   }
   const key = await derive(password, salt, KEY_BYTES, params);

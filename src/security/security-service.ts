@@ -11,7 +11,7 @@ import { GATE_FULL, HashGate } from './hash-gate.js';
 import { Identities, roleSetKey } from './identities.js';
 import { LoginThrottle } from './login-throttle.js';
 import { needsRehash, passwordIdOf, rehashPassword } from './password-hash.js';
-import type { SecurityConfig, UserConfig } from './security-config.js';
+import type { SecurityConfig, UserConfig } from '../config/security-schema.js';
 import { SessionStore, type LoginSession } from './sessions.js';
 import { compileUriRules, type UriAccess } from './uri-permissions.js';
 import { replacePasswordHash } from './users-file.js';

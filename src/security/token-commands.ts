@@ -4,7 +4,7 @@ import { ConfigError } from '../config/config-error.js';
 import { createToken, readTokens, revokeTokens, writeTokens, type TokenRecord } from './api-tokens.js';
 import { CommandError, ensureFolder, locateSecurity, reporting, usageError } from './cli-commands.js';
 import { passwordIdOf } from './password-hash.js';
-import { NAME_PATTERN, type SecurityConfig } from './security-config.js';
+import { NAME_PATTERN, type SecurityConfig } from '../config/security-schema.js';
 
 export const TOKEN_USAGE = `Usage: petal token create NAME --user U [--expires-days N] [--config petal.yaml]
   Creates an API token acting as user U (send it as "Authorization: Bearer <token>") and prints it once.

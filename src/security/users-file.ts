@@ -3,8 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Document, isMap, LineCounter, parseDocument, type YAMLMap } from 'yaml';
 import { ConfigError } from '../config/config-error.js';
 import { writeFileAtomic } from './atomic-write.js';
-import { isPasswordHash } from './password-hash.js';
-import { NAME_PATTERN } from './security-config.js';
+import { isPasswordHash } from '../config/password-hash-format.js';
+import { NAME_PATTERN } from '../config/security-schema.js';
 
 export interface NewUser {
   readonly name: string;

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { migrateShop } from './postgres-shop-migrations.js';
 import { Refusal, refusable } from './refusal.js';
 import { guardPool } from '../store/postgres/guard-pool.js';
+import { isActiveFor, planItemChange } from './cart-rules.js';
 import { planMerge, usableBy, wishlistAdditions } from './merge-rule.js';
 import { PURGE_BATCH, purgeInBatches, PurgeSchedule, type PurgeOptions } from './purge-schedule.js';
 import {
@@ -126,7 +127,7 @@ export class PostgresShopStore implements ShopStore {
   async deleteCart(id: string, owner: string | null, now: number): Promise<boolean> {
     return this.#tx(async (db) => {
       const cart = await this.#cart(db, id, true);
-      if (!cart || cart.state !== 'active' || !usableBy(cart, owner, now)) return false;
+      if (!isActiveFor(cart, owner, now)) return false;
       await db.query('DELETE FROM shop_cart_items WHERE cart_id = $1', [id]);
       await db.query('DELETE FROM shop_carts WHERE id = $1', [id]);
       return true;
@@ -136,17 +137,12 @@ export class PostgresShopStore implements ShopStore {
   async changeItem(c: ChangeItemInput): Promise<ChangeItemResult> {
     return this.#tx(async (db): Promise<ChangeItemResult> => {
       const cart = await this.#cart(db, c.cartId, true);
-      if (!cart || cart.state !== 'active' || !usableBy(cart, c.owner, c.now)) return { kind: 'cartNotFound' };
-      if (cart.catalogId !== null && cart.catalogId !== c.catalogId) return { kind: 'catalogMismatch' };
-      const line = cart.items.find((i) => i.productId === c.productId);
-      const quantity = c.mode === 'add' ? (line?.quantity ?? 0) + c.quantity : c.quantity;
-      if (c.mode === 'set' && !line) return { kind: 'itemNotFound' };
-      if (quantity > c.limits.maxQuantity) return { kind: 'limit' };
-      if (!line && cart.items.length >= c.limits.maxLines) return { kind: 'tooManyLines' };
-      if (quantity === 0) await db.query('DELETE FROM shop_cart_items WHERE cart_id = $1 AND product_id = $2', [c.cartId, c.productId]);
-      else if (line) await db.query('UPDATE shop_cart_items SET quantity = $1 WHERE cart_id = $2 AND product_id = $3', [quantity, c.cartId, c.productId]);
-      else await db.query('INSERT INTO shop_cart_items (cart_id, product_id, quantity) VALUES ($1, $2, $3)', [c.cartId, c.productId, quantity]);
-      if (cart.catalogId === null) {
+      const plan = planItemChange(cart, c);
+      if (plan.kind !== 'write') return plan;
+      if (plan.line === 'delete') await db.query('DELETE FROM shop_cart_items WHERE cart_id = $1 AND product_id = $2', [c.cartId, c.productId]);
+      else if (plan.line === 'update') await db.query('UPDATE shop_cart_items SET quantity = $1 WHERE cart_id = $2 AND product_id = $3', [plan.quantity, c.cartId, c.productId]);
+      else await db.query('INSERT INTO shop_cart_items (cart_id, product_id, quantity) VALUES ($1, $2, $3)', [c.cartId, c.productId, plan.quantity]);
+      if (plan.fixCatalog) {
         await db.query('UPDATE shop_carts SET catalog_id = $1, currency = COALESCE(currency, $2) WHERE id = $3', [c.catalogId, c.currency, c.cartId]);
       }
       await this.#touch(db, c.cartId, c.now, c.ttlMs);
@@ -157,7 +153,7 @@ export class PostgresShopStore implements ShopStore {
   async mergeCart(anonymousId: string, userId: string, now: number, ttlMs: number, limits: CartLimits): Promise<CartRecord | undefined> {
     return this.#tx(async (db) => {
       const anon = await this.#cart(db, anonymousId, true);
-      if (!anon || anon.state !== 'active' || !usableBy(anon, null, now)) return undefined;
+      if (!isActiveFor(anon, null, now)) return undefined;
       const mine = await this.#activeCart(db, userId, now, true);
       const plan = planMerge(anon, mine, limits);
       if (plan.kind === 'mergeInto' && mine) {

@@ -9,6 +9,7 @@ import type { Database as Connection } from 'better-sqlite3';
 import Database from '../store/sqlite/driver.js';
 import { migrateShop } from './sqlite-shop-migrations.js';
 import { Refusal, refusable } from './refusal.js';
+import { isActiveFor, planItemChange } from './cart-rules.js';
 import { planMerge, usableBy, wishlistAdditions } from './merge-rule.js';
 import { PURGE_BATCH, purgeInBatches, PurgeSchedule, type PurgeOptions } from './purge-schedule.js';
 import {
@@ -124,7 +125,7 @@ export class SqliteShopStore implements ShopStore {
   async deleteCart(id: string, owner: string | null, now: number): Promise<boolean> {
     return this.#tx((db) => {
       const cart = this.#cart(db, id);
-      if (!cart || cart.state !== 'active' || !usableBy(cart, owner, now)) return false;
+      if (!isActiveFor(cart, owner, now)) return false;
       db.prepare('DELETE FROM shop_cart_items WHERE cart_id = ?').run(id);
       db.prepare('DELETE FROM shop_carts WHERE id = ?').run(id);
       return true;
@@ -134,17 +135,12 @@ export class SqliteShopStore implements ShopStore {
   async changeItem(c: ChangeItemInput): Promise<ChangeItemResult> {
     return this.#tx((db): ChangeItemResult => {
       const cart = this.#cart(db, c.cartId);
-      if (!cart || cart.state !== 'active' || !usableBy(cart, c.owner, c.now)) return { kind: 'cartNotFound' };
-      if (cart.catalogId !== null && cart.catalogId !== c.catalogId) return { kind: 'catalogMismatch' };
-      const line = cart.items.find((i) => i.productId === c.productId);
-      const quantity = c.mode === 'add' ? (line?.quantity ?? 0) + c.quantity : c.quantity;
-      if (c.mode === 'set' && !line) return { kind: 'itemNotFound' };
-      if (quantity > c.limits.maxQuantity) return { kind: 'limit' };
-      if (!line && cart.items.length >= c.limits.maxLines) return { kind: 'tooManyLines' };
-      if (quantity === 0) db.prepare('DELETE FROM shop_cart_items WHERE cart_id = ? AND product_id = ?').run(c.cartId, c.productId);
-      else if (line) db.prepare('UPDATE shop_cart_items SET quantity = ? WHERE cart_id = ? AND product_id = ?').run(quantity, c.cartId, c.productId);
-      else db.prepare('INSERT INTO shop_cart_items (cart_id, product_id, quantity) VALUES (?, ?, ?)').run(c.cartId, c.productId, quantity);
-      if (cart.catalogId === null) {
+      const plan = planItemChange(cart, c);
+      if (plan.kind !== 'write') return plan;
+      if (plan.line === 'delete') db.prepare('DELETE FROM shop_cart_items WHERE cart_id = ? AND product_id = ?').run(c.cartId, c.productId);
+      else if (plan.line === 'update') db.prepare('UPDATE shop_cart_items SET quantity = ? WHERE cart_id = ? AND product_id = ?').run(plan.quantity, c.cartId, c.productId);
+      else db.prepare('INSERT INTO shop_cart_items (cart_id, product_id, quantity) VALUES (?, ?, ?)').run(c.cartId, c.productId, plan.quantity);
+      if (plan.fixCatalog) {
         db.prepare('UPDATE shop_carts SET catalog_id = ?, currency = COALESCE(currency, ?) WHERE id = ?').run(c.catalogId, c.currency, c.cartId);
       }
       this.#touch(db, c.cartId, c.now, c.ttlMs);
@@ -155,7 +151,7 @@ export class SqliteShopStore implements ShopStore {
   async mergeCart(anonymousId: string, userId: string, now: number, ttlMs: number, limits: CartLimits): Promise<CartRecord | undefined> {
     return this.#tx((db) => {
       const anon = this.#cart(db, anonymousId);
-      if (!anon || anon.state !== 'active' || !usableBy(anon, null, now)) return undefined;
+      if (!isActiveFor(anon, null, now)) return undefined;
       const mine = this.#activeCart(db, userId, now);
       const plan = planMerge(anon, mine, limits);
       if (plan.kind === 'mergeInto' && mine) {

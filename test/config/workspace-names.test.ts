@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { loadDefinitions } from '../../src/delivery/load-definitions.js';
-import { loadSecurity } from '../../src/security/security-config.js';
+import { loadSecurity } from '../../src/config/security-config.js';
 
 let dir: string;
 beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'petal-ws-names-')); });

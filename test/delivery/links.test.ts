@@ -1,6 +1,7 @@
 // Links written by generateLink and rich text: context path, site mappings (longest first), extension.
 import { describe, expect, it } from 'vitest';
-import { assetLink, completeUrl, pageLink, renditionLink, type LinkConfig } from '../../src/delivery/links.js';
+import type { LinkConfig } from '../../src/config/link-config.js';
+import { assetLink, completeUrl, pageLink, renditionLink } from '../../src/delivery/links.js';
 
 const c: LinkConfig = {
   contextPath: '/magnoliaPublic', extension: '.html', baseUrl: 'https://www.example.com',

@@ -3,7 +3,7 @@
 // what a role set may read drops the cached answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
-import { loadSecurity } from '../../src/security/security-config.js';
+import { loadSecurity } from '../../src/config/security-config.js';
 import { createTestApp, getJson, type TestApp } from '../helpers/test-app.js';
 import { basic, hashOf } from '../security-http/helpers.js';
 

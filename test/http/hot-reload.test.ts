@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import type { PetalConfig } from '../../src/config/load-config.js';
 import { startServer, type RunningServer } from '../../src/main.js';
-import { loadSecurity } from '../../src/security/security-config.js';
+import { loadSecurity } from '../../src/config/security-config.js';
 import { OPEN_SECURITY } from '../helpers/test-app.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/render/', import.meta.url));

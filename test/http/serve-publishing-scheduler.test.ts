@@ -7,7 +7,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PetalConfig } from '../../src/config/load-config.js';
 import { startServer, type RunningServer } from '../../src/main.js';
-import { loadSecurity } from '../../src/security/security-config.js';
+import { loadSecurity } from '../../src/config/security-config.js';
 import { publishedWorkspace } from '../../src/model/workspaces.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { NEW, document, draft } from '../conformance/drafts.js';

@@ -9,7 +9,7 @@ import { afterEach, expect, it } from 'vitest';
 import type { PetalConfig } from '../../src/config/load-config.js';
 import { ConfigError } from '../../src/config/config-error.js';
 import { startServer, type RunningServer } from '../../src/main.js';
-import { loadSecurity } from '../../src/security/security-config.js';
+import { loadSecurity } from '../../src/config/security-config.js';
 import { verifySignature } from '../../src/notify/signature.js';
 import { startReceiver, until, type Receiver } from '../notify/receiver.js';
 

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STALE_WARNING } from '../../src/http/response-cache-policy.js';
-import { loadSecurity } from '../../src/security/security-config.js';
+import { loadSecurity } from '../../src/config/security-config.js';
 import { OPEN_SECURITY, createTestApp, getJson, type TestApp } from '../helpers/test-app.js';
 
 const DEMO = join(import.meta.dirname, '..', '..', 'demo');

@@ -11,7 +11,7 @@ import { changeKeys, endpointKey } from '../../src/repository/dependencies.js';
 import type { PetalConfig } from '../../src/config/load-config.js';
 import type { PurgeTarget } from '../../src/config/notify-config.js';
 import { startServer, type RunningServer } from '../../src/main.js';
-import { loadSecurity } from '../../src/security/security-config.js';
+import { loadSecurity } from '../../src/config/security-config.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { NEW, document, draft } from '../conformance/drafts.js';
 import { OPEN_SECURITY } from '../helpers/test-app.js';

@@ -2,7 +2,7 @@
 // bounded in bytes (`security.aclCacheMaxBytes`) whatever paths callers ask for, misses included,
 // and a security reload drops them, so no decision outlives the rules it came from.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSecurity } from '../../src/security/security-config.js';
+import { loadSecurity } from '../../src/config/security-config.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { get } from './helpers.js';
 

@@ -3,7 +3,7 @@
 // anonymous role grants is not theirs either (as in the original CMS).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
-import { loadSecurity } from '../../src/security/security-config.js';
+import { loadSecurity } from '../../src/config/security-config.js';
 import { createTestApp, getJson, type TestApp } from '../helpers/test-app.js';
 import { basic, hashOf, tempFolder } from './helpers.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createToken, writeTokens } from '../../src/security/api-tokens.js';
 import { passwordIdOf } from '../../src/security/password-hash.js';
-import { loadSecurity } from '../../src/security/security-config.js';
+import { loadSecurity } from '../../src/config/security-config.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import {
   basic, expectErrorShape, get, hashOf, login, loginForm, req, sessionCookie, sessionIdOf, tempFolder, type Res,

@@ -5,7 +5,7 @@
 // both query paths: SQL and the in-memory query index. Also: bypassWorkspaceAcls, precedence ties.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { QueryIndex } from '../../src/store/query-index/query-index.js';
-import { loadSecurity } from '../../src/security/security-config.js';
+import { loadSecurity } from '../../src/config/security-config.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { basic, expectErrorShape, get, hashOf, req, stableHeaders, type Res } from './helpers.js';
 

@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readTokens } from '../../src/security/api-tokens.js';
 import { verifyPassword } from '../../src/security/password-hash.js';
-import { loadSecurity } from '../../src/security/security-config.js';
+import { loadSecurity } from '../../src/config/security-config.js';
 import { runCli, type CliRun } from '../helpers/run-cli.js';
 
 let tmp: string;

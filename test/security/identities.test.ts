@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Identities, roleSetKey } from '../../src/security/identities.js';
 import { hashPassword } from '../../src/security/password-hash.js';
-import { loadSecurity } from '../../src/security/security-config.js';
+import { loadSecurity } from '../../src/config/security-config.js';
 
 let ids: Identities;
 

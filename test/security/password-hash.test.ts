@@ -1,8 +1,9 @@
 // Tests for the scrypt password hashes: format, round trip, refusals (wrong password, tampering,
 // parameters out of bounds) and the dummy hash that makes unknown users cost the same time.
 import { describe, expect, it } from 'vitest';
+import { isPasswordHash, parsePasswordHash } from '../../src/config/password-hash-format.js';
 import {
-  DUMMY_HASH, hashPassword, isPasswordHash, parsePasswordHash, passwordIdOf, rehashPassword, verifyAgainstDummy, verifyPassword,
+  DUMMY_HASH, hashPassword, passwordIdOf, rehashPassword, verifyAgainstDummy, verifyPassword,
 } from '../../src/security/password-hash.js';
 
 const FORMAT = /^\$scrypt\$ln=17,r=8,p=1\$[A-Za-z0-9+/]+={0,2}\$[A-Za-z0-9+/]+={0,2}$/;

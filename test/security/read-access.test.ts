@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSecurity } from '../../src/security/security-config.js';
+import { loadSecurity } from '../../src/config/security-config.js';
 import { SecurityService } from '../../src/security/security-service.js';
 
 describe('readAccess().rulesFor', () => {

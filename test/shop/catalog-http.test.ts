@@ -2,7 +2,7 @@
 // shipping methods; unknown ids 404, bad parameters 400, workspace ACLs, and the Deprecation header.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/test-app.js';
-import { loadSecurity } from '../../src/security/security-config.js';
+import { loadSecurity } from '../../src/config/security-config.js';
 import { createShopApp, IDS, shopSecurity, ShopClient } from './helpers.js';
 
 let t: TestApp;

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { createShopStore } from '../../src/main.js';
 import { NodeTypeRegistry } from '../../src/repository/node-types.js';
 import { Repository } from '../../src/repository/session.js';
-import { loadSecurity } from '../../src/security/security-config.js';
+import { loadSecurity } from '../../src/config/security-config.js';
 import { SecurityService } from '../../src/security/security-service.js';
 import { ShopService } from '../../src/shop/shop-api.js';
 import { PostgresStore } from '../../src/store/postgres/store.js';

@@ -4,7 +4,8 @@
 import type { PropertyType, ScalarValue } from '../../model/property-type.js';
 import type { NodeRecord } from '../../store/rows.js';
 import type { EndpointDefinition, ResolverDefinition } from '../endpoint-definition.js';
-import { assetLink, pageLink, renditionLink, undefinedRenditionLink, type LinkConfig } from '../links.js';
+import type { LinkConfig } from '../../config/link-config.js';
+import { assetLink, pageLink, renditionLink, undefinedRenditionLink } from '../links.js';
 import { compileVisibility, type Visibility } from '../property-visibility.js';
 import { renderNode, type ReferenceRenderer } from '../render-node.js';
 import type { LocaleChoice } from '../resolve-locale.js';

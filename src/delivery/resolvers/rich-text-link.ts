@@ -2,7 +2,8 @@
 // `${link:{uuid:{…},repository:{…},path:{…}}}`; they become page or asset URLs (absolute on the base
 // URL with `completeUrl`). A marker whose target is missing or unreadable falls back to its stored path.
 import type { NodeRecord } from '../../store/rows.js';
-import { assetLink, completeUrl, pageLink, type LinkConfig } from '../links.js';
+import type { LinkConfig } from '../../config/link-config.js';
+import { assetLink, completeUrl, pageLink } from '../links.js';
 
 export interface LinkMarker {
   readonly text: string;

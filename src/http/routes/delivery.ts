@@ -11,7 +11,7 @@ import { checkQueryText, parseMethod, type QueryParams } from '../../delivery/pa
 import type { Repository } from '../../repository/session.js';
 import { sendError } from '../error-handler.js';
 import type { SecurityService } from '../../security/security-service.js';
-import { DEFAULT_LINKS, type LinkConfig } from '../../delivery/links.js';
+import { DEFAULT_LINKS, type LinkConfig } from '../../config/link-config.js';
 import type { ThemeInfo } from '../../delivery/resolvers/reference-renderer.js';
 import { LIMITS } from '../limits.js';
 import { etagOf, ifNoneMatchHits } from '../etag.js';

@@ -7,7 +7,8 @@ import { parse } from 'yaml';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
 import { hashPassword } from '../../src/security/password-hash.js';
-import { BUILT_IN, loadSecurity } from '../../src/security/security-config.js';
+import { BUILT_IN } from '../../src/config/built-in-roles.js';
+import { loadSecurity } from '../../src/config/security-config.js';
 
 let tmp: string;
 let hash: string;
