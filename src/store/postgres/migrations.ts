@@ -9,6 +9,7 @@ import { SCHEDULE_RUN_AS_SQL, SCHEDULES_SQL } from './schedules.js';
 import { WEBHOOKS_SQL } from './webhook-log.js';
 import { BOOTSTRAP_FILES_SQL } from './bootstrap-files.js';
 import { sharedMigration } from '../shared-migrations.js';
+import { NODE_ROW_COLUMNS } from './node-row-columns.js';
 
 export interface Migration {
   readonly version: number;
@@ -26,15 +27,7 @@ export const MIGRATIONS: readonly Migration[] = [
 CREATE TABLE nodes (
   nid         bigserial PRIMARY KEY,
   workspace   text    NOT NULL COLLATE "C",
-  id          text    NOT NULL COLLATE "C",
-  path        text    NOT NULL COLLATE "C",
-  parent_path text    NOT NULL COLLATE "C",
-  name        text    NOT NULL COLLATE "C",
-  depth       integer NOT NULL,
-  position    integer NOT NULL,
-  type        text    NOT NULL COLLATE "C",
-  mixins      text    NOT NULL,
-  props       text    NOT NULL
+${NODE_ROW_COLUMNS}
 );
 CREATE UNIQUE INDEX nodes_by_path ON nodes (workspace, path);
 CREATE UNIQUE INDEX nodes_by_id ON nodes (workspace, id);

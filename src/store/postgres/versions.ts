@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { depthOf, descendantRange } from '../../model/paths.js';
 import { versionName, type VersionInfo, type VersionSource } from '../versions.js';
 import { exec, run, type Statement } from './statements.js';
+import { NODE_ROW_COLUMNS } from './node-row-columns.js';
 
 /** Migration 2 (see migrations.ts). */
 export const VERSIONS_SQL = `
@@ -26,15 +27,7 @@ CREATE TABLE versions (
 -- The frozen subtree of each version: the node rows as they were, paths absolute in the workspace.
 CREATE TABLE version_nodes (
   vid         bigint  NOT NULL REFERENCES versions (vid),
-  id          text    NOT NULL COLLATE "C",
-  path        text    NOT NULL COLLATE "C",
-  parent_path text    NOT NULL COLLATE "C",
-  name        text    NOT NULL COLLATE "C",
-  depth       integer NOT NULL,
-  position    integer NOT NULL,
-  type        text    NOT NULL COLLATE "C",
-  mixins      text    NOT NULL,
-  props       text    NOT NULL,
+${NODE_ROW_COLUMNS},
   PRIMARY KEY (vid, path)
 );
 CREATE INDEX version_nodes_by_depth ON version_nodes (vid, depth, parent_path, position);

@@ -11,6 +11,7 @@ import { WEBHOOKS_SQL } from './webhook-log.js';
 import { BOOTSTRAP_FILES_SQL } from './bootstrap-files.js';
 import { KIND_CODES } from '../query-index/column-source.js';
 import { sharedMigration } from '../shared-migrations.js';
+import { NODE_ROW_COLUMNS } from './node-row-columns.js';
 
 export interface Migration {
   readonly version: number;
@@ -29,15 +30,7 @@ export const MIGRATIONS: readonly Migration[] = [
 CREATE TABLE nodes (
   nid         INTEGER PRIMARY KEY,
   workspace   TEXT    NOT NULL,
-  id          TEXT    NOT NULL,
-  path        TEXT    NOT NULL,
-  parent_path TEXT    NOT NULL,
-  name        TEXT    NOT NULL,
-  depth       INTEGER NOT NULL,
-  position    INTEGER NOT NULL,
-  type        TEXT    NOT NULL,
-  mixins      TEXT    NOT NULL,
-  props       TEXT    NOT NULL
+${NODE_ROW_COLUMNS}
 );
 CREATE UNIQUE INDEX nodes_by_path ON nodes (workspace, path);
 CREATE UNIQUE INDEX nodes_by_id ON nodes (workspace, id);

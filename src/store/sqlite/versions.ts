@@ -4,6 +4,7 @@ import type Database from 'better-sqlite3';
 import { depthOf, descendantRange } from '../../model/paths.js';
 import type { NodeRecord } from '../rows.js';
 import { versionName, type VersionInfo, type VersionSource } from '../versions.js';
+import { NODE_ROW_COLUMNS } from './node-row-columns.js';
 
 /** Migration 3 (see migrations.ts). */
 export const VERSIONS_SQL = `
@@ -26,15 +27,7 @@ CREATE UNIQUE INDEX versions_by_name ON versions (workspace, path, name);
 -- The frozen subtree of each version: the node rows as they were, paths absolute in the workspace.
 CREATE TABLE version_nodes (
   vid         INTEGER NOT NULL REFERENCES versions (vid),
-  id          TEXT    NOT NULL,
-  path        TEXT    NOT NULL,
-  parent_path TEXT    NOT NULL,
-  name        TEXT    NOT NULL,
-  depth       INTEGER NOT NULL,
-  position    INTEGER NOT NULL,
-  type        TEXT    NOT NULL,
-  mixins      TEXT    NOT NULL,
-  props       TEXT    NOT NULL,
+${NODE_ROW_COLUMNS},
   PRIMARY KEY (vid, path)
 );
 CREATE INDEX version_nodes_by_depth ON version_nodes (vid, depth, parent_path, position);
