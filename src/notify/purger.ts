@@ -9,6 +9,7 @@ import type { ChangeEvent } from '../store/changes.js';
 import type { ChangeFollower } from '../repository/change-follower.js';
 import { PendingKeys } from './pending-keys.js';
 import { PurgeCallError, type PurgeBatch, type PurgeTargetSender } from './purge-target.js';
+import type { NotifyLog } from './notify-log.js';
 
 /** Calls per batch: the first and up to three retries. */
 export const PURGE_ATTEMPTS = 4;
@@ -19,15 +20,10 @@ export const PENDING_CALLS_MAX = 20;
 /** How long `stop` lets the queues drain. */
 export const PURGE_FLUSH_MS = 2000;
 
-/** pino's Logger fits; so does a test's recorder. */
-export interface PurgeLog {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type { NotifyLog as PurgeLog } from './notify-log.js';
 
 export interface PurgerOptions {
-  readonly log: PurgeLog;
+  readonly log: NotifyLog;
   readonly attempts?: number;
   readonly retryBaseMs?: number;
   /** Overrides PENDING_CALLS_MAX × the target's batch size (tests). */

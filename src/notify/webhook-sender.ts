@@ -13,6 +13,7 @@ import type { WebhookDelivery } from '../store/webhook-log.js';
 import { webhookPayload } from './webhook-events.js';
 import { postWebhook, type WebhookTarget } from './post-webhook.js';
 import { EventWindow } from './event-window.js';
+import type { NotifyLog } from './notify-log.js';
 
 /** A turn that could not finish (the webhook leased elsewhere, the store failing) is tried again after this. */
 export const WEBHOOK_RETRY_MS = 100;
@@ -30,17 +31,12 @@ export interface Backoff {
 
 export const DEFAULT_BACKOFF: Backoff = { initialMs: 1_000, maxMs: 600_000, giveUpMs: 86_400_000 };
 
-/** pino's Logger fits. */
-export interface SenderLog {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type { NotifyLog as SenderLog } from './notify-log.js';
 
 export interface WebhookSenderOptions {
   /** `publishing:` is on: publish events come from `<ws>@published` (webhook-events.ts). */
   readonly publishing: boolean;
-  readonly log: SenderLog;
+  readonly log: NotifyLog;
   readonly retryMs?: number;
   readonly backoff?: Partial<Backoff>;
   /** How long a claim holds a webhook (tests); default its timeout + 30 s. */
