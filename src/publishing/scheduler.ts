@@ -5,6 +5,7 @@
 import { NodeWriteError, type NodeWriteGuard } from '../repository/node-write.js';
 import { runAsUser, type Schedule } from '../store/schedules.js';
 import { scheduledRequest, type PublishingStore } from './publisher.js';
+import { PeriodicTask } from '../concurrency/periodic-task.js';
 
 /** A few seconds' precision is all the issue asks for; a poll is one indexed read. */
 export const SCHEDULER_INTERVAL_MS = 2000;
@@ -55,27 +56,24 @@ export interface PollResult {
 export class PublishScheduler {
   readonly #store: SchedulingStore;
   readonly #options: SchedulerOptions;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
-  #stopped = false;
+  readonly #task: PeriodicTask;
 
   constructor(store: SchedulingStore, options: SchedulerOptions) {
     this.#store = store;
     this.#options = options;
+    this.#task = new PeriodicTask(async () => {
+      await this.poll().catch((err: unknown) => options.log.error({ err }, 'publishing: polling the schedules failed (retried at the next poll)'));
+    }, options.intervalMs ?? SCHEDULER_INTERVAL_MS);
   }
 
   /** Polls now, then every interval; the timer never keeps the process alive. */
   start(): void {
-    this.#tick();
-    this.#timer = setInterval(() => this.#tick(), this.#options.intervalMs ?? SCHEDULER_INTERVAL_MS);
-    this.#timer.unref();
+    this.#task.start();
   }
 
   /** No further polls; resolves once the one running (if any) has finished its current schedule. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearInterval(this.#timer);
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#task.stop();
   }
 
   /** Runs what is due now; the timer's work, callable directly (tests, a CLI). */
@@ -88,7 +86,7 @@ export class PublishScheduler {
       const due = await this.#store.dueSchedules(now, SCHEDULER_BATCH);
       let batchRetried = 0;
       for (const schedule of due) {
-        if (this.#stopped) break;
+        if (this.#task.stopped) break;
         const outcome = await this.#run(schedule);
         if (outcome === 'ran') ran++;
         else if (outcome === 'failed') failed++;
@@ -96,15 +94,8 @@ export class PublishScheduler {
       }
       retried += batchRetried;
       // A full batch may hide more due ones; one left for retry would come back, so the next poll takes it.
-      if (due.length < SCHEDULER_BATCH || batchRetried > 0 || this.#stopped) return { ran, failed, retried };
+      if (due.length < SCHEDULER_BATCH || batchRetried > 0 || this.#task.stopped) return { ran, failed, retried };
     }
-  }
-
-  #tick(): void {
-    if (this.#running !== undefined || this.#stopped) return;
-    this.#running = this.poll()
-      .catch((err: unknown) => this.#options.log.error({ err }, 'publishing: polling the schedules failed (retried at the next poll)'))
-      .finally(() => { this.#running = undefined; });
   }
 
   async #run(schedule: Schedule): Promise<'ran' | 'claimed' | 'failed' | 'retry'> {

@@ -2,6 +2,7 @@
 // stores a cart, so without a purge anyone could grow the database without bound. Each store purges
 // when it opens and then every hour, in small batches so that other writes get in between.
 import type { PurgeResult } from './shop-store.js';
+import { PeriodicTask } from '../concurrency/periodic-task.js';
 
 export const PURGE_INTERVAL_MS = 3600_000;
 /**
@@ -39,40 +40,25 @@ export async function purgeInBatches(
 }
 
 export class PurgeSchedule {
-  readonly #purge: (before: number) => Promise<PurgeResult>;
-  readonly #options: PurgeOptions;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<void> | undefined;
-  #stopped = false;
+  readonly #task: PeriodicTask;
 
   constructor(purge: (before: number) => Promise<PurgeResult>, options: PurgeOptions = {}) {
-    this.#purge = purge;
-    this.#options = options;
+    this.#task = new PeriodicTask(() => purge(Date.now() - PURGE_GRACE_MS)
+      .then((r) => options.onPurged?.(r))
+      .catch((err: unknown) => options.onError?.(err)), options.intervalMs ?? PURGE_INTERVAL_MS);
   }
 
   get stopped(): boolean {
-    return this.#stopped;
+    return this.#task.stopped;
   }
 
   /** Purges now, then every interval; the timer never keeps the process alive. */
   start(): void {
-    this.#run();
-    this.#timer = setInterval(() => this.#run(), this.#options.intervalMs ?? PURGE_INTERVAL_MS);
-    this.#timer.unref();
+    this.#task.start();
   }
 
   /** No further purges; resolves once the one running (if any) has stopped after its current batch. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearInterval(this.#timer);
-    await this.#running;
-  }
-
-  #run(): void {
-    if (this.#running !== undefined || this.#stopped) return;
-    this.#running = this.#purge(Date.now() - PURGE_GRACE_MS)
-      .then((r) => this.#options.onPurged?.(r))
-      .catch((err: unknown) => this.#options.onError?.(err))
-      .finally(() => { this.#running = undefined; });
+  stop(): Promise<void> {
+    return this.#task.stop();
   }
 }

@@ -39,3 +39,17 @@ export function versionName(seq: number): string {
 
 /** Well-formed version names: `<major>.<minor>`, digits only, at most 9 of each (so 2.0 is well-formed, merely unknown). */
 export const VERSION_NAME = /^[0-9]{1,9}\.[0-9]{1,9}$/;
+
+/** A row of the versions table, as both backends read it. */
+export interface VersionRow {
+  workspace: string; path: string; name: string; node_id: string; created_at: string | Date; created_by: string; nodes: number;
+  comment: string | null;
+}
+
+export function toVersionInfo(r: VersionRow): VersionInfo {
+  return {
+    workspace: r.workspace, path: r.path, name: r.name, nodeId: r.node_id,
+    created: typeof r.created_at === 'string' ? r.created_at : r.created_at.toISOString(), createdBy: r.created_by, nodes: r.nodes,
+    ...(r.comment !== null ? { comment: r.comment } : {}),
+  };
+}

@@ -2,7 +2,7 @@
 // (`version_nodes`), so later imports of the live node never change it.
 import type pg from 'pg';
 import { depthOf, descendantRange } from '../../model/paths.js';
-import { versionName, type VersionInfo, type VersionSource } from '../versions.js';
+import { toVersionInfo, type VersionInfo, type VersionRow, type VersionSource } from '../versions.js';
 import { exec, run, type Statement } from './statements.js';
 import { NODE_ROW_COLUMNS } from './node-row-columns.js';
 
@@ -64,18 +64,6 @@ const SQL = {
     ORDER BY n.depth, n.parent_path, n.position`),
 } as const;
 
-interface VersionRow {
-  workspace: string; path: string; name: string; node_id: string; created_at: Date; created_by: string; nodes: number;
-  comment: string | null;
-}
-
-function toInfo(r: VersionRow): VersionInfo {
-  return {
-    workspace: r.workspace, path: r.path, name: r.name, nodeId: r.node_id,
-    created: r.created_at.toISOString(), createdBy: r.created_by, nodes: r.nodes, ...(r.comment !== null ? { comment: r.comment } : {}),
-  };
-}
-
 type Queryable = pg.Pool | pg.PoolClient;
 
 /**
@@ -94,11 +82,11 @@ export async function publishVersion(
     ? await exec(client, SQL.copyNodes, [v!.vid, from, path, lo, hi])
     : await exec(client, SQL.copyNodesOf, [v!.vid, from, path, lo, hi, [...source.ids]]);
   const [row] = await run<VersionRow>(client, SQL.setCount, [copied, v!.vid]);
-  return toInfo(row!);
+  return toVersionInfo(row!);
 }
 
 export async function listVersions(db: Queryable, workspace: string, path: string): Promise<VersionInfo[]> {
-  return (await run<VersionRow>(db, SQL.list, [workspace, path])).map(toInfo);
+  return (await run<VersionRow>(db, SQL.list, [workspace, path])).map(toVersionInfo);
 }
 
 /** Rows in the store's NodeRow shape (the caller turns them into records); undefined = no such version. */

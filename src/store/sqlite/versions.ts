@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 import { depthOf, descendantRange } from '../../model/paths.js';
 import type { NodeRecord } from '../rows.js';
-import { versionName, type VersionInfo, type VersionSource } from '../versions.js';
+import { toVersionInfo, versionName, type VersionInfo, type VersionRow, type VersionSource } from '../versions.js';
 import { NODE_ROW_COLUMNS } from './node-row-columns.js';
 
 /** Migration 3 (see migrations.ts). */
@@ -32,18 +32,6 @@ ${NODE_ROW_COLUMNS},
 );
 CREATE INDEX version_nodes_by_depth ON version_nodes (vid, depth, parent_path, position);
 `;
-
-interface VersionRow {
-  workspace: string; path: string; name: string; node_id: string; created_at: string; created_by: string; nodes: number;
-  comment: string | null;
-}
-
-function toInfo(r: VersionRow): VersionInfo {
-  return {
-    workspace: r.workspace, path: r.path, name: r.name, nodeId: r.node_id,
-    created: r.created_at, createdBy: r.created_by, nodes: r.nodes, ...(r.comment !== null ? { comment: r.comment } : {}),
-  };
-}
 
 const INFO = 'workspace, path, name, node_id, created_at, created_by, nodes, comment';
 
@@ -100,11 +88,11 @@ export class SqliteVersions {
       ? s.copyNodes.run(vid, from, path, lo, hi).changes
       : s.copyNodesOf.run(vid, from, path, lo, hi, JSON.stringify(ids)).changes;
     s.setCount.run(copied, vid);
-    return toInfo(s.byVid.get(vid) as VersionRow);
+    return toVersionInfo(s.byVid.get(vid) as VersionRow);
   }
 
   list(workspace: string, path: string): VersionInfo[] {
-    return (this.#read.list.all(workspace, path) as VersionRow[]).map(toInfo);
+    return (this.#read.list.all(workspace, path) as VersionRow[]).map(toVersionInfo);
   }
 
   subtree(workspace: string, path: string, name: string, depth: number): NodeRecord[] | undefined {
