@@ -153,6 +153,23 @@ function overridesFrom(values: Record<string, string | boolean | string[] | unde
   return o;
 }
 
+/** The commands besides help and version, by name (those on a store open it through `openStore`). */
+const COMMANDS: Readonly<Record<string, (args: string[]) => Promise<number>>> = {
+  serve: (args) => serve(args),
+  import: (args) => runImport(args),
+  export: (args) => exportCommand(args, openStore),
+  publish: (args) => publishCommand(args, openStore),
+  unpublish: (args) => unpublishCommand(args, openStore),
+  schedules: (args) => schedulesCommand(args, openStore),
+  versions: (args) => versionsCommand(args, openStore),
+  webhooks: (args) => webhooksCommand(args, openStore),
+  changes: (args) => changesCommand(args, openStore),
+  user: (args) => userCommand(args),
+  token: (args) => tokenCommand(args),
+  init: (args) => initCommand(args),
+  types: (args) => typesCommand(args, version()),
+};
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -167,35 +184,12 @@ export async function main(argv: string[]): Promise<number> {
       case '-v':
         process.stdout.write(`${version()}\n`);
         return 0;
-      case 'serve':
-        return await serve(rest);
-      case 'import':
-        return await runImport(rest);
-      case 'export':
-        return await exportCommand(rest, openStore);
-      case 'publish':
-        return await publishCommand(rest, openStore);
-      case 'unpublish':
-        return await unpublishCommand(rest, openStore);
-      case 'schedules':
-        return await schedulesCommand(rest, openStore);
-      case 'versions':
-        return await versionsCommand(rest, openStore);
-      case 'webhooks':
-        return await webhooksCommand(rest, openStore);
-      case 'changes':
-        return await changesCommand(rest, openStore);
-      case 'user':
-        return await userCommand(rest);
-      case 'token':
-        return await tokenCommand(rest);
-      case 'init':
-        return await initCommand(rest);
-      case 'types':
-        return await typesCommand(rest, version());
-      default:
+      default: {
+        const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+        if (run !== undefined) return await run(rest);
         process.stderr.write(`petal: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
         return 2;
+      }
     }
   } catch (err) {
     if (err instanceof ConfigError || err instanceof MissingStoreError || err instanceof ImportError || err instanceof ImportConflictError || err instanceof InvalidDocumentError || err instanceof ExportError) {

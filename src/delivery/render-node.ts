@@ -209,14 +209,11 @@ function flat(text: string): string {
 const leafMemo = new WeakMap<NodeRecord, PropertiesMemo>();
 
 function leafText(node: NodeRecord, o: RenderOptions): string {
-  const m = leafMemo.get(node);
-  const l = o.locale;
-  if (m !== undefined && m.visible === o.visible && m.outName === o.outName && m.locale === l.locale && m.all === l.all && m.suffixes === l.variantSuffixes) {
-    return m.text;
-  }
-  const text = flat(head(node, o) + memoProperties(node, o) + ',"@nodes":[]}');
-  leafMemo.set(node, { visible: o.visible, outName: o.outName, locale: l.locale, all: l.all, suffixes: l.variantSuffixes, text });
-  return text;
+  return memoized(leafMemo, node, o, writeLeaf);
+}
+
+function writeLeaf(node: NodeRecord, o: RenderOptions): string {
+  return head(node, o) + memoProperties(node, o) + ',"@nodes":[]}';
 }
 
 interface PropertiesMemo {
@@ -234,13 +231,18 @@ interface PropertiesMemo {
 const propertiesMemo = new WeakMap<NodeRecord, PropertiesMemo>();
 
 function memoProperties(node: NodeRecord, o: RenderOptions): string {
-  const m = propertiesMemo.get(node);
+  return memoized(propertiesMemo, node, o, writeProperties);
+}
+
+/** The text `memo` holds for the record under this endpoint setting and language, else `write`'s, kept. */
+function memoized(memo: WeakMap<NodeRecord, PropertiesMemo>, node: NodeRecord, o: RenderOptions, write: (node: NodeRecord, o: RenderOptions) => string): string {
+  const m = memo.get(node);
   const l = o.locale;
   if (m !== undefined && m.visible === o.visible && m.outName === o.outName && m.locale === l.locale && m.all === l.all && m.suffixes === l.variantSuffixes) {
     return m.text;
   }
-  const text = flat(writeProperties(node, o));
-  propertiesMemo.set(node, { visible: o.visible, outName: o.outName, locale: l.locale, all: l.all, suffixes: l.variantSuffixes, text });
+  const text = flat(write(node, o));
+  memo.set(node, { visible: o.visible, outName: o.outName, locale: l.locale, all: l.all, suffixes: l.variantSuffixes, text });
   return text;
 }
 

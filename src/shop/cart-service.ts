@@ -66,21 +66,13 @@ export class CartService {
   }
 
   /** The caller's usable cart (merging an anonymous one on login), or undefined. */
-  async findCart(ctx: ShopContext): Promise<CartRecord | undefined> {
-    const owner = ownerOf(ctx);
-    const now = Date.now();
-    const id = cookieId(ctx.cartId);
-    if (id !== undefined) {
-      const c = await this.store.getCart(id);
-      if (c && c.state === 'active' && c.expiresAt > now) {
-        if (c.userId === owner) return c;
-        if (c.userId === null && owner !== null) {
-          const merged = await this.store.mergeCart(id, owner, now, SHOP_TTL_MS, this.limits);
-          if (merged) return merged;
-        }
-      }
-    }
-    return owner === null ? undefined : this.store.activeCartOf(owner, now);
+  findCart(ctx: ShopContext): Promise<CartRecord | undefined> {
+    return findOwned(ctx, ctx.cartId, {
+      get: (id) => this.store.getCart(id),
+      usable: (c, now) => c.state === 'active' && c.expiresAt > now,
+      merge: (id, owner, now) => this.store.mergeCart(id, owner, now, SHOP_TTL_MS, this.limits),
+      activeOf: (owner, now) => this.store.activeCartOf(owner, now),
+    });
   }
 
   async #requireCart(ctx: ShopContext): Promise<CartRecord> {
@@ -181,21 +173,13 @@ export class CartService {
 
   // ---- wishlists: the same identity rules ----
 
-  async findWishlist(ctx: ShopContext): Promise<WishlistRecord | undefined> {
-    const owner = ownerOf(ctx);
-    const now = Date.now();
-    const id = cookieId(ctx.wishlistId);
-    if (id !== undefined) {
-      const w = await this.store.getWishlist(id);
-      if (w && w.expiresAt > now) {
-        if (w.userId === owner) return w;
-        if (w.userId === null && owner !== null) {
-          const merged = await this.store.mergeWishlist(id, owner, now, SHOP_TTL_MS, MAX_WISHLIST_ITEMS);
-          if (merged) return merged;
-        }
-      }
-    }
-    return owner === null ? undefined : this.store.activeWishlistOf(owner, now);
+  findWishlist(ctx: ShopContext): Promise<WishlistRecord | undefined> {
+    return findOwned(ctx, ctx.wishlistId, {
+      get: (id) => this.store.getWishlist(id),
+      usable: (w, now) => w.expiresAt > now,
+      merge: (id, owner, now) => this.store.mergeWishlist(id, owner, now, SHOP_TTL_MS, MAX_WISHLIST_ITEMS),
+      activeOf: (owner, now) => this.store.activeWishlistOf(owner, now),
+    });
   }
 
   async wishlistView(ctx: ShopContext, w: WishlistRecord): Promise<WishlistView> {
@@ -237,4 +221,35 @@ export class CartService {
     const w = await this.findWishlist(ctx);
     if (!w || !(await this.store.deleteWishlist(w.id, ownerOf(ctx), Date.now()))) throw new PetalError('wishlistNotFound');
   }
+}
+
+/** How one kind of customer list (cart, wishlist) is found, merged and looked up by owner. */
+interface OwnedLists<T extends { userId: string | null }> {
+  get(id: string): Promise<T | undefined>;
+  /** Still usable at `now` (not expired; a cart also not ordered). */
+  usable(list: T, now: number): boolean;
+  /** Takes an anonymous list over for `owner` (merging it into theirs); undefined when it cannot. */
+  merge(id: string, owner: string, now: number): Promise<T | undefined>;
+  activeOf(owner: string, now: number): Promise<T | undefined>;
+}
+
+/**
+ * The caller's usable list: the one its cookie names when it is theirs, or an anonymous one merged
+ * into theirs on login; else, signed in, their active one; undefined otherwise.
+ */
+async function findOwned<T extends { userId: string | null }>(ctx: ShopContext, cookie: string | undefined, lists: OwnedLists<T>): Promise<T | undefined> {
+  const owner = ownerOf(ctx);
+  const now = Date.now();
+  const id = cookieId(cookie);
+  if (id !== undefined) {
+    const list = await lists.get(id);
+    if (list && lists.usable(list, now)) {
+      if (list.userId === owner) return list;
+      if (list.userId === null && owner !== null) {
+        const merged = await lists.merge(id, owner, now);
+        if (merged) return merged;
+      }
+    }
+  }
+  return owner === null ? undefined : lists.activeOf(owner, now);
 }

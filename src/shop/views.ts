@@ -1,6 +1,6 @@
 // Shop layer: the JSON shapes of the shop API (plain objects; Fastify serializes them). Field order
 // here is the order clients see. Money is always `{ amount, currency }` with integer minor units.
-import type { Catalog, Category, Currency, Product, ShippingMethod } from './catalog-model.js';
+import type { Catalog, Category, Product, ShippingMethod } from './catalog-model.js';
 import { formatTaxRate, type Money } from './money.js';
 import type { PricedCart, PricedLine, Totals } from './pricing.js';
 import type { CartRecord, OrderDocument, OrderRecord, WishlistRecord } from './shop-store.js';
@@ -26,26 +26,14 @@ export interface ShippingMethodView {
   }[];
 }
 
-export interface CatalogView {
-  readonly id: string;
-  readonly name: string;
-  readonly title: string;
-  readonly description: string | null;
-  readonly defaultCurrency: string;
-  readonly pricesIncludeTax: boolean;
-  readonly currencies: readonly Currency[];
+/** A catalog as answered: its categories and shipping methods as views (the JSON's order is catalogView's). */
+export interface CatalogView extends Omit<Catalog, 'categories' | 'shippingMethods'> {
   readonly categories: readonly CategoryView[];
   readonly shippingMethods: readonly ShippingMethodView[];
 }
 
-export interface ProductView {
-  readonly id: string;
-  readonly name: string;
-  readonly catalogId: string;
-  readonly sku: string | null;
-  readonly title: string;
-  readonly description: string | null;
-  readonly date: string | null;
+/** A product as answered (the JSON's order is productView's). */
+export interface ProductView extends Pick<Product, 'id' | 'name' | 'catalogId' | 'sku' | 'title' | 'description' | 'date' | 'customFields'> {
   readonly taxRate: string;
   /** Units left; null when stock is not tracked. */
   readonly stock: number | null;
@@ -54,7 +42,6 @@ export interface ProductView {
   readonly prices: readonly {
     readonly price: Money; readonly minQuantity: number; readonly validFrom: string | null; readonly validTo: string | null;
   }[];
-  readonly customFields: Product['customFields'];
 }
 
 export interface Page<T> {

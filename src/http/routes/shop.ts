@@ -73,20 +73,32 @@ export function registerShopRoutes(app: FastifyInstance, shop: ShopService, o: {
       json(reply, 200, await shop.reads.shippingMethod(ctx(req).reader, req.params.id), 'no-cache'));
 
     // ---- cart ----
-    shopApp.post('/cart', async (req, reply) => {
-      const r = await shop.carts.createCart(ctx(req), req.body);
-      cookies.set(req, reply, CART_COOKIE, r.cart.id); // refreshes Max-Age too
-      return json(reply, r.created ? 201 : 200, r.cart);
-    });
-    shopApp.get('/cart', async (req, reply) => {
-      const cart = await shop.carts.getCart(ctx(req));
-      follow(req, reply, CART_COOKIE, cart.id);
-      return json(reply, 200, cart);
-    });
-    shopApp.delete('/cart', async (req, reply) => {
-      await shop.carts.deleteCart(ctx(req));
-      cookies.clear(reply, CART_COOKIE);
-      return reply.code(204).header('cache-control', 'no-store').send();
+    // POST creates (or answers the caller's), GET reads, DELETE removes; the id rides in a cookie.
+    const listRoutes = <T extends { id: string }>(path: string, cookie: string, calls: {
+      create: (c: ShopContext, body: unknown) => Promise<{ created: boolean; list: T }>;
+      get: (c: ShopContext) => Promise<T>;
+      remove: (c: ShopContext) => Promise<unknown>;
+    }): void => {
+      shopApp.post(path, async (req, reply) => {
+        const r = await calls.create(ctx(req), req.body);
+        cookies.set(req, reply, cookie, r.list.id); // refreshes Max-Age too
+        return json(reply, r.created ? 201 : 200, r.list);
+      });
+      shopApp.get(path, async (req, reply) => {
+        const list = await calls.get(ctx(req));
+        follow(req, reply, cookie, list.id);
+        return json(reply, 200, list);
+      });
+      shopApp.delete(path, async (req, reply) => {
+        await calls.remove(ctx(req));
+        cookies.clear(reply, cookie);
+        return reply.code(204).header('cache-control', 'no-store').send();
+      });
+    };
+    listRoutes('/cart', CART_COOKIE, {
+      create: async (c, body) => { const r = await shop.carts.createCart(c, body); return { created: r.created, list: r.cart }; },
+      get: (c) => shop.carts.getCart(c),
+      remove: (c) => shop.carts.deleteCart(c),
     });
     shopApp.post('/cart/item', async (req, reply) => {
       const cart = await shop.carts.changeItem(ctx(req), req.body, 'add');
@@ -100,20 +112,10 @@ export function registerShopRoutes(app: FastifyInstance, shop: ShopService, o: {
     });
 
     // ---- wishlist ----
-    shopApp.post('/wishlist', async (req, reply) => {
-      const r = await shop.carts.createWishlist(ctx(req), req.body);
-      cookies.set(req, reply, WISHLIST_COOKIE, r.wishlist.id);
-      return json(reply, r.created ? 201 : 200, r.wishlist);
-    });
-    shopApp.get('/wishlist', async (req, reply) => {
-      const w = await shop.carts.getWishlist(ctx(req));
-      follow(req, reply, WISHLIST_COOKIE, w.id);
-      return json(reply, 200, w);
-    });
-    shopApp.delete('/wishlist', async (req, reply) => {
-      await shop.carts.deleteWishlist(ctx(req));
-      cookies.clear(reply, WISHLIST_COOKIE);
-      return reply.code(204).header('cache-control', 'no-store').send();
+    listRoutes('/wishlist', WISHLIST_COOKIE, {
+      create: async (c, body) => { const r = await shop.carts.createWishlist(c, body); return { created: r.created, list: r.wishlist }; },
+      get: (c) => shop.carts.getWishlist(c),
+      remove: (c) => shop.carts.deleteWishlist(c),
     });
 
     // ---- orders ----
