@@ -5,14 +5,15 @@
 // from the store's change events (live-workspaces.ts): a write of k nodes costs O(k), never a reload.
 // Whatever a request chooses (property names, conditions, result rows) is kept within a byte budget
 // (memory-budget.ts).
-import type { Condition, StoreQuery, Target, ValueKind } from '../../query/ast.js';
+import type { Condition, StoreQuery, ValueKind } from '../../query/ast.js';
 import { readableBy } from '../../query/glob.js';
 import type { QueryResult } from '../content-store.js';
 import type { NodeRecord } from '../rows.js';
 import type { Bitmap } from './bitmap.js';
 import type { ColumnSource } from './column-source.js';
 import { compareCodePoints } from './compare.js';
-import { uuidEqualities, type Column } from './column-scan.js';
+import type { Column } from './column-scan.js';
+import { indexRuns, indexSupports, propertiesOf } from './answerable.js';
 import { hasIdColumn, KIND_NAMES } from './column-source.js';
 import { orderKeysOf, type OrderKeys } from './order-keys.js';
 import { chainCompare, nodeCompare, orderedPage, propertyCompare, type OrdinalCompare } from './ordered-page.js';
@@ -368,31 +369,13 @@ export class QueryIndex {
     return keys;
   }
 
-  /**
-   * True when this index can answer the query: what `supports` allows, plus `eq` / `ne` on the UUID
-   * (through `nidsOfIds`) and, when the source has `idColumn`, ordering by UUID.
-   */
+  /** True when this index can answer the query (answerable.ts). */
   canRun(q: StoreQuery): boolean {
-    return q.conditions.every((c) => c.kind !== 'like' || c.target.kind !== 'uuid')
-      && q.conditions.every((c) => c.kind !== 'ranges' || c.target.kind !== 'uuid' || uuidEqualities(c.ranges) !== undefined)
-      && (hasIdColumn(this.source) || !q.orderBy.some((o) => o.target.kind === 'uuid'));
+    return indexRuns(q, hasIdColumn(this.source));
   }
 
   /** True when the index can answer the query without uuid conditions or order (otherwise the store uses SQL). */
   static supports(q: StoreQuery): boolean {
-    const usesUuid = (t: Target) => t.kind === 'uuid';
-    return !q.orderBy.some((o) => usesUuid(o.target))
-      && !q.conditions.some((c) => (c.kind === 'ranges' || c.kind === 'like') && usesUuid(c.target));
+    return indexSupports(q);
   }
-}
-
-/** The properties a query's filters and orders read. */
-function propertiesOf(q: StoreQuery): Set<string> {
-  const names = new Set<string>();
-  for (const c of q.conditions) {
-    if (c.kind === 'exists') names.add(c.name);
-    else if ((c.kind === 'ranges' || c.kind === 'like') && c.target.kind === 'property') names.add(c.target.name);
-  }
-  for (const o of q.orderBy) if (o.target.kind === 'property') names.add(o.target.name);
-  return names;
 }
