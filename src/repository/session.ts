@@ -196,5 +196,5 @@ async function runQuery(
   const conditions = readable === null ? extra : [readable, ...extra];
   const q = buildStoreQuery(spec, { kindsOf: (n) => kinds.get(n) ?? [], typesPresent }, conditions);
   // Matches owed only to hidden properties' words are left out before the store counts and pages.
-  return store.reads.query(await withoutHiddenWordMatches(q, (x) => store.reads.query(x)));
+  return store.reads.query(q.fullTextHidden === undefined ? q : await withoutHiddenWordMatches(q, (x) => store.reads.query(x)));
 }

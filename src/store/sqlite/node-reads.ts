@@ -25,7 +25,8 @@ export interface SqliteReadContext {
   readonly index: QueryIndex;
   readonly memo: GenerationMemo;
   readonly indexThreshold: number;
-  /** The generation, from the hint when it is recent. */
+  /** The generation read in the last 100 ms, without a round trip (store.ts generationHint). */
+  readonly generationHint: () => number | undefined;
   readonly generation: () => Promise<number>;
   /** Nodes of the workspace (cached per generation). */
   readonly workspaceSize: (workspace: string, generation: number) => number;
@@ -91,13 +92,13 @@ export class SqliteReads implements NodeReads {
     if (this.c.indexThreshold === 0) return 0;
     if (!Number.isFinite(this.c.indexThreshold)) return -1;
     // A hint is enough for a threshold (this process's writes clear it; another's are seen within 100 ms).
-    return this.c.workspaceSize(workspace, await this.c.generation());
+    return this.c.workspaceSize(workspace, this.c.generationHint() ?? await this.c.generation());
   }
 
   async propertyKinds(workspace: string, names: readonly string[], readable?: ReadableCondition): Promise<Map<string, ValueKind[]>> {
     if (names.length === 0) return new Map();
     if (readable === undefined) {
-      const kinds = await this.c.memo.get(await this.c.generation(), `kinds\n${workspace}\n${names.join('\n')}`, () => this.#kinds(workspace, names));
+      const kinds = await this.c.memo.get(this.c.generationHint() ?? await this.c.generation(), `kinds\n${workspace}\n${names.join('\n')}`, () => this.#kinds(workspace, names));
       return new Map(kinds);
     }
     return this.#kinds(workspace, names, readable);
@@ -112,7 +113,7 @@ export class SqliteReads implements NodeReads {
 
   async nodeTypesPresent(workspace: string): Promise<string[]> {
     const load = () => (this.#s.types.all(workspace) as { type: string }[]).map((r) => r.type);
-    return [...(await this.c.memo.get(await this.c.generation(), `types\n${workspace}`, load))];
+    return [...(await this.c.memo.get(this.c.generationHint() ?? await this.c.generation(), `types\n${workspace}`, load))];
   }
 
   async countNodes(workspace?: string): Promise<number> {

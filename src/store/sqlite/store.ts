@@ -97,7 +97,8 @@ export class SqliteStore implements ContentStore {
       index: this.#index,
       memo: this.#memo,
       indexThreshold: this.#indexThreshold,
-      generation: async () => this.generationHint() ?? this.generation(),
+      generationHint: () => this.generationHint(),
+      generation: () => this.generation(),
       workspaceSize: (workspace, generation) => {
         if (!this.#sizes) throw new StoreClosedError('SqliteStore is not open');
         return this.#sizes.size(workspace, generation);
