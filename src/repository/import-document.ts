@@ -18,6 +18,29 @@ export interface NodeDraft {
   line?: number;
 }
 
+/**
+ * One node of a streamed document, in document order (a node before its descendants). Its draft has no
+ * children: they follow as entries of the next depth.
+ */
+export interface NodeEntry {
+  /** 0 for a root of the document, 1 for a root's child, and so on. */
+  readonly depth: number;
+  readonly draft: NodeDraft;
+}
+
+/**
+ * A source file read while it is written: its nodes come in batches, so that an import holds a bounded
+ * part of a file in memory whatever its size. Read once; its blobs are known when the nodes are.
+ */
+export interface StreamedDocument {
+  readonly source: string;
+  readonly workspace: string;
+  readonly parentPath: string;
+  readonly entries: AsyncIterable<readonly NodeEntry[]>;
+  /** The binaries the Binary values name (value = hash): complete once `entries` has ended. */
+  blobs(): readonly BlobSpool[];
+}
+
 /** One source file's content, ready to be written in one transaction with the others of an import. */
 export interface ImportDocument {
   /** File the content came from (for messages). */
