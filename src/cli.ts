@@ -7,7 +7,6 @@ import { ConfigError } from './config/config-error.js';
 import { DEFAULT_STORE_FILE, loadConfig, packageRoot, type CliOverrides } from './config/load-config.js';
 import { ImportError } from './ingest/import-error.js';
 import { importPaths, type ImportProgress } from './ingest/run-import.js';
-import { recordImport } from './ingest/bootstrap.js';
 import { createLogger, createStore, startServer } from './main.js';
 import { userCommand } from './security/cli-commands.js';
 import { tokenCommand } from './security/token-commands.js';
@@ -298,7 +297,7 @@ async function runImport(args: string[]): Promise<number> {
     const r = await importPaths(store, positionals, {
       onUuidCollision: (policy ?? config.onUuidCollision) as 'new' | 'replace' | 'fail', onProgress,
       // Whole, as always (--force or not), and recorded: a start then skips these files while unchanged.
-      prepare: recordImport(config.baseDir ?? process.cwd()),
+      record: config.baseDir ?? process.cwd(),
       ...(config.publishing !== undefined ? { publishing: true } : {}),
     });
     bar?.stop();

@@ -6,7 +6,8 @@
 // and one never published here has no status at all.
 import type { ContentStore } from '../store/content-store.js';
 import type { StoredProperty } from '../model/property-type.js';
-import type { ImportDocument, NodeDraft } from '../repository/import-document.js';
+import type { ImportDocument, NodeDraft, StreamedDocument } from '../repository/import-document.js';
+import { throughEntries } from './entry-paths.js';
 import type { NodeRecord } from '../store/rows.js';
 import { joinPath } from '../model/paths.js';
 import { ACTIVATION_PROPERTIES, ACTIVATION_STATUS, LAST_ACTIVATED, LAST_ACTIVATED_BY, STATUS } from '../repository/publishing.js';
@@ -29,7 +30,30 @@ export async function markActivation(store: ContentStore, documents: readonly Im
   }
 }
 
+/**
+ * The same for a streamed document, as its entries pass: the published subtree of each root is read
+ * when the root comes (held while its entries pass: memory grows with what is published there).
+ */
+export function markActivationStreamed(store: ContentStore, doc: StreamedDocument): StreamedDocument {
+  const published = publishedWorkspace(doc.workspace);
+  let byPath: ReadonlyMap<string, NodeRecord> = new Map();
+  return throughEntries(doc, async (batch, paths) => {
+    for (const [i, { depth, draft }] of batch.entries()) {
+      if (depth === 0) {
+        const rows = await store.reads.getSubtree(published, paths[i]!, WHOLE_SUBTREE);
+        byPath = new Map(rows.map((r) => [r.path, r]));
+      }
+      markOne(draft, paths[i]!, byPath);
+    }
+  });
+}
+
 function mark(draft: NodeDraft, path: string, published: ReadonlyMap<string, NodeRecord>): void {
+  markOne(draft, path, published);
+  for (const child of draft.children) mark(child, joinPath(path, child.name), published);
+}
+
+function markOne(draft: NodeDraft, path: string, published: ReadonlyMap<string, NodeRecord>): void {
   const own = draft.properties.filter(([name]) => !ACTIVATION_PROPERTIES.has(name));
   const copy = published.get(path);
   if (copy !== undefined) {
@@ -41,7 +65,6 @@ function mark(draft: NodeDraft, path: string, published: ReadonlyMap<string, Nod
     }
   }
   draft.properties = own;
-  for (const child of draft.children) mark(child, joinPath(path, child.name), published);
 }
 
 /** The same type, mixins and properties (the activation ones aside) as the published copy. */

@@ -8,8 +8,6 @@
 // Instances sharing a database take turns (store.withBootstrapFiles); a write that commits between
 // the decision and the import makes the import roll back and the decision be taken again.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { isAbsolute, relative } from 'node:path';
 import type { ContentStore } from '../store/content-store.js';
 import { BootstrapRaceError, type BootstrapFile, type BootstrapNodes, type NewBootstrapFile } from '../store/bootstrap-files.js';
 import type { ImportDocument, UuidCollisionPolicy } from '../repository/import-document.js';
@@ -17,6 +15,9 @@ import { listExportFiles } from './load-export.js';
 import { importPaths, type ImportRunResult, type PreparedImport } from './run-import.js';
 import { Edits } from './bootstrap-edits.js';
 import { mergeDocument, pathsOf } from './bootstrap-merge.js';
+import { recordedPath, sha256Of } from './file-records.js';
+
+export { recordedPath };
 
 export type ContentPolicy = 'seed' | 'overwrite';
 
@@ -90,14 +91,6 @@ async function bootstrapTurn(
   return { unchanged, imported, kept };
 }
 
-/** `petal import`'s `prepare`: the documents as they are, and the record of their files. */
-export function recordImport(baseDir: string): (documents: readonly ImportDocument[]) => Promise<PreparedImport> {
-  return async (documents) => {
-    const hashes = new Map(await Promise.all(documents.map(async (d) => [d.source, await sha256Of(d.source)] as const)));
-    return { documents, bootstrap: { files: bootstrapRecords(documents, (f) => recordedPath(baseDir, f), hashes) } };
-  };
-}
-
 /** One record per file: its hash and the paths it holds (before any merge: the file's own nodes). */
 function bootstrapRecords(documents: readonly ImportDocument[], key: (file: string) => string, hashes: ReadonlyMap<string, string>): NewBootstrapFile[] {
   const byFile = new Map<string, { sha256: string; nodes: Record<string, string[]> }>();
@@ -108,14 +101,4 @@ function bootstrapRecords(documents: readonly ImportDocument[], key: (file: stri
     (entry.nodes[doc.workspace] ??= []).push(...pathsOf(doc));
   }
   return [...byFile].map(([path, e]) => ({ path, sha256: e.sha256, nodes: e.nodes as BootstrapNodes }));
-}
-
-/** Relative to the config folder when inside it (the same file whichever folder Petal runs from). */
-export function recordedPath(baseDir: string, file: string): string {
-  const rel = relative(baseDir, file);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split('\\').join('/') : file;
-}
-
-async function sha256Of(file: string): Promise<string> {
-  return createHash('sha256').update(await readFile(file)).digest('hex');
 }

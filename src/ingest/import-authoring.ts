@@ -6,7 +6,8 @@
 // `petal import` is the operator's tool (migrations): it keeps the file's values.
 import type { StoredProperty } from '../model/property-type.js';
 import { isMaintained, stampMaintained, storedNow } from '../repository/maintained-properties.js';
-import type { ImportDocument, NodeDraft } from '../repository/import-document.js';
+import type { ImportDocument, NodeDraft, StreamedDocument } from '../repository/import-document.js';
+import { throughEntries } from './entry-paths.js';
 
 export interface Author {
   readonly by: string;
@@ -18,12 +19,25 @@ export interface Author {
 
 /** Sets the maintained properties of every node of `documents` (in place) as written by `author.by` now. */
 export function authorDocuments(documents: readonly ImportDocument[], author: Author): void {
+  const stamp = stamper(author);
+  const all = (draft: NodeDraft): void => {
+    stamp(draft);
+    draft.children.forEach(all);
+  };
+  for (const doc of documents) doc.roots.forEach(all);
+}
+
+/** The same for a streamed document, as its entries pass. */
+export function authorStreamed(doc: StreamedDocument, author: Author): StreamedDocument {
+  const stamp = stamper(author);
+  return throughEntries(doc, (batch) => { for (const { draft } of batch) stamp(draft); });
+}
+
+function stamper(author: Author): (draft: NodeDraft) => void {
   const now = author.now ?? storedNow();
-  const stamp = (draft: NodeDraft): void => {
+  return (draft) => {
     const own: StoredProperty[] = draft.properties.filter(([name]) => !isMaintained(name, author.publishing));
     // Every imported node is new (a re-imported one replaces the old): created now, as a Nodes API create.
     draft.properties = stampMaintained(own, { by: author.by, now, created: true, publishing: false });
-    draft.children.forEach(stamp);
   };
-  for (const doc of documents) doc.roots.forEach(stamp);
 }

@@ -1,52 +1,21 @@
-// Ingest layer: streams a JCR system-view XML export into an ImportDocument, spooling binaries (no store access).
-import { createReadStream } from 'node:fs';
+// Ingest layer: reads a JCR system-view XML export as it streams, telling a DraftSink its nodes and
+// spooling binaries (no store access).
 import { Parser } from 'htmlparser2';
 import type { BlobSpool } from '../store/rows.js';
-import type { ImportDocument, NodeDraft } from '../repository/import-document.js';
 import { coerceValue, parsePropertyType, type PropertyType, type ScalarValue } from '../model/property-type.js';
-import { ImportError, toImportError } from './import-error.js';
-import { parseExportFileName } from './parse-file-name.js';
-import { addProperty, newDraft, nodeNameProblem, propertyNameProblem } from './node-draft.js';
+import { ImportError } from './import-error.js';
+import { nodeNameProblem, propertyNameProblem } from './node-draft.js';
 import { Base64Spool } from './blob-spool.js';
 import { MAX_IMPORT_DEPTH, MAX_IMPORT_VALUE_CHARS } from './import-limits.js';
+import type { DraftSink } from './draft-sink.js';
 
 /** The root a whole-workspace export is written from; its properties describe the workspace root, not content. */
 const WORKSPACE_ROOT = 'jcr:root';
-const READ_CHUNK = 256 * 1024;
 
 type Frame =
-  | { kind: 'node'; draft: NodeDraft; isWorkspaceRoot: boolean }
+  | { kind: 'node'; isWorkspaceRoot: boolean }
   | { kind: 'property'; name: string; type: PropertyType; multiple: boolean; values: ScalarValue[]; line: number }
   | { kind: 'value'; parts: string[]; chars: number; spool: Base64Spool | undefined };
-
-export async function parseJcrXmlExport(
-  file: string, opts: { spoolDir: string; onProgress?: (bytesRead: number) => void },
-): Promise<ImportDocument> {
-  const target = parseExportFileName(file);
-  const reader = new SystemViewReader(file, opts.spoolDir);
-  const stream = createReadStream(file, { encoding: 'utf8', highWaterMark: READ_CHUNK });
-  try {
-    for await (const chunk of stream as AsyncIterable<string>) {
-      reader.write(chunk);
-      // Waiting for the spool writes before reading on bounds memory to one chunk of decoded bytes.
-      await reader.settled();
-      opts.onProgress?.(stream.bytesRead);
-    }
-    const roots = reader.end();
-    await reader.settled();
-    return {
-      source: file,
-      workspace: target.workspace,
-      parentPath: reader.isWorkspaceExport ? '/' : target.parentPath,
-      roots,
-      blobs: reader.blobs(),
-    };
-  } catch (err) {
-    stream.destroy();
-    await reader.abort();
-    throw toImportError(file, err);
-  }
-}
 
 /**
  * htmlparser2 is lenient: it silently drops a closing tag that matches no open element and closes
@@ -55,7 +24,7 @@ export async function parseJcrXmlExport(
 class CheckedParser extends Parser {
   selfClosing = false;
 
-  constructor(private readonly reader: SystemViewReader) {
+  constructor(private readonly reader: JcrXmlExportReader) {
     super(reader, { xmlMode: true, decodeEntities: true });
   }
 
@@ -75,21 +44,26 @@ class CheckedParser extends Parser {
   }
 }
 
-/** Parser callbacks: builds the drafts while the XML streams through. */
-class SystemViewReader {
+/** Parser callbacks: tells the sink the nodes while the XML streams through. */
+export class JcrXmlExportReader {
   closeCount = 0;
+  /** The root element is `jcr:root`: its children are the document's roots, written at `/`. */
   isWorkspaceExport = false;
   private readonly parser: CheckedParser;
   private readonly lines = new LineTracker();
   private readonly stack: Frame[] = [];
   private readonly spooled = new Map<string, BlobSpool>();
   private pending: Base64Spool[] = [];
-  private roots: NodeDraft[] | undefined;
   private rootSeen = false;
   private firstChunk = true;
 
-  constructor(private readonly file: string, private readonly spoolDir: string) {
+  constructor(private readonly file: string, private readonly spoolDir: string, private readonly sink: DraftSink) {
     this.parser = new CheckedParser(this);
+  }
+
+  /** The root element has been read (isWorkspaceExport is known). */
+  get rootKnown(): boolean {
+    return this.rootSeen;
   }
 
   write(chunk: string): void {
@@ -100,10 +74,9 @@ class SystemViewReader {
     this.parser.write(text);
   }
 
-  end(): NodeDraft[] {
+  end(): void {
     this.parser.end();
-    if (!this.roots) throw this.fail('no sv:node element: not a JCR system view export');
-    return this.roots;
+    if (!this.rootSeen) throw this.fail('no sv:node element: not a JCR system view export');
   }
 
   async settled(): Promise<void> {
@@ -148,7 +121,8 @@ class SystemViewReader {
           this.rootSeen = true;
           this.isWorkspaceExport = isWorkspaceRoot;
         }
-        this.stack.push({ kind: 'node', draft: newDraft(nodeName, line), isWorkspaceRoot });
+        if (!isWorkspaceRoot) this.sink.openNode(nodeName, line);
+        this.stack.push({ kind: 'node', isWorkspaceRoot });
         return;
       }
       case 'sv:property': {
@@ -201,7 +175,7 @@ class SystemViewReader {
     const parent = this.stack.at(-1);
     if (frame.kind === 'value' && parent?.kind === 'property') parent.values.push(this.valueOf(frame, parent));
     else if (frame.kind === 'property' && parent?.kind === 'node') this.closeProperty(frame, parent);
-    else if (frame.kind === 'node') this.closeNode(frame, parent);
+    else if (frame.kind === 'node' && !frame.isWorkspaceRoot) this.sink.closeNode();
   }
 
   private valueOf(frame: Frame & { kind: 'value' }, property: Frame & { kind: 'property' }): ScalarValue {
@@ -226,16 +200,11 @@ class SystemViewReader {
     if (node.isWorkspaceRoot) return;
     // Old exports mark multi-value properties only by writing several sv:value (or none).
     const multiple = frame.multiple || frame.values.length !== 1;
-    addProperty(node.draft, frame.name, frame.type, multiple ? frame.values : frame.values[0]);
-  }
-
-  private closeNode(frame: Frame & { kind: 'node' }, parent: Frame | undefined): void {
-    if (parent?.kind === 'node') parent.draft.children.push(frame.draft);
-    else if (!parent) this.roots = frame.isWorkspaceRoot ? frame.draft.children : [frame.draft];
+    this.sink.property(frame.name, frame.type, multiple ? frame.values : frame.values[0]!, frame.line);
   }
 }
 
-function requiredAttribute(reader: SystemViewReader, attribs: Record<string, string>, attr: string, element: string): string {
+function requiredAttribute(reader: JcrXmlExportReader, attribs: Record<string, string>, attr: string, element: string): string {
   const value = attribs[attr];
   if (value === undefined || value === '') throw reader.fail(`<${element}> without ${attr}`);
   return value;

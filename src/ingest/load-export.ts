@@ -1,30 +1,16 @@
 // Ingest layer: finds content export files and parses each with the parser for its format.
 import { readdir, stat } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { ImportDocument } from '../repository/import-document.js';
-import { ImportError, toImportError } from './import-error.js';
+import { toImportError } from './import-error.js';
 import { exportFileSegments } from './parse-file-name.js';
-import { parseYamlExport } from './import-yaml.js';
-import { parseJcrXmlExport } from './import-jcr-xml.js';
+import { readExport, type ReadExportOptions } from './read-export.js';
 
-export interface LoadExportOptions {
-  spoolDir: string;
-  onProgress?: (bytesRead: number) => void;
-}
+export type LoadExportOptions = ReadExportOptions;
 
-export async function loadExport(file: string, opts: LoadExportOptions): Promise<ImportDocument> {
-  switch (extname(file).toLowerCase()) {
-    case '.yaml': {
-      const doc = await parseYamlExport(file, opts);
-      // YAML is parsed whole, so progress jumps to the end; a progress bar over many files still moves.
-      if (opts.onProgress) opts.onProgress((await stat(file)).size);
-      return doc;
-    }
-    case '.xml':
-      return parseJcrXmlExport(file, opts);
-    default:
-      throw new ImportError(file, undefined, 'unsupported file type (expected .yaml or .xml)');
-  }
+/** Reads a whole export file into its trees. */
+export function loadExport(file: string, opts: LoadExportOptions): Promise<ImportDocument> {
+  return readExport(file, opts);
 }
 
 const EXPORT_FILE = /\.(yaml|xml)$/i;

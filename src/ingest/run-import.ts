@@ -2,7 +2,7 @@
 // to a temporary folder, swept at the next import if this one is killed), then writes them in ONE store transaction, so a broken file changes nothing.
 import { rm, stat } from 'node:fs/promises';
 import type { ContentStore } from '../store/content-store.js';
-import type { ImportDocument, UuidCollisionPolicy } from '../repository/import-document.js';
+import type { ImportDocument, StreamedDocument, UuidCollisionPolicy } from '../repository/import-document.js';
 import { listExportFiles, loadExport, sortExportFiles } from './load-export.js';
 import { ImportError } from './import-error.js';
 import { ImportConflictError, InvalidDocumentError } from '../repository/write-import.js';
@@ -11,8 +11,12 @@ import type { BootstrapRecords } from '../store/bootstrap-files.js';
 import { joinPath } from '../model/paths.js';
 import { caseVariantOf } from '../model/names.js';
 import { createSpoolFolder } from './spool-folder.js';
-import { markActivation } from './activation-on-import.js';
-import { authorDocuments } from './import-authoring.js';
+import { openExport } from './read-export.js';
+import { throughEntries } from './entry-paths.js';
+import { FileRecords } from './file-records.js';
+import { parseExportFileName } from './parse-file-name.js';
+import { markActivation, markActivationStreamed } from './activation-on-import.js';
+import { authorStreamed } from './import-authoring.js';
 import { importDocuments } from '../repository/writes.js';
 
 export interface ImportProgress {
@@ -31,9 +35,15 @@ export interface ImportRunOptions {
   readonly publishing?: boolean;
   /**
    * Called with the parsed documents (activation marked) just before they are written: the documents
-   * to write instead, and the bootstrap records to write in their transaction (bootstrap.ts).
+   * to write instead, and the bootstrap records to write in their transaction (bootstrap.ts). The
+   * files are then read whole, not streamed (the start-time import merges whole documents).
    */
   readonly prepare?: (documents: readonly ImportDocument[]) => Promise<PreparedImport>;
+  /**
+   * `petal import`: the files are recorded as the start-time import records them (bootstrap.ts), by
+   * their path relative to this folder, so that a start skips them while unchanged.
+   */
+  readonly record?: string;
 }
 
 export interface PreparedImport {
@@ -61,33 +71,96 @@ export async function importPaths(store: ContentStore, paths: readonly string[],
   const bytesTotal = sizes.reduce((a, b) => a + b, 0);
   const spoolDir = await createSpoolFolder(options.spoolParent);
   try {
-    const documents: ImportDocument[] = [];
-    let bytesDone = 0;
-    for (let i = 0; i < files.length; i++) {
-      const file = files[i]!;
-      const before = bytesDone;
-      documents.push(await loadExport(file, {
-        spoolDir,
-        onProgress: (read: number) => options.onProgress?.({ phase: 'parse', file, bytesDone: before + read, bytesTotal }),
-      }));
-      bytesDone += sizes[i]!;
-      options.onProgress?.({ phase: 'parse', file, bytesDone, bytesTotal });
+    if (options.prepare !== undefined) return await importWhole(store, files, sizes, spoolDir, options, started);
+    await refuseCaseVariants(store, files.map((file) => ({ source: file, workspace: parseExportFileName(file).workspace })));
+    const roots = new Roots();
+    const record = options.record !== undefined ? new FileRecords(options.record) : undefined;
+    const hashes = record !== undefined ? await record.hash(files) : undefined;
+    let bytesBefore = 0;
+    async function* documents(): AsyncGenerator<StreamedDocument> {
+      for (const [i, file] of files.entries()) {
+        const before = bytesBefore;
+        let doc = await openExport(file, {
+          spoolDir,
+          onProgress: (read: number) => options.onProgress?.({ phase: 'parse', file, bytesDone: before + read, bytesTotal }),
+        });
+        doc = roots.through(doc);
+        if (record !== undefined) doc = record.through(doc);
+        if (options.publishing === true) doc = markActivationStreamed(store, doc);
+        yield doc;
+        bytesBefore += sizes[i]!;
+      }
+      options.onProgress?.({ phase: 'write', bytesDone: bytesTotal, bytesTotal });
     }
-    await refuseCaseVariants(store, documents);
-    options.onProgress?.({ phase: 'write', bytesDone, bytesTotal });
-    if (options.publishing === true) await markActivation(store, documents);
-    const prepared = options.prepare !== undefined ? await options.prepare(documents) : { documents };
-    const result = await importDocuments(store, prepared.documents, {
-      onUuidCollision: options.onUuidCollision, ...(prepared.bootstrap !== undefined ? { bootstrap: prepared.bootstrap } : {}),
-    });
+    const result = await importDocuments(store, documents(), {
+      onUuidCollision: options.onUuidCollision,
+      ...(record !== undefined ? { bootstrap: () => record.records(hashes!) } : {}),
+    }, expectedNodes(bytesTotal));
     const ms = performance.now() - started;
-    const { warnings, ...indexSegments } = await refreshIndex(store, prepared.documents, result.warnings);
-    return {
-      files: files.length, nodes: result.nodes, bytes: bytesTotal, ms, warnings,
-      roots: rootsOf(prepared.documents), indexSegments,
-    };
+    const workspaces = [...new Set(files.map((f) => parseExportFileName(f).workspace))];
+    const { warnings, ...indexSegments } = await refreshIndex(store, workspaces, [...(record?.warnings ?? []), ...result.warnings]);
+    return { files: files.length, nodes: result.nodes, bytes: bytesTotal, ms, warnings, roots: roots.list, indexSegments };
   } finally {
     await rm(spoolDir, { recursive: true, force: true });
+  }
+}
+
+/** The start-time import (a `prepare` that merges whole documents): files read whole, then written. */
+async function importWhole(
+  store: ContentStore, files: readonly string[], sizes: readonly number[], spoolDir: string, options: ImportRunOptions, started: number,
+): Promise<ImportRunResult> {
+  const bytesTotal = sizes.reduce((a, b) => a + b, 0);
+  const documents: ImportDocument[] = [];
+  let bytesDone = 0;
+  for (let i = 0; i < files.length; i++) {
+    const file = files[i]!;
+    const before = bytesDone;
+    documents.push(await loadExport(file, {
+      spoolDir,
+      onProgress: (read: number) => options.onProgress?.({ phase: 'parse', file, bytesDone: before + read, bytesTotal }),
+    }));
+    bytesDone += sizes[i]!;
+    options.onProgress?.({ phase: 'parse', file, bytesDone, bytesTotal });
+  }
+  await refuseCaseVariants(store, documents);
+  options.onProgress?.({ phase: 'write', bytesDone, bytesTotal });
+  if (options.publishing === true) await markActivation(store, documents);
+  const prepared = await options.prepare!(documents);
+  const result = await importDocuments(store, prepared.documents, {
+    onUuidCollision: options.onUuidCollision, ...(prepared.bootstrap !== undefined ? { bootstrap: prepared.bootstrap } : {}),
+  });
+  const ms = performance.now() - started;
+  const workspaces = [...new Set(prepared.documents.map((d) => d.workspace))];
+  const { warnings, ...indexSegments } = await refreshIndex(store, workspaces, result.warnings);
+  return {
+    files: files.length, nodes: result.nodes, bytes: bytesTotal, ms, warnings,
+    roots: rootsOf(prepared.documents), indexSegments,
+  };
+}
+
+/**
+ * Nodes thought to be in export files of this many bytes, for the store to prepare a large import:
+ * an exported node takes some 300 (YAML) to 900 (XML) bytes; fewer bytes per node says more nodes.
+ */
+function expectedNodes(bytes: number): number {
+  return Math.ceil(bytes / 300);
+}
+
+/** The top-level nodes written, in import order, each once, as their documents pass. */
+class Roots {
+  readonly #seen = new Set<string>();
+  readonly list: { workspace: string; path: string }[] = [];
+
+  through(doc: StreamedDocument): StreamedDocument {
+    return throughEntries(doc, (batch, paths) => {
+      for (const [i, entry] of batch.entries()) {
+        if (entry.depth !== 0) continue;
+        const key = `${doc.workspace}\n${paths[i]}`;
+        if (this.#seen.has(key)) continue;
+        this.#seen.add(key);
+        this.list.push({ workspace: doc.workspace, path: paths[i]! });
+      }
+    });
   }
 }
 
@@ -95,10 +168,10 @@ export async function importPaths(store: ContentStore, paths: readonly string[],
  * After the commit, the persisted query index segments of the workspaces written, so that the next
  * instance to start reads them instead of SQL. The import stands whatever happens here: a failure is a warning.
  */
-async function refreshIndex(store: ContentStore, documents: readonly ImportDocument[], warnings: readonly string[]): Promise<{ written: number; ms: number; warnings: readonly string[] }> {
+async function refreshIndex(store: ContentStore, workspaces: readonly string[], warnings: readonly string[]): Promise<{ written: number; ms: number; warnings: readonly string[] }> {
   const started = performance.now();
   try {
-    const written = await store.caches?.refreshPersisted([...new Set(documents.map((d) => d.workspace))]) ?? 0;
+    const written = await store.caches?.refreshPersisted(workspaces) ?? 0;
     return { written, ms: performance.now() - started, warnings };
   } catch (err) {
     const warning = `the query index's persisted segments were not refreshed (the next start reads them from the database): ${(err as Error).message}`;
@@ -107,7 +180,7 @@ async function refreshIndex(store: ContentStore, documents: readonly ImportDocum
 }
 
 /** A workspace an import creates may not differ only by case from an existing one, nor from another of the import. */
-async function refuseCaseVariants(store: ContentStore, documents: readonly ImportDocument[]): Promise<void> {
+async function refuseCaseVariants(store: ContentStore, documents: readonly { readonly source: string; readonly workspace: string }[]): Promise<void> {
   const known = new Set(await store.reads.listWorkspaces());
   for (const doc of documents) {
     if (known.has(doc.workspace)) continue;
@@ -143,8 +216,12 @@ export interface UploadImportOptions {
   /** The caller: the change events' `by`, and the author of every imported node (import-authoring.ts). */
   readonly by: string;
   readonly guard?: ImportGuard;
-  /** Asked once per parsed file before anything is written; throws to refuse the whole import. */
-  readonly authorize?: (document: ImportDocument) => void;
+  /**
+   * Asked once per file when its reading begins (its roots as they come: `authorizeRoot`); throws to
+   * refuse the whole import, which then rolls back.
+   */
+  readonly authorize?: (document: { readonly workspace: string; readonly parentPath: string }) => void;
+  readonly authorizeRoot?: (workspace: string, path: string) => void;
   /** As ImportRunOptions.publishing. */
   readonly publishing?: boolean;
 }
@@ -157,33 +234,43 @@ export interface UploadImportOptions {
 export async function importUploads(store: ContentStore, uploads: readonly Upload[], spoolDir: string, options: UploadImportOptions): Promise<ImportRunResult> {
   const started = performance.now();
   const byFile = new Map(uploads.map((u) => [u.file, u.name]));
-  const documents: ImportDocument[] = [];
+  const files = sortExportFiles(uploads.map((u) => u.file));
   let bytes = 0;
-  for (const file of sortExportFiles(uploads.map((u) => u.file))) {
-    const name = byFile.get(file)!;
-    bytes += (await stat(file)).size;
-    try {
-      documents.push({ ...await loadExport(file, { spoolDir }), source: name });
-    } catch (err) {
-      if (err instanceof ImportError) throw new ImportError(name, err.line, err.reason, { cause: err });
-      throw err;
+  for (const file of files) bytes += (await stat(file)).size;
+  const named = (file: string) => ({ source: byFile.get(file)!, workspace: parseExportFileName(byFile.get(file)!).workspace });
+  try {
+    await refuseCaseVariants(store, files.map(named));
+    const roots = new Roots();
+    async function* documents(): AsyncGenerator<StreamedDocument> {
+      for (const file of files) {
+        let doc: StreamedDocument = { ...await openExport(file, { spoolDir }), source: byFile.get(file)! };
+        options.authorize?.(doc);
+        const authorizeRoot = options.authorizeRoot;
+        if (authorizeRoot !== undefined) {
+          doc = throughEntries(doc, (batch, paths) => {
+            for (const [i, entry] of batch.entries()) if (entry.depth === 0) authorizeRoot(doc.workspace, paths[i]!);
+          });
+        }
+        doc = roots.through(doc);
+        doc = authorStreamed(doc, { by: options.by, publishing: options.publishing === true });
+        if (options.publishing === true) doc = markActivationStreamed(store, doc);
+        yield doc;
+      }
     }
+    const result = await importDocuments(store, documents(), {
+      onUuidCollision: options.onUuidCollision,
+      by: options.by,
+      ...(options.guard !== undefined ? { guard: options.guard } : {}),
+    }, expectedNodes(bytes));
+    const ms = performance.now() - started;
+    const workspaces = [...new Set(files.map((f) => named(f).workspace))];
+    const { warnings, ...indexSegments } = await refreshIndex(store, workspaces, result.warnings);
+    return { files: files.length, nodes: result.nodes, bytes, ms, warnings, roots: roots.list, indexSegments };
+  } catch (err) {
+    // Errors name the uploaded file, never the spool path.
+    if (err instanceof ImportError && byFile.has(err.file)) throw new ImportError(byFile.get(err.file)!, err.line, err.reason, { cause: err });
+    throw err;
   }
-  for (const doc of documents) options.authorize?.(doc);
-  await refuseCaseVariants(store, documents);
-  authorDocuments(documents, { by: options.by, publishing: options.publishing === true });
-  if (options.publishing === true) await markActivation(store, documents);
-  const result = await importDocuments(store, documents, {
-    onUuidCollision: options.onUuidCollision,
-    by: options.by,
-    ...(options.guard !== undefined ? { guard: options.guard } : {}),
-  });
-  const ms = performance.now() - started;
-  const { warnings, ...indexSegments } = await refreshIndex(store, documents, result.warnings);
-  return {
-    files: documents.length, nodes: result.nodes, bytes, ms, warnings,
-    roots: rootsOf(documents), indexSegments,
-  };
 }
 
 export { ImportConflictError, InvalidDocumentError };

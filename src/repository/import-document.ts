@@ -65,8 +65,11 @@ export interface ImportOptions {
    * to refuse, and the whole import rolls back.
    */
   readonly guard?: ImportGuard;
-  /** The start-time import's record of its files, written in the import's transaction (bootstrap-files.ts). */
-  readonly bootstrap?: BootstrapRecords;
+  /**
+   * The start-time import's record of its files, written in the import's transaction (bootstrap-files.ts);
+   * a function is asked once every document is read (a streamed import records what it read).
+   */
+  readonly bootstrap?: BootstrapRecords | (() => BootstrapRecords | undefined);
 }
 
 export interface ImportGuard {

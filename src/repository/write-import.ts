@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { ancestorsOf, depthOf, joinPath, parentOf, nameOf, isValidName, ROOT_IDENTIFIER } from '../model/paths.js';
 import type { ImportTx } from '../store/import-tx.js';
-import type { ImportDocument, ImportOptions, ImportResult, NodeDraft } from './import-document.js';
+import type { ImportDocument, ImportOptions, ImportResult, NodeDraft, NodeEntry, StreamedDocument } from './import-document.js';
 import { ChangeRecorder } from './change-recorder.js';
 
 export const DEFAULT_NODE_TYPE = 'cms:contentNode';
@@ -36,18 +36,51 @@ export function unusableUuidMessage(id: string, ws: string, path: string): strin
   return `uuid ${id} of ${ws}:${path} cannot be used: it is taken or reserved`;
 }
 
+/** An in-memory document as a streamed one: each root's subtree one batch of entries. */
+export function streamOf(doc: ImportDocument): StreamedDocument {
+  async function* entries(): AsyncGenerator<readonly NodeEntry[]> {
+    for (const root of doc.roots) yield flatten(root, 0, []);
+  }
+  return { source: doc.source, workspace: doc.workspace, parentPath: doc.parentPath, entries: entries(), blobs: () => doc.blobs };
+}
+
+function flatten(draft: NodeDraft, depth: number, out: NodeEntry[]): NodeEntry[] {
+  out.push({ depth, draft: { ...draft, children: [] } });
+  for (const child of draft.children) flatten(child, depth + 1, out);
+  return out;
+}
+
+/** What an import writes: documents in memory, or streamed ones opened one after the other. */
+export type ImportDocuments = Iterable<ImportDocument | StreamedDocument> | AsyncIterable<ImportDocument | StreamedDocument>;
+
+function isStreamed(doc: ImportDocument | StreamedDocument): doc is StreamedDocument {
+  return 'entries' in doc;
+}
+
+/** A node of the document being written whose children are still coming. */
+interface OpenNode {
+  readonly path: string;
+  nextPosition: number;
+  /**
+   * Names of the children written so far, while they are exactly what the store holds below it (the
+   * node is new, so it has no other child): the store is not asked whether a child's path is taken.
+   * Undefined after a subtree was removed, when the store is asked.
+   */
+  names: Set<string> | undefined;
+}
+
 export async function applyImport(
   tx: ImportTx,
-  documents: readonly ImportDocument[],
+  documents: ImportDocuments,
   options: ImportOptions,
 ): Promise<ImportResult> {
-  const warnings: string[] = [];
-  const changes = new ChangeRecorder();
+  const state: ImportState = { tx, changes: new ChangeRecorder(), options, warnings: [], removals: 0 };
   let nodes = 0;
 
-  for (const doc of documents) {
+  for await (const document of documents) {
+    const doc = isStreamed(document) ? document : streamOf(document);
     const ws = doc.workspace;
-    changes.touch(ws);
+    state.changes.touch(ws);
     for (const ancestor of [...ancestorsOf(doc.parentPath), ...(doc.parentPath === '/' ? [] : [doc.parentPath])]) {
       if ((await tx.positionOf(ws, ancestor)) !== undefined) continue;
       options.guard?.create(ws, ancestor);
@@ -58,60 +91,92 @@ export async function applyImport(
         depth: depthOf(ancestor), position: (await tx.maxChildPosition(ws, parent)) + 1,
         type: FOLDER_TYPE, mixins: [], properties: [],
       });
-      changes.inserted(ws, { id, path: ancestor, type: FOLDER_TYPE });
+      state.changes.inserted(ws, { id, path: ancestor, type: FOLDER_TYPE });
       nodes++;
     }
 
-    for (const root of doc.roots) {
-      if (!isValidName(root.name)) throw new InvalidDocumentError(doc.source, `invalid node name ${JSON.stringify(root.name)}`);
-      const path = joinPath(doc.parentPath, root.name);
-      let position = await tx.positionOf(ws, path);
-      if (position !== undefined) {
-        options.guard?.remove(ws, path);
-        await removeSubtree(tx, changes, ws, path);
-      } else position = (await tx.maxChildPosition(ws, doc.parentPath)) + 1;
-      if (tx.prefetchIds) await tx.prefetchIds(ws, idsOf(root));
-      nodes += await insertDraft(tx, changes, doc, root, doc.parentPath, position, options, warnings);
+    const open: OpenNode[] = [];
+    for await (const batch of doc.entries) {
+      if (tx.prefetchIds) await tx.prefetchIds(ws, idsOf(batch));
+      for (const { depth, draft } of batch) {
+        if (depth > open.length) throw new InvalidDocumentError(doc.source, `node ${JSON.stringify(draft.name)} comes without its parent`);
+        open.length = depth;
+        const parent = open.at(-1);
+        let position: number;
+        if (parent === undefined) {
+          if (!isValidName(draft.name)) throw new InvalidDocumentError(doc.source, `invalid node name ${JSON.stringify(draft.name)}`);
+          const path = joinPath(doc.parentPath, draft.name);
+          const taken = await tx.positionOf(ws, path);
+          if (taken !== undefined) {
+            options.guard?.remove(ws, path);
+            await removeSubtree(state, ws, path);
+            position = taken;
+          } else position = (await tx.maxChildPosition(ws, doc.parentPath)) + 1;
+        } else position = parent.nextPosition++;
+        const path = await insertEntry(state, doc, draft, parent, position);
+        open.push({ path, nextPosition: 0, names: new Set() });
+        nodes++;
+        if (state.removals > 0) {
+          // A removal may have taken children of an open node: the store answers for them from now on.
+          for (const node of open) node.names = undefined;
+          state.removals = 0;
+        }
+      }
     }
 
-    for (const blob of doc.blobs) {
+    for (const blob of doc.blobs()) {
       if (!(await tx.hasBlob(blob.hash))) await tx.insertBlob(blob);
     }
   }
   // In the import's transaction: the events commit (or roll back) with the nodes.
-  const events = changes.changes('import', options.by);
+  const events = state.changes.changes('import', options.by);
   for (const change of events) await tx.recordChange(change);
-  if (options.bootstrap !== undefined) await tx.recordBootstrap(options.bootstrap, events.length);
+  const bootstrap = typeof options.bootstrap === 'function' ? options.bootstrap() : options.bootstrap;
+  if (bootstrap !== undefined) await tx.recordBootstrap(bootstrap, events.length);
   await tx.bumpGeneration();
-  return { nodes, warnings };
+  return { nodes, warnings: state.warnings };
+}
+
+interface ImportState {
+  readonly tx: ImportTx;
+  readonly changes: ChangeRecorder;
+  readonly options: ImportOptions;
+  readonly warnings: string[];
+  /** Subtrees removed since the open nodes' names were last trusted. */
+  removals: number;
 }
 
 /** Deletes a subtree, telling the recorder which nodes go (listed first, within its bound). */
-async function removeSubtree(tx: ImportTx, changes: ChangeRecorder, ws: string, path: string): Promise<void> {
+async function removeSubtree(state: ImportState, ws: string, path: string): Promise<void> {
+  const { tx, changes } = state;
   const listed = changes.isTruncated(ws) ? undefined : await tx.subtreeNodes(ws, path, changes.listLimit);
   changes.removed(ws, listed, await tx.deleteSubtree(ws, path));
+  state.removals++;
 }
 
-async function insertDraft(
-  tx: ImportTx,
-  changes: ChangeRecorder,
-  doc: ImportDocument,
+/** Writes one node (its children come as later entries); returns its path. */
+async function insertEntry(
+  state: ImportState,
+  doc: StreamedDocument,
   draft: NodeDraft,
-  parentPath: string,
+  parent: OpenNode | undefined,
   position: number,
-  options: ImportOptions,
-  warnings: string[],
-): Promise<number> {
+): Promise<string> {
+  const { tx, changes, options, warnings } = state;
   const ws = doc.workspace;
+  const parentPath = parent?.path ?? doc.parentPath;
   const path = joinPath(parentPath, draft.name);
   const where = draft.line !== undefined ? `${doc.source}:${draft.line}` : doc.source;
   if (!isValidName(draft.name)) throw new InvalidDocumentError(where, `invalid node name ${JSON.stringify(draft.name)}`);
 
-  if ((await tx.positionOf(ws, path)) !== undefined) {
+  const names = parent?.names;
+  const taken = names !== undefined ? names.has(draft.name) : (await tx.positionOf(ws, path)) !== undefined;
+  if (taken) {
     // Two siblings of one name in a document (possible in XML): the later one wins, as on re-import.
     warnings.push(`${where}: ${ws}:${path} appears twice; the later node replaces the earlier`);
-    await removeSubtree(tx, changes, ws, path);
+    await removeSubtree(state, ws, path);
   }
+  names?.add(draft.name);
   let id = draft.id ?? randomUUID();
   // A fresh random UUID cannot collide (as the fresh one given on collision below, which is not checked).
   // The root's fixed identifier is held by `/`, an ancestor of every node.
@@ -123,7 +188,7 @@ async function insertDraft(
     } else if (options.onUuidCollision === 'replace' && !ancestor) {
       options.guard?.remove(ws, holder, id);
       warnings.push(`${where}: uuid ${id} moved from ${ws}:${holder} (removed with its subtree) to ${ws}:${path}`);
-      await removeSubtree(tx, changes, ws, holder);
+      await removeSubtree(state, ws, holder);
     } else {
       // `new`, or `replace` of an ancestor (removing it would orphan this node).
       const fresh = randomUUID();
@@ -137,18 +202,13 @@ async function insertDraft(
     type: draft.type ?? DEFAULT_NODE_TYPE, mixins: draft.mixins, properties: storable(draft.properties),
   });
   changes.inserted(ws, { id, path, type: draft.type ?? DEFAULT_NODE_TYPE });
-  let count = 1;
-  let childPosition = 0;
-  for (const child of draft.children) {
-    count += await insertDraft(tx, changes, doc, child, path, childPosition++, options, warnings);
-  }
-  return count;
+  return path;
 }
 
-/** The ids a draft and its descendants bring from their source. */
-function idsOf(draft: NodeDraft, out: string[] = []): string[] {
-  if (draft.id !== undefined) out.push(draft.id);
-  for (const child of draft.children) idsOf(child, out);
+/** The ids the nodes of a batch bring from their source. */
+function idsOf(batch: readonly NodeEntry[]): string[] {
+  const out: string[] = [];
+  for (const { draft } of batch) if (draft.id !== undefined) out.push(draft.id);
   return out;
 }
 

@@ -3,12 +3,12 @@
 // is written agree, and a refusal writes nothing. Text the backend cannot hold is made storable here
 // (capabilities.storableText), so the rules see the values as they will be stored.
 import type { ContentStore } from '../store/content-store.js';
-import type { ImportDocument, ImportOptions, ImportResult, NodeDraft } from './import-document.js';
+import type { ImportDocument, ImportOptions, ImportResult, NodeDraft, StreamedDocument } from './import-document.js';
 import type { VersionInfo } from '../store/versions.js';
 import { NodeWriteError, type NodeOperation, type NodeWriteOptions, type NodeWriteResult } from './node-write.js';
 import { applyNodeWrites } from './write-nodes.js';
 import { applyPublish, applyUnpublish, applyVersion } from './publish-state.js';
-import { applyImport } from './write-import.js';
+import { applyImport, type ImportDocuments } from './write-import.js';
 import type { StateRequest, StateResult } from './publishing.js';
 
 /** The Nodes API's writes (create, update, delete, move) in ONE transaction with ONE change event. */
@@ -38,9 +38,16 @@ export function unpublishState(store: ContentStore, request: StateRequest): Prom
   return store.transaction(async (tx) => applyUnpublish(tx, storableRequest(store, request)));
 }
 
-/** Writes all documents in one transaction: all of them become visible, or none (then it throws). */
-export function importDocuments(store: ContentStore, documents: readonly ImportDocument[], options: ImportOptions): Promise<ImportResult> {
-  return store.importTransaction(draftCount(documents), (tx) => applyImport(tx, documents, options));
+/**
+ * Writes all documents in one transaction: all of them become visible, or none (then it throws).
+ * `expectedNodes`: how many nodes streamed documents are thought to hold (the store prepares for a
+ * large import by it); in-memory documents are counted.
+ */
+export function importDocuments(
+  store: ContentStore, documents: ImportDocuments, options: ImportOptions, expectedNodes = 0,
+): Promise<ImportResult> {
+  const counted = Array.isArray(documents) ? draftCount((documents as readonly (ImportDocument | StreamedDocument)[]).filter((d): d is ImportDocument => 'roots' in d)) : 0;
+  return store.importTransaction(counted + expectedNodes, (tx) => applyImport(tx, documents, options));
 }
 
 /** Nodes the documents hold (roots and descendants; folders an import creates not counted). */

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseJcrXmlExport } from '../../src/ingest/import-jcr-xml.js';
+import { readExport as parseJcrXmlExport } from '../../src/ingest/read-export.js';
 import { ImportError } from '../../src/ingest/import-error.js';
 import type { NodeDraft } from '../../src/repository/import-document.js';
 import type { StoredProperty } from '../../src/model/property-type.js';

@@ -51,8 +51,8 @@ function refuse(workspace: string, path: string): PetalError {
   return new PetalError('accessDenied', `You may not write ${workspace}:${path}`);
 }
 
-/** readWrite where each file's roots go and on their whole subtrees; missing parents the caller cannot read need readWrite too. */
-function authorizer(access: WriteAccess): (doc: ImportDocument) => void {
+/** readWrite where each file's roots go; missing parents the caller cannot read need readWrite too. */
+function authorizer(access: WriteAccess): (doc: { readonly workspace: string; readonly parentPath: string }) => void {
   return (doc) => {
     const ws = doc.workspace;
     for (const ancestor of ancestorsOf(doc.parentPath)) {
@@ -61,10 +61,13 @@ function authorizer(access: WriteAccess): (doc: ImportDocument) => void {
       if (ancestor !== '/' && !access.canRead(ws, ancestor) && !access.mayWrite(ws, ancestor)) throw refuse(ws, ancestor);
     }
     if (!access.mayWrite(ws, doc.parentPath)) throw refuse(ws, doc.parentPath);
-    for (const root of doc.roots) {
-      const path = joinPath(doc.parentPath, root.name);
-      if (!access.mayReplaceSubtree(ws, path)) throw refuse(ws, `${path} (or a node below it)`);
-    }
+  };
+}
+
+/** readWrite on each root's whole subtree, as the roots come. */
+function rootAuthorizer(access: WriteAccess): (workspace: string, path: string) => void {
+  return (ws, path) => {
+    if (!access.mayReplaceSubtree(ws, path)) throw refuse(ws, `${path} (or a node below it)`);
   };
 }
 
@@ -167,6 +170,7 @@ export async function registerImportRoutes(app: FastifyInstance, o: ImportRouteO
         by: request.caller.user ?? 'anonymous', // as the Nodes API writes
         guard: guardOf(access),
         authorize: authorizer(access),
+        authorizeRoot: rootAuthorizer(access),
       });
       return reply.header('cache-control', 'no-store').send({
         files: result.files, nodes: result.nodes, bytes: result.bytes,

@@ -1,0 +1,147 @@
+// Ingest layer: reads one export file chunk by chunk through the reader of its format, as a streamed
+// document (DraftStream: a bounded part of the file in memory) or as whole trees (DraftTree).
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { extname } from 'node:path';
+import type { BlobSpool } from '../store/rows.js';
+import type { ImportDocument, NodeEntry, StreamedDocument } from '../repository/import-document.js';
+import { ImportError, toImportError } from './import-error.js';
+import { parseExportFileName } from './parse-file-name.js';
+import { JcrXmlExportReader } from './import-jcr-xml.js';
+import { DraftTree, type DraftSink } from './draft-sink.js';
+import { DraftStream } from './draft-stream.js';
+import { parseYamlExport } from './import-yaml.js';
+import { streamOf } from '../repository/write-import.js';
+
+const READ_CHUNK = 256 * 1024;
+
+export interface ReadExportOptions {
+  spoolDir: string;
+  /** Bytes of the file read so far. */
+  onProgress?: (bytesRead: number) => void;
+}
+
+/** What the readers of both formats do. */
+interface ExportReader {
+  write(chunk: string): void;
+  end(): void;
+  /** Binary values written to their spool files so far. */
+  settled(): Promise<void>;
+  abort(): Promise<void>;
+  blobs(): BlobSpool[];
+  /** The document's parent path is known (an XML export's root element may make it `/`). */
+  readonly rootKnown: boolean;
+  readonly isWorkspaceExport: boolean;
+}
+
+function readerFor(file: string, spoolDir: string, sink: DraftSink): ExportReader {
+  switch (extname(file).toLowerCase()) {
+    case '.xml':
+      return new JcrXmlExportReader(file, spoolDir, sink);
+    default:
+      throw new ImportError(file, undefined, 'unsupported file type (expected .yaml or .xml)');
+  }
+}
+
+/** A file read chunk by chunk; every failure is an ImportError naming it, and stops the reading. */
+class ChunkedRead {
+  readonly #file: string;
+  readonly #reader: ExportReader;
+  readonly #stream: ReturnType<typeof createReadStream>;
+  readonly #chunks: AsyncIterator<string>;
+  readonly #onProgress: ((bytesRead: number) => void) | undefined;
+  done = false;
+
+  constructor(file: string, reader: ExportReader, onProgress: ((bytesRead: number) => void) | undefined) {
+    this.#file = file;
+    this.#reader = reader;
+    this.#onProgress = onProgress;
+    this.#stream = createReadStream(file, { encoding: 'utf8', highWaterMark: READ_CHUNK });
+    this.#chunks = (this.#stream as AsyncIterable<string>)[Symbol.asyncIterator]();
+  }
+
+  /** Reads and hands over one chunk (or ends the input): false once the file is read. */
+  async next(): Promise<boolean> {
+    if (this.done) return false;
+    try {
+      const chunk = await this.#chunks.next();
+      if (chunk.done === true) {
+        this.#reader.end();
+        await this.#reader.settled();
+        this.done = true;
+        return false;
+      }
+      this.#reader.write(chunk.value);
+      // Waiting for the spool writes before reading on bounds memory to one chunk of decoded bytes.
+      await this.#reader.settled();
+      this.#onProgress?.(this.#stream.bytesRead);
+      return true;
+    } catch (err) {
+      await this.stop();
+      throw toImportError(this.#file, err);
+    }
+  }
+
+  /** Stops reading before the end (a failure, or a consumer that stopped). */
+  async stop(): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    this.#stream.destroy();
+    await this.#reader.abort();
+  }
+}
+
+/**
+ * Opens a file as a streamed document: reads until its parent path is known (a broken start fails
+ * here), the rest as its entries are read. Its entries must be read to their end, or the read be
+ * stopped by leaving the loop over them.
+ */
+export async function openExport(file: string, opts: ReadExportOptions): Promise<StreamedDocument> {
+  if (extname(file).toLowerCase() === '.yaml') return streamOf(await readExport(file, opts));
+  const target = parseExportFileName(file);
+  const sink = new DraftStream(file);
+  const reader = readerFor(file, opts.spoolDir, sink);
+  const read = new ChunkedRead(file, reader, opts.onProgress);
+  while (!reader.rootKnown && await read.next());
+  async function* entries(): AsyncGenerator<readonly NodeEntry[]> {
+    try {
+      for (;;) {
+        const batch = sink.take();
+        if (batch.length > 0) yield batch;
+        if (!(await read.next())) break;
+      }
+      const last = sink.take();
+      if (last.length > 0) yield last;
+    } finally {
+      await read.stop();
+    }
+  }
+  return {
+    source: file,
+    workspace: target.workspace,
+    parentPath: reader.isWorkspaceExport ? '/' : target.parentPath,
+    entries: entries(),
+    blobs: () => reader.blobs(),
+  };
+}
+
+/** Reads a whole file into its trees (bootstrap merges, tests). */
+export async function readExport(file: string, opts: ReadExportOptions): Promise<ImportDocument> {
+  if (extname(file).toLowerCase() === '.yaml') {
+    const doc = await parseYamlExport(file, opts);
+    opts.onProgress?.((await stat(file)).size);
+    return doc;
+  }
+  const target = parseExportFileName(file);
+  const tree = new DraftTree(file);
+  const reader = readerFor(file, opts.spoolDir, tree);
+  const read = new ChunkedRead(file, reader, opts.onProgress);
+  while (await read.next());
+  return {
+    source: file,
+    workspace: target.workspace,
+    parentPath: reader.isWorkspaceExport ? '/' : target.parentPath,
+    roots: tree.roots,
+    blobs: reader.blobs(),
+  };
+}
