@@ -11,7 +11,7 @@ import { ImportError } from './import-error.js';
 import type { DraftSink } from './draft-sink.js';
 
 /** Nodes held in memory before the open ones are let go (a few MB of drafts). */
-export const HELD_NODES = 10_000;
+export const HELD_NODES = 1_000;
 
 interface Frame {
   readonly draft: NodeDraft;

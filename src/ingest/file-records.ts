@@ -51,6 +51,7 @@ export class FileRecords {
       if (record.count > RECORDED_PATHS_MAX) {
         this.#over.add(key);
         record.nodes = {};
+        list.length = 0;
         this.warnings.push(`${doc.source}: not recorded for the start-time import (more than ${RECORDED_PATHS_MAX} nodes): a start with it under content: imports it again`);
         return;
       }

@@ -57,16 +57,18 @@ function isStreamed(doc: ImportDocument | StreamedDocument): doc is StreamedDocu
   return 'entries' in doc;
 }
 
+/** Entries whose uuids are looked up together (the store holds the answers while they are written). */
+const PREFETCH_ENTRIES = 2_000;
+
 /** A node of the document being written whose children are still coming. */
 interface OpenNode {
   readonly path: string;
   nextPosition: number;
   /**
-   * Names of the children written so far, while they are exactly what the store holds below it (the
-   * node is new, so it has no other child): the store is not asked whether a child's path is taken.
-   * Undefined after a subtree was removed, when the store is asked.
+   * Names of its children: what the store holds below it, the node being new (so the store is not
+   * asked whether a child's path is taken). A removal of one of them takes its name out.
    */
-  names: Set<string> | undefined;
+  readonly names: Set<string>;
 }
 
 export async function applyImport(
@@ -74,7 +76,7 @@ export async function applyImport(
   documents: ImportDocuments,
   options: ImportOptions,
 ): Promise<ImportResult> {
-  const state: ImportState = { tx, changes: new ChangeRecorder(), options, warnings: [], removals: 0 };
+  const state: ImportState = { tx, changes: new ChangeRecorder(), options, warnings: [], open: [] };
   let nodes = 0;
 
   for await (const document of documents) {
@@ -95,10 +97,11 @@ export async function applyImport(
       nodes++;
     }
 
-    const open: OpenNode[] = [];
+    const open = state.open;
+    open.length = 0;
     for await (const batch of doc.entries) {
-      if (tx.prefetchIds) await tx.prefetchIds(ws, idsOf(batch));
-      for (const { depth, draft } of batch) {
+      for (const [i, { depth, draft }] of batch.entries()) {
+        if (i % PREFETCH_ENTRIES === 0 && tx.prefetchIds) await tx.prefetchIds(ws, idsOf(batch, i, i + PREFETCH_ENTRIES));
         if (depth > open.length) throw new InvalidDocumentError(doc.source, `node ${JSON.stringify(draft.name)} comes without its parent`);
         open.length = depth;
         const parent = open.at(-1);
@@ -116,11 +119,6 @@ export async function applyImport(
         const path = await insertEntry(state, doc, draft, parent, position);
         open.push({ path, nextPosition: 0, names: new Set() });
         nodes++;
-        if (state.removals > 0) {
-          // A removal may have taken children of an open node: the store answers for them from now on.
-          for (const node of open) node.names = undefined;
-          state.removals = 0;
-        }
       }
     }
 
@@ -142,8 +140,8 @@ interface ImportState {
   readonly changes: ChangeRecorder;
   readonly options: ImportOptions;
   readonly warnings: string[];
-  /** Subtrees removed since the open nodes' names were last trusted. */
-  removals: number;
+  /** The nodes of the document being written whose children are still coming, outermost first. */
+  readonly open: OpenNode[];
 }
 
 /** Deletes a subtree, telling the recorder which nodes go (listed first, within its bound). */
@@ -151,7 +149,9 @@ async function removeSubtree(state: ImportState, ws: string, path: string): Prom
   const { tx, changes } = state;
   const listed = changes.isTruncated(ws) ? undefined : await tx.subtreeNodes(ws, path, changes.listLimit);
   changes.removed(ws, listed, await tx.deleteSubtree(ws, path));
-  state.removals++;
+  // A removed child of an open node frees its name (a removed ancestor cannot be: see insertEntry).
+  const parent = parentOf(path);
+  for (const node of state.open) if (node.path === parent) node.names.delete(nameOf(path));
 }
 
 /** Writes one node (its children come as later entries); returns its path. */
@@ -205,10 +205,13 @@ async function insertEntry(
   return path;
 }
 
-/** The ids the nodes of a batch bring from their source. */
-function idsOf(batch: readonly NodeEntry[]): string[] {
+/** The ids the nodes of a batch bring from their source (entries `from` to before `to`). */
+function idsOf(batch: readonly NodeEntry[], from: number, to: number): string[] {
   const out: string[] = [];
-  for (const { draft } of batch) if (draft.id !== undefined) out.push(draft.id);
+  for (let i = from; i < Math.min(to, batch.length); i++) {
+    const id = batch[i]!.draft.id;
+    if (id !== undefined) out.push(id);
+  }
   return out;
 }
 

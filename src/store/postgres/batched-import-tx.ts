@@ -15,27 +15,10 @@ import { SQL, run, type Queryable, type Statement } from './statements.js';
 import { subtreeNodes } from './changes.js';
 import { deleteSubtree } from './delete-nodes.js';
 import type { ChangedNode } from '../changes.js';
+import { KnownNodes } from '../import-known-nodes.js';
 
 /** Nodes buffered before a batch is written: large enough that round trips do not matter. */
 const BATCH_NODES = 1_000;
-
-/** What this transaction knows of one workspace, its own buffered rows included. */
-interface Known {
-  /** Position of the node at a path, or null when it is known to hold none. */
-  readonly positions: Map<string, number | null>;
-  /** Path of the node with an id, or null when no node has it. */
-  readonly ids: Map<string, string | null>;
-  /** Paths below which (themselves included) every node is in `positions`. */
-  readonly complete: Set<string>;
-  /** Highest position among the children of a parent path written since the last flush (maybe not yet in the database). */
-  readonly writtenMax: Map<string, number>;
-  /** Highest position among the children of a parent path this transaction wrote. */
-  readonly insertedMax: Map<string, number>;
-  /** This transaction deleted nodes here: the last commit no longer tells what it does not know. */
-  removed: boolean;
-}
-
-const isAtOrBelow = (path: string, root: string): boolean => path === root || path.startsWith(`${root}/`);
 
 export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' | 'bumpGeneration' | 'recordChange' | 'recordBootstrap'> {
   readonly #client: pg.PoolClient;
@@ -47,7 +30,7 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
    * next is built, instead of after a round trip that waited for it.
    */
   readonly #committed: Queryable | undefined;
-  readonly #known = new Map<string, Known>();
+  readonly #known = new Map<string, KnownNodes>();
   #pending = new BatchRows();
   /** The batch being written, if any. */
   #writing: Promise<void> | undefined;
@@ -57,61 +40,57 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     this.#committed = committed;
   }
 
-  #of(workspace: string): Known {
+  #of(workspace: string): KnownNodes {
     let k = this.#known.get(workspace);
-    if (!k) {
-      k = { positions: new Map(), ids: new Map(), complete: new Set(), writtenMax: new Map(), insertedMax: new Map(), removed: false };
-      this.#known.set(workspace, k);
-    }
+    if (!k) this.#known.set(workspace, (k = new KnownNodes(false)));
     return k;
-  }
-
-  /** True when every node at or below some ancestor-or-self of `path` is known. */
-  #isComplete(k: Known, path: string): boolean {
-    if (k.complete.size === 0) return false;
-    for (let p = path; p.length > 1; p = p.slice(0, p.lastIndexOf('/')) || '/') {
-      if (k.complete.has(p)) return true;
-    }
-    return false;
   }
 
   async pathOfId(workspace: string, id: string): Promise<string | undefined> {
     const k = this.#of(workspace);
-    const known = k.ids.get(id);
-    if (known !== undefined) return known ?? undefined;
-    // Not known: the database answers exactly (every buffered node's id is known).
-    const path = (await this.#lookup(k, SQL.pathOfId, [workspace, id]) as { path: string }[])[0]?.path;
-    k.ids.set(id, path ?? null);
+    const known = k.pathOf(id);
+    if (typeof known === 'object') return known.known ?? undefined;
+    // Not known: the database answers exactly.
+    const path = (await this.#ask(k, known, SQL.pathOfId, [workspace, id]) as { path: string }[])[0]?.path;
+    if (known === 'db') k.learnId(id, path ?? null);
     return path;
   }
 
   async prefetchIds(workspace: string, ids: readonly string[]): Promise<void> {
     const k = this.#of(workspace);
-    const unknown = [...new Set(ids.filter((id) => !k.ids.has(id) && !id.includes('\u0000')))];
+    const unknown = [...new Set(ids.filter((id) => k.pathOf(id) === 'db' && !id.includes('\u0000')))];
     if (unknown.length === 0) return;
     const rows = await this.#lookup(k, SQL.pathsOfIds, [workspace, unknown]) as { id: string; path: string }[];
-    for (const id of unknown) k.ids.set(id, null);
-    for (const r of rows) k.ids.set(r.id, r.path);
+    k.reserveIds(unknown.length);
+    for (const id of unknown) k.learnId(id, null);
+    for (const r of rows) k.learnId(r.id, r.path);
   }
 
   async positionOf(workspace: string, path: string): Promise<number | undefined> {
     const k = this.#of(workspace);
-    const known = k.positions.get(path);
-    if (known !== undefined) return known ?? undefined;
-    if (this.#isComplete(k, path)) return undefined;
-    const position = (await this.#lookup(k, SQL.positionOf, [workspace, path]) as { position: number }[])[0]?.position;
-    k.positions.set(path, position ?? null);
+    const known = k.position(path);
+    if (typeof known === 'object') return known.known ?? undefined;
+    const position = (await this.#ask(k, known, SQL.positionOf, [workspace, path]) as { position: number }[])[0]?.position;
+    if (known === 'db') k.learnPosition(path, position ?? null);
     return position;
   }
 
   async maxChildPosition(workspace: string, parentPath: string): Promise<number> {
     const k = this.#of(workspace);
-    if (this.#committed !== undefined && !k.removed) {
+    const inserted = k.maxInsertedChild(parentPath);
+    if (this.#committed !== undefined && k.onlyInserted && inserted !== 'own') {
       const committed = (await run<{ m: number | null }>(this.#committed, SQL.maxChild, [workspace, parentPath]))[0]?.m ?? -1;
-      return Math.max(committed, k.insertedMax.get(parentPath) ?? -1);
+      return Math.max(committed, inserted ?? -1);
     }
-    const stored = (await this.#read(run<{ m: number | null }>(this.#client, SQL.maxChild, [workspace, parentPath])))[0]?.m ?? -1;
-    return Math.max(stored, this.#of(workspace).writtenMax.get(parentPath) ?? -1);
+    await this.flush();
+    return (await run<{ m: number | null }>(this.#client, SQL.maxChild, [workspace, parentPath]))[0]?.m ?? -1;
+  }
+
+  /** Asks the database what KnownNodes does not know: behind this transaction's writes (`own`), or where #lookup says. */
+  async #ask(k: KnownNodes, where: 'db' | 'own', st: Statement, values: readonly unknown[]): Promise<unknown[]> {
+    if (where === 'db') return this.#lookup(k, st, values);
+    await this.flush();
+    return run(this.#client, st, values);
   }
 
   async subtreeNodes(workspace: string, path: string, limit: number): Promise<ChangedNode[]> {
@@ -125,23 +104,12 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     // so that the database's delete is exact.
     await this.flush();
     const removed = await deleteSubtree(this.#client, workspace, path);
-    const k = this.#of(workspace);
-    k.removed = true;
-    for (const p of k.positions.keys()) if (isAtOrBelow(p, path)) k.positions.set(p, null);
-    for (const [id, p] of k.ids) if (p !== null && isAtOrBelow(p, path)) k.ids.set(id, null);
-    for (const p of k.complete) if (isAtOrBelow(p, path)) k.complete.delete(p);
-    k.complete.add(path);
+    this.#of(workspace).removed(path);
     return removed;
   }
 
   async insertNode(node: InsertNode): Promise<void> {
-    const k = this.#of(node.workspace);
-    k.positions.set(node.path, node.position);
-    k.ids.set(node.id, node.path);
-    // A new node has no descendants but those this transaction writes (see the file's comment).
-    k.complete.add(node.path);
-    k.writtenMax.set(node.parentPath, Math.max(node.position, k.writtenMax.get(node.parentPath) ?? -1));
-    k.insertedMax.set(node.parentPath, Math.max(node.position, k.insertedMax.get(node.parentPath) ?? -1));
+    this.#of(node.workspace).inserted(node.id, node.path, node.parentPath, node.position);
     // Its rows are built now, while the batch in flight (if any) is being written.
     this.#pending.add(node);
     if (this.#pending.size >= BATCH_NODES) await this.#send();
@@ -153,8 +121,6 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     const writing = this.#writing;
     this.#writing = undefined;
     await writing;
-    // Every node written is now in the database, which answers maxChildPosition alone.
-    for (const k of this.#known.values()) k.writtenMax.clear();
   }
 
   /**
@@ -181,8 +147,8 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
   }
 
   /** A lookup of what `k` does not know: on the last commit while it holds all of it, else in the transaction. */
-  #lookup(k: Known, st: Statement, values: readonly unknown[]): Promise<unknown[]> {
-    if (this.#committed !== undefined && !k.removed) return run(this.#committed, st, values);
+  #lookup(k: KnownNodes, st: Statement, values: readonly unknown[]): Promise<unknown[]> {
+    if (this.#committed !== undefined && k.onlyInserted) return run(this.#committed, st, values);
     return this.#read(run(this.#client, st, values));
   }
 

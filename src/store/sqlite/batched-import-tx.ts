@@ -9,7 +9,7 @@
 // many per statement (multi-row-insert.ts, encoded-rows.ts), node ids are drawn here (full-text rows
 // name their node without waiting for its insert), kinds and types are written once per transaction,
 // the questions writeImport asks per node are answered from what this transaction knows where it can
-// (import-known-nodes.ts) and otherwise from the last commit while that is exact, and a large import
+// (store/import-known-nodes.ts) and otherwise from the last commit while that is exact, and a large import
 // builds its deferrable index after its load (deferred-indexes.ts).
 import { closeSync, openSync, readSync } from 'node:fs';
 import { descendantRange } from '../../model/paths.js';
@@ -23,7 +23,7 @@ import { recordBootstrapVia } from './bootstrap-files.js';
 import type { BootstrapRecords } from '../bootstrap-files.js';
 import { DEFER_MIN_NODES, DeferredIndexes, shouldDefer } from './deferred-indexes.js';
 import type { ImportConnection, RowBuffer, StatementCall } from './import-connection.js';
-import { KnownNodes } from './import-known-nodes.js';
+import { KnownNodes } from '../import-known-nodes.js';
 import { ROWS_PER_STATEMENT } from './multi-row-insert.js';
 import { BLOB_CHUNK, IMPORT_SQL as SQL } from './statements.js';
 
@@ -123,17 +123,17 @@ export class SqliteImportTx implements ImportTx {
   async pathOfId(workspace: string, id: string): Promise<string | undefined> {
     const k = this.#known.get(workspace) ?? await this.#of(workspace);
     const known = k.pathOf(id);
-    if (known !== undefined) return known ?? undefined;
-    // Not known: the database answers exactly (every buffered node's id is known).
-    const path = (await this.#lookup(k).get<{ path: string }>(SQL.pathOfId, [workspace, id]))?.path;
-    k.learnId(id, path ?? null);
+    if (typeof known === 'object') return known.known ?? undefined;
+    const path = (await (await this.#where(k, known)).get<{ path: string }>(SQL.pathOfId, [workspace, id]))?.path;
+    if (known === 'db') k.learnId(id, path ?? null);
     return path;
   }
 
   async prefetchIds(workspace: string, ids: readonly string[]): Promise<void> {
     const k = await this.#of(workspace);
-    const unknown = [...new Set(ids.filter((id) => k.pathOf(id) === undefined))];
+    const unknown = [...new Set(ids.filter((id) => k.pathOf(id) === 'db'))];
     if (unknown.length === 0) return;
+    k.reserveIds(unknown.length);
     for (const id of unknown) k.learnId(id, null);
     for (const r of await this.#lookup(k).all<{ id: string; path: string }>(SQL.pathsOfIds, [workspace, JSON.stringify(unknown)])) k.learnId(r.id, r.path);
   }
@@ -141,9 +141,9 @@ export class SqliteImportTx implements ImportTx {
   async positionOf(workspace: string, path: string): Promise<number | undefined> {
     const k = this.#known.get(workspace) ?? await this.#of(workspace);
     const known = k.position(path);
-    if (known !== undefined) return known ?? undefined;
-    const position = (await this.#lookup(k).get<{ position: number }>(SQL.positionOf, [workspace, path]))?.position;
-    k.learnPosition(path, position ?? null);
+    if (typeof known === 'object') return known.known ?? undefined;
+    const position = (await (await this.#where(k, known)).get<{ position: number }>(SQL.positionOf, [workspace, path]))?.position;
+    if (known === 'db') k.learnPosition(path, position ?? null);
     return position;
   }
 
@@ -151,12 +151,20 @@ export class SqliteImportTx implements ImportTx {
     // Asked once per document root and created folder, not per node: the database answers it exactly,
     // or the last commit and what this transaction inserted when it has only inserted.
     const k = this.#known.get(workspace) ?? await this.#of(workspace);
-    if (this.#committed !== undefined && k.onlyInserted) {
+    const inserted = k.maxInsertedChild(parentPath);
+    if (this.#committed !== undefined && k.onlyInserted && inserted !== 'own') {
       const stored = (await this.#committed.get<{ m: number | null }>(SQL.maxChild, [workspace, parentPath]))!.m ?? -1;
-      return Math.max(stored, k.maxInsertedChild(parentPath) ?? -1);
+      return Math.max(stored, inserted ?? -1);
     }
     await this.#flush();
     return (await this.#db.get<{ m: number | null }>(SQL.maxChild, [workspace, parentPath]))!.m ?? -1;
+  }
+
+  /** The connection to ask what KnownNodes does not know: behind this transaction's writes (`own`) or where #lookup says. */
+  async #where(k: KnownNodes, ask: 'db' | 'own'): Promise<ImportConnection> {
+    if (ask === 'db') return this.#lookup(k);
+    await this.#flush();
+    return this.#db;
   }
 
   async subtreeNodes(workspace: string, path: string, limit: number): Promise<ChangedNode[]> {

@@ -13,11 +13,11 @@ import { ROWS_PER_STATEMENT } from './multi-row-insert.js';
 
 /** Batches of row inserts sent and not yet run by the worker, before `write` waits. */
 const WRITES_IN_FLIGHT = 8;
-/** Buffers kept for the next batches: those in flight and a few more. */
-const FREE_BUFFERS = 4 * WRITES_IN_FLIGHT;
+/** Buffers kept for the next batches: as many as two tables' batches in flight (more would be memory held for nothing). */
+const FREE_BUFFERS = 2 * WRITES_IN_FLIGHT;
 
 /** The worker's connection: as the store's (statements.ts), with the page cache of a large import. */
-const PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 5000', 'cache_size = -1048576',
+const PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 5000', 'cache_size = -65536',
   // No checkpoint inside COMMIT: the thread runs one after it (see close), while the import's caller goes on.
   'wal_autocheckpoint = 0'];
 
