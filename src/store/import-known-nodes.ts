@@ -36,8 +36,12 @@ export class KnownNodes {
   /** This transaction deleted nodes here: the last commit no longer tells what it does not know. */
   #removedAny = false;
 
-  constructor(emptyAtStart: boolean) {
+  readonly #remembered: number;
+
+  /** `remembered`: answers kept of each kind (tests make it small). */
+  constructor(emptyAtStart: boolean, remembered = REMEMBERED) {
     this.#whole = emptyAtStart;
+    this.#remembered = remembered;
   }
 
   /** The position at `path` (null: no node), or where to ask. */
@@ -58,18 +62,18 @@ export class KnownNodes {
 
   /** Remembers what the database answered (a batch's worth at least; older answers may be forgotten). */
   learnPosition(path: string, position: number | null): void {
-    if (this.#positions.size >= REMEMBERED) this.#positions.clear();
+    if (this.#positions.size >= this.#remembered) this.#positions.clear();
     this.#positions.set(path, position);
   }
 
   learnId(id: string, path: string | null): void {
-    if (this.#ids.size >= REMEMBERED) this.#ids.clear();
+    if (this.#ids.size >= this.#remembered) this.#ids.clear();
     this.#ids.set(id, path);
   }
 
   /** Makes room for `count` answers about to be learnt together (a prefetch), so that none is forgotten before use. */
   reserveIds(count: number): void {
-    if (this.#ids.size + count > REMEMBERED) this.#ids.clear();
+    if (this.#ids.size + count > this.#remembered) this.#ids.clear();
   }
 
   inserted(id: string, path: string, parentPath: string, position: number): void {
@@ -80,7 +84,7 @@ export class KnownNodes {
     if (this.#ids.size > 0) this.#ids.delete(id);
     const max = this.#maxChild.get(parentPath);
     if (max === undefined) {
-      if (this.#maxChild.size >= REMEMBERED) {
+      if (this.#maxChild.size >= this.#remembered) {
         this.#maxChild.clear();
         this.#maxForgotten = true;
       }
