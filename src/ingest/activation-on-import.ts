@@ -6,8 +6,8 @@
 // and one never published here has no status at all.
 import type { ContentStore } from '../store/content-store.js';
 import type { StoredProperty } from '../model/property-type.js';
-import type { ImportDocument, NodeDraft, StreamedDocument } from '../repository/import-document.js';
-import { throughEntries } from './entry-paths.js';
+import type { ImportDocument, NodeDraft } from '../repository/import-document.js';
+import type { EntryStep } from './entry-paths.js';
 import type { NodeRecord } from '../store/rows.js';
 import { joinPath } from '../model/paths.js';
 import { ACTIVATION_PROPERTIES, ACTIVATION_STATUS, LAST_ACTIVATED, LAST_ACTIVATED_BY, STATUS } from '../repository/publishing.js';
@@ -34,10 +34,10 @@ export async function markActivation(store: ContentStore, documents: readonly Im
  * The same for a streamed document, as its entries pass: the published subtree of each root is read
  * when the root comes (held while its entries pass: memory grows with what is published there).
  */
-export function markActivationStreamed(store: ContentStore, doc: StreamedDocument): StreamedDocument {
-  const published = publishedWorkspace(doc.workspace);
+export function activationStep(store: ContentStore, workspace: string): EntryStep {
+  const published = publishedWorkspace(workspace);
   let byPath: ReadonlyMap<string, NodeRecord> = new Map();
-  return throughEntries(doc, async (batch, paths) => {
+  return async (batch, paths) => {
     for (const [i, { depth, draft }] of batch.entries()) {
       if (depth === 0) {
         const rows = await store.reads.getSubtree(published, paths[i]!, WHOLE_SUBTREE);
@@ -45,7 +45,7 @@ export function markActivationStreamed(store: ContentStore, doc: StreamedDocumen
       }
       markOne(draft, paths[i]!, byPath);
     }
-  });
+  };
 }
 
 function mark(draft: NodeDraft, path: string, published: ReadonlyMap<string, NodeRecord>): void {

@@ -17,14 +17,17 @@ export class EntryPaths {
   }
 }
 
-/** The document with `step` run on each batch (in place) before the batch is written. */
-export function throughEntries(
-  doc: StreamedDocument, step: (batch: readonly NodeEntry[], paths: readonly string[]) => void | Promise<void>,
-): StreamedDocument {
+/** What is done to each batch of entries (in place) before it is written; `paths`: each entry's. */
+export type EntryStep = (batch: readonly NodeEntry[], paths: readonly string[]) => void | Promise<void>;
+
+/** The document with `steps` run in order on each batch before the batch is written (paths taken once). */
+export function throughEntries(doc: StreamedDocument, steps: readonly EntryStep[]): StreamedDocument {
+  if (steps.length === 0) return doc;
   const paths = new EntryPaths(doc.parentPath);
   async function* entries(): AsyncGenerator<readonly NodeEntry[]> {
     for await (const batch of doc.entries) {
-      await step(batch, batch.map((e) => paths.pathOf(e)));
+      const batchPaths = batch.map((e) => paths.pathOf(e));
+      for (const step of steps) await step(batch, batchPaths);
       yield batch;
     }
   }

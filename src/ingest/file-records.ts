@@ -2,12 +2,11 @@
 // (bootstrap.ts: hash and the paths each holds), so that a start with them under `content:` skips
 // them while unchanged. A streamed import records the paths as its entries pass, up to a bound:
 // a file of more nodes is not recorded (a start would import it again), said in a warning.
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
 import type { BootstrapNodes, BootstrapRecords, NewBootstrapFile } from '../store/bootstrap-files.js';
-import type { StreamedDocument } from '../repository/import-document.js';
-import { throughEntries } from './entry-paths.js';
+import type { EntryStep } from './entry-paths.js';
 
 /** Paths recorded per file, at most: the record is one row, read whole at every start. */
 export const RECORDED_PATHS_MAX = 100_000;
@@ -32,20 +31,23 @@ export class FileRecords {
 
   constructor(private readonly baseDir: string) {}
 
-  async hash(files: readonly string[]): Promise<ReadonlyMap<string, string>> {
-    const out = new Map<string, string>();
-    for (const file of files) out.set(file, await sha256Of(file));
-    return out;
+  readonly #hashes = new Map<string, Hash>();
+
+  /** Feeds the file's bytes, as read, to its hash. */
+  hasher(file: string): (bytes: Buffer) => void {
+    const hash = createHash('sha256');
+    this.#hashes.set(file, hash);
+    return (bytes) => { hash.update(bytes); };
   }
 
-  /** The document with its paths recorded as they pass. */
-  through(doc: StreamedDocument): StreamedDocument {
+  /** Records the document's paths as they pass. */
+  step(doc: { readonly source: string; readonly workspace: string }): EntryStep {
     const key = recordedPath(this.baseDir, doc.source);
     let entry = this.#byFile.get(key);
     if (!entry) this.#byFile.set(key, (entry = { nodes: {}, count: 0 }));
     const record = entry;
     const list = (record.nodes[doc.workspace] ??= []);
-    return throughEntries(doc, (_batch, paths) => {
+    return (_batch, paths) => {
       if (this.#over.has(key)) return;
       record.count += paths.length;
       if (record.count > RECORDED_PATHS_MAX) {
@@ -55,18 +57,18 @@ export class FileRecords {
         this.warnings.push(`${doc.source}: not recorded for the start-time import (more than ${RECORDED_PATHS_MAX} nodes): a start with it under content: imports it again`);
         return;
       }
-      list.push(...paths);
-    });
+      for (const path of paths) list.push(path);
+    };
   }
 
-  /** The records of the files read (hashes by file), those over the bound left out. */
-  records(hashes: ReadonlyMap<string, string>): BootstrapRecords | undefined {
+  /** The records of the files read whole, those over the bound left out. */
+  records(): BootstrapRecords | undefined {
     const files: NewBootstrapFile[] = [];
-    for (const [file, hash] of hashes) {
+    for (const [file, hash] of this.#hashes) {
       const path = recordedPath(this.baseDir, file);
       const entry = this.#byFile.get(path);
       if (entry === undefined || this.#over.has(path)) continue;
-      files.push({ path, sha256: hash, nodes: entry.nodes as BootstrapNodes });
+      files.push({ path, sha256: hash.digest('hex'), nodes: entry.nodes as BootstrapNodes });
     }
     return files.length > 0 ? { files } : undefined;
   }

@@ -6,8 +6,8 @@
 // `petal import` is the operator's tool (migrations): it keeps the file's values.
 import type { StoredProperty } from '../model/property-type.js';
 import { isMaintained, stampMaintained, storedNow } from '../repository/maintained-properties.js';
-import type { ImportDocument, NodeDraft, StreamedDocument } from '../repository/import-document.js';
-import { throughEntries } from './entry-paths.js';
+import type { ImportDocument, NodeDraft } from '../repository/import-document.js';
+import type { EntryStep } from './entry-paths.js';
 
 export interface Author {
   readonly by: string;
@@ -28,9 +28,9 @@ export function authorDocuments(documents: readonly ImportDocument[], author: Au
 }
 
 /** The same for a streamed document, as its entries pass. */
-export function authorStreamed(doc: StreamedDocument, author: Author): StreamedDocument {
+export function authorStep(author: Author): EntryStep {
   const stamp = stamper(author);
-  return throughEntries(doc, (batch) => { for (const { draft } of batch) stamp(draft); });
+  return (batch) => { for (const { draft } of batch) stamp(draft); };
 }
 
 function stamper(author: Author): (draft: NodeDraft) => void {

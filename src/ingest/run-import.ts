@@ -12,11 +12,11 @@ import { joinPath } from '../model/paths.js';
 import { caseVariantOf } from '../model/names.js';
 import { createSpoolFolder } from './spool-folder.js';
 import { openExport } from './read-export.js';
-import { throughEntries } from './entry-paths.js';
+import { throughEntries, type EntryStep } from './entry-paths.js';
 import { FileRecords } from './file-records.js';
 import { parseExportFileName } from './parse-file-name.js';
-import { markActivation, markActivationStreamed } from './activation-on-import.js';
-import { authorStreamed } from './import-authoring.js';
+import { activationStep, markActivation } from './activation-on-import.js';
+import { authorStep } from './import-authoring.js';
 import { importDocuments } from '../repository/writes.js';
 
 export interface ImportProgress {
@@ -75,26 +75,26 @@ export async function importPaths(store: ContentStore, paths: readonly string[],
     await refuseCaseVariants(store, files.map((file) => ({ source: file, workspace: parseExportFileName(file).workspace })));
     const roots = new Roots();
     const record = options.record !== undefined ? new FileRecords(options.record) : undefined;
-    const hashes = record !== undefined ? await record.hash(files) : undefined;
     let bytesBefore = 0;
     async function* documents(): AsyncGenerator<StreamedDocument> {
       for (const [i, file] of files.entries()) {
         const before = bytesBefore;
-        let doc = await openExport(file, {
+        const doc = await openExport(file, {
           spoolDir,
           onProgress: (read: number) => options.onProgress?.({ phase: 'parse', file, bytesDone: before + read, bytesTotal }),
+          ...(record !== undefined ? { onBytes: record.hasher(file) } : {}),
         });
-        doc = roots.through(doc);
-        if (record !== undefined) doc = record.through(doc);
-        if (options.publishing === true) doc = markActivationStreamed(store, doc);
-        yield doc;
+        const steps: EntryStep[] = [roots.step(doc.workspace)];
+        if (record !== undefined) steps.push(record.step(doc));
+        if (options.publishing === true) steps.push(activationStep(store, doc.workspace));
+        yield throughEntries(doc, steps);
         bytesBefore += sizes[i]!;
       }
       options.onProgress?.({ phase: 'write', bytesDone: bytesTotal, bytesTotal });
     }
     const result = await importDocuments(store, documents(), {
       onUuidCollision: options.onUuidCollision,
-      ...(record !== undefined ? { bootstrap: () => record.records(hashes!) } : {}),
+      ...(record !== undefined ? { bootstrap: () => record.records() } : {}),
     }, expectedNodes(bytesTotal));
     const ms = performance.now() - started;
     const workspaces = [...new Set(files.map((f) => parseExportFileName(f).workspace))];
@@ -151,16 +151,16 @@ class Roots {
   readonly #seen = new Set<string>();
   readonly list: { workspace: string; path: string }[] = [];
 
-  through(doc: StreamedDocument): StreamedDocument {
-    return throughEntries(doc, (batch, paths) => {
+  step(workspace: string): EntryStep {
+    return (batch, paths) => {
       for (const [i, entry] of batch.entries()) {
         if (entry.depth !== 0) continue;
-        const key = `${doc.workspace}\n${paths[i]}`;
+        const key = `${workspace}\n${paths[i]}`;
         if (this.#seen.has(key)) continue;
         this.#seen.add(key);
-        this.list.push({ workspace: doc.workspace, path: paths[i]! });
+        this.list.push({ workspace, path: paths[i]! });
       }
-    });
+    };
   }
 }
 
@@ -243,18 +243,18 @@ export async function importUploads(store: ContentStore, uploads: readonly Uploa
     const roots = new Roots();
     async function* documents(): AsyncGenerator<StreamedDocument> {
       for (const file of files) {
-        let doc: StreamedDocument = { ...await openExport(file, { spoolDir }), source: byFile.get(file)! };
+        const doc: StreamedDocument = { ...await openExport(file, { spoolDir }), source: byFile.get(file)! };
         options.authorize?.(doc);
+        const steps: EntryStep[] = [];
         const authorizeRoot = options.authorizeRoot;
         if (authorizeRoot !== undefined) {
-          doc = throughEntries(doc, (batch, paths) => {
+          steps.push((batch, paths) => {
             for (const [i, entry] of batch.entries()) if (entry.depth === 0) authorizeRoot(doc.workspace, paths[i]!);
           });
         }
-        doc = roots.through(doc);
-        doc = authorStreamed(doc, { by: options.by, publishing: options.publishing === true });
-        if (options.publishing === true) doc = markActivationStreamed(store, doc);
-        yield doc;
+        steps.push(roots.step(doc.workspace), authorStep({ by: options.by, publishing: options.publishing === true }));
+        if (options.publishing === true) steps.push(activationStep(store, doc.workspace));
+        yield throughEntries(doc, steps);
       }
     }
     const result = await importDocuments(store, documents(), {
