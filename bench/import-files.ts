@@ -496,9 +496,10 @@ export async function runOnce(o: Options, format: Format, route: Route, file: st
 function table(results: readonly RunResult[]): string {
   const rows = results.map((r) => `| ${r.store} | ${r.route === 'cli' ? 'petal import' : 'POST /.rest/import/v1'} | ${r.format} | ${r.nodes} `
     + `| ${r.fileMb.toFixed(1)} | ${r.seconds.toFixed(1)} | ${Math.round(r.nodesPerSecond)} | ${Math.round(r.peakRssMb)} `
-    + `| ${r.rssBeforeMb !== undefined ? Math.round(r.rssBeforeMb) : '–'} | ${r.loadAverage} |`);
-  return ['| store | route | format | nodes | file MB | s | nodes/s | peak RSS MB | RSS before MB | load average |',
-    '|---|---|---|---|---|---|---|---|---|---|', ...rows].join('\n');
+    + `| ${r.rssBeforeMb !== undefined ? Math.round(r.rssBeforeMb) : '–'} | ${r.importerSeconds !== undefined ? r.importerSeconds.toFixed(1) : '–'} `
+    + `| ${r.loadAverage} |`);
+  return ['| store | route | format | nodes | file MB | s | nodes/s | peak RSS MB | RSS before MB | importer s | load average |',
+    '|---|---|---|---|---|---|---|---|---|---|---|', ...rows].join('\n');
 }
 
 function list<T extends string>(text: string, allowed: readonly T[], flag: string): T[] {
