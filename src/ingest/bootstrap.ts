@@ -98,7 +98,9 @@ function bootstrapRecords(documents: readonly ImportDocument[], key: (file: stri
     const path = key(doc.source);
     let entry = byFile.get(path);
     if (!entry) byFile.set(path, (entry = { sha256: hashes.get(doc.source)!, nodes: {} }));
-    (entry.nodes[doc.workspace] ??= []).push(...pathsOf(doc));
+    const list = (entry.nodes[doc.workspace] ??= []);
+    // One push per path: spreading a large file's paths into one call exceeds the stack.
+    for (const path of pathsOf(doc)) list.push(path);
   }
   return [...byFile].map(([path, e]) => ({ path, sha256: e.sha256, nodes: e.nodes as BootstrapNodes }));
 }

@@ -194,7 +194,8 @@ async function takenAlong(c: Context, root: NodeRecord): Promise<NodeRecord[]> {
     // A hidden child is not taken along, nor anything below it: the caller publishes what it can see.
     const next = (await c.tx.childrenOf(c.ws, level)).filter((n) => c.r.takenAlong(n.type) && visible(c, n.path));
     next.sort((a, b) => compare(a.parentPath, b.parentPath) || a.position - b.position || compare(a.name, b.name));
-    out.push(...next);
+    // One push per node: spreading a large level into one call exceeds the stack.
+    for (const n of next) out.push(n);
     level = next.map((n) => n.path);
   }
   return out;

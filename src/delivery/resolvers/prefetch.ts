@@ -88,7 +88,9 @@ export async function prefetchReferences(
         seen.add(r.path);
         list.push(r);
       }
-      next.push(...found, ...sub);
+      // One push per node: spreading a large subtree into one call exceeds the stack.
+      for (const n of found) next.push(n);
+      for (const n of sub) next.push(n);
     }
     frontier = next;
   }
