@@ -35,17 +35,20 @@ export function newDraft(name: string, line: number | undefined): NodeDraft {
 export function addProperty(
   draft: NodeDraft, name: string, type: PropertyType, value: ScalarValue | readonly ScalarValue[],
 ): void {
-  const values = Array.isArray(value) ? value : [value];
   switch (name) {
-    case 'jcr:primaryType':
-      if (values.length > 0) draft.type = toCanonicalName(String(values[0]));
+    case 'jcr:primaryType': {
+      const first = Array.isArray(value) ? value[0] : value;
+      if (first !== undefined) draft.type = toCanonicalName(String(first));
       return;
+    }
     case 'jcr:mixinTypes':
-      draft.mixins = values.map((v) => toCanonicalName(String(v)));
+      draft.mixins = (Array.isArray(value) ? value : [value]).map((v) => toCanonicalName(String(v)));
       return;
-    case 'jcr:uuid':
-      if (values.length > 0) draft.id = String(values[0]);
+    case 'jcr:uuid': {
+      const first = Array.isArray(value) ? value[0] : value;
+      if (first !== undefined) draft.id = String(first);
       return;
+    }
     default:
       draft.properties.push([toCanonicalName(name), type, value]);
   }
