@@ -5,6 +5,7 @@ import { ancestorsOf, depthOf, joinPath, parentOf, nameOf, isValidName, ROOT_IDE
 import type { ImportTx } from '../store/import-tx.js';
 import type { ImportDocument, ImportOptions, ImportResult, NodeDraft, NodeEntry, StreamedDocument } from './import-document.js';
 import { ChangeRecorder } from './change-recorder.js';
+import { Fingerprints } from '../store/fingerprints.js';
 
 export const DEFAULT_NODE_TYPE = 'cms:contentNode';
 export const FOLDER_TYPE = 'cms:folder';
@@ -65,10 +66,11 @@ interface OpenNode {
   readonly path: string;
   nextPosition: number;
   /**
-   * Names of its children: what the store holds below it, the node being new (so the store is not
-   * asked whether a child's path is taken). A removal of one of them takes its name out.
+   * Names of its children, as fingerprints: the node being new, they are all it holds, so a name not
+   * among them is free without asking the store (a maybe is asked). Fingerprints, not the names: a
+   * name read from a file may hold on to the text around it.
    */
-  readonly names: Set<string>;
+  readonly names: Fingerprints;
 }
 
 export async function applyImport(
@@ -117,7 +119,7 @@ export async function applyImport(
           } else position = (await tx.maxChildPosition(ws, doc.parentPath)) + 1;
         } else position = parent.nextPosition++;
         const path = await insertEntry(state, doc, draft, parent, position);
-        open.push({ path, nextPosition: 0, names: new Set() });
+        open.push({ path, nextPosition: 0, names: new Fingerprints() });
         nodes++;
       }
     }
@@ -149,9 +151,6 @@ async function removeSubtree(state: ImportState, ws: string, path: string): Prom
   const { tx, changes } = state;
   const listed = changes.isTruncated(ws) ? undefined : await tx.subtreeNodes(ws, path, changes.listLimit);
   changes.removed(ws, listed, await tx.deleteSubtree(ws, path));
-  // A removed child of an open node frees its name (a removed ancestor cannot be: see insertEntry).
-  const parent = parentOf(path);
-  for (const node of state.open) if (node.path === parent) node.names.delete(nameOf(path));
 }
 
 /** Writes one node (its children come as later entries); returns its path. */
@@ -170,7 +169,7 @@ async function insertEntry(
   if (!isValidName(draft.name)) throw new InvalidDocumentError(where, `invalid node name ${JSON.stringify(draft.name)}`);
 
   const names = parent?.names;
-  const taken = names !== undefined ? names.has(draft.name) : (await tx.positionOf(ws, path)) !== undefined;
+  const taken = names !== undefined && !names.mayHave(draft.name) ? false : (await tx.positionOf(ws, path)) !== undefined;
   if (taken) {
     // Two siblings of one name in a document (possible in XML): the later one wins, as on re-import.
     warnings.push(`${where}: ${ws}:${path} appears twice; the later node replaces the earlier`);

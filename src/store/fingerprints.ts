@@ -3,9 +3,11 @@
 // million paths take 8 MB instead of the ~150 MB of a Set of them.
 
 const EMPTY = 0;
+const EMPTY_TABLE = new Uint32Array(0);
 
 export class Fingerprints {
-  #table = new Uint32Array(1024);
+  /** Allocated on the first add: most sets of an import (a leaf node's children) stay empty. */
+  #table = EMPTY_TABLE;
   #size = 0;
 
   get size(): number {
@@ -19,6 +21,7 @@ export class Fingerprints {
 
   /** False: never added. True: probably added (a hash collision says true for another string). */
   mayHave(text: string): boolean {
+    if (this.#size === 0) return false;
     const table = this.#table;
     const mask = table.length - 1;
     const h = hashOf(text);
@@ -44,7 +47,7 @@ export class Fingerprints {
 
   #grow(): void {
     const old = this.#table;
-    const table = new Uint32Array(old.length * 2);
+    const table = new Uint32Array(Math.max(16, old.length * 2));
     for (const v of old) if (v !== EMPTY) this.#insert(table, v);
     this.#table = table;
   }

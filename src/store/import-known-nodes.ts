@@ -11,8 +11,11 @@
 // delete whole subtrees), so nothing lies below a path that holds no node.
 import { Fingerprints } from './fingerprints.js';
 
-/** Database answers (and parents' highest positions) remembered, of each kind; more than a batch of entries. */
-export const REMEMBERED = 50_000;
+/**
+ * Database answers (and parents' highest positions) remembered, of each kind: several prefetches' worth
+ * (a uuid read from a file may hold on to the text around it, so not more).
+ */
+export const REMEMBERED = 10_000;
 
 /** The answer known, or where to ask: the last commit may do (`db`), or only behind this transaction's own writes (`own`). */
 export type Known<T> = { readonly known: T | null } | 'db' | 'own';
