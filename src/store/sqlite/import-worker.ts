@@ -17,7 +17,7 @@ const WRITES_IN_FLIGHT = 8;
 const FREE_BUFFERS = 2 * WRITES_IN_FLIGHT;
 
 /** The worker's connection: as the store's (statements.ts), with the page cache of a large import. */
-const PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 5000', 'cache_size = -16384',
+const PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'busy_timeout = 5000', 'cache_size = -16384', 'temp_store = MEMORY',
   // No checkpoint inside COMMIT: the thread runs one after it (see close), while the import's caller goes on.
   'wal_autocheckpoint = 0'];
 
