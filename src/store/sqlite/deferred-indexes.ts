@@ -53,11 +53,16 @@ export class DeferredIndexes {
   /** Creates the dropped indexes from the table rows (the sorter may use a second thread). */
   async rebuild(): Promise<void> {
     if (this.#dropped.length === 0) return;
+    // The sort spills to temporary files, not memory (an import's worker keeps statement journals in
+    // memory: its temp_store is MEMORY), so that the rebuild of a large store's index is not held in RSS.
+    const { temp_store: tempStore } = (await this.#db.get<{ temp_store: number }>('PRAGMA temp_store'))!;
     await this.#db.exec('PRAGMA threads = 2');
+    if (tempStore === 2) await this.#db.exec('PRAGMA temp_store = FILE');
     try {
       for (const sql of this.#dropped) await this.#db.exec(sql);
     } finally {
       await this.#db.exec('PRAGMA threads = 0');
+      if (tempStore === 2) await this.#db.exec('PRAGMA temp_store = MEMORY');
     }
     this.#dropped = [];
   }
