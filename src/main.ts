@@ -1,7 +1,6 @@
 // Composition root: config → store → repository → endpoint registry → HTTP app. The only module that
 // picks a store backend.
 import { CHECKPOINT_INTERVAL_MS } from './store/sqlite/wal-checkpointer.js';
-import type { QueryIndexEvent } from './store/query-index/live-workspaces.js';
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -28,6 +27,7 @@ import { Repository } from './repository/session.js';
 import { ChangeFollower } from './repository/change-follower.js';
 import type { ContentStore } from './store/content-store.js';
 import { SqliteStore } from './store/sqlite/store.js';
+import { createStore } from './store/create-store.js';
 import { PostgresStore } from './store/postgres/store.js';
 import { ThemeRegistry } from './assets/themes.js';
 import type { ShopStore, ShopStoreHooks } from './shop/shop-store.js';
@@ -55,36 +55,7 @@ export function createLogger(level: string): Logger {
     : pino({ level });
 }
 
-export function createStore(
-  url: string,
-  options: {
-    replicas?: readonly string[]; onNotice?: (message: string) => void; queryIndexMaxBytes?: number; onIndexEvent?: (event: QueryIndexEvent) => void;
-    /** SQLite: workspaces below this many nodes answer queries by SQL (`cache.queryIndexThreshold`; default 0). */
-    queryIndexThreshold?: number;
-    /** False: the query index's segments are not persisted (`cache.persistQueryIndex`). */
-    persistQueryIndex?: boolean;
-    /** SQLite: checkpoint the WAL in a worker thread at this interval (servers; see SqliteStoreOptions). */
-    walCheckpointIntervalMs?: number;
-  } = {},
-): ContentStore {
-  const index = {
-    ...(options.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: options.queryIndexMaxBytes } : {}),
-    ...(options.onIndexEvent !== undefined ? { onIndexEvent: options.onIndexEvent } : {}),
-    ...(options.persistQueryIndex !== undefined ? { persistQueryIndex: options.persistQueryIndex } : {}),
-  };
-  if (url.startsWith('sqlite:')) {
-    return new SqliteStore({
-      file: url.slice('sqlite:'.length), ...index,
-      ...(options.onNotice !== undefined ? { onNotice: options.onNotice } : {}),
-      ...(options.walCheckpointIntervalMs !== undefined ? { walCheckpointIntervalMs: options.walCheckpointIntervalMs } : {}),
-      ...(options.queryIndexThreshold !== undefined ? { queryIndexThreshold: options.queryIndexThreshold } : {}),
-    });
-  }
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    return new PostgresStore({ url, ...(options.replicas !== undefined ? { replicas: options.replicas } : {}), ...index });
-  }
-  throw new Error(`Unknown store ${JSON.stringify(url)}: expected sqlite:<file> or postgres://…`);
-}
+export { createStore };
 
 /** The shop records (carts, wishlists, orders) in the same database as the open content store. */
 export function createShopStore(store: ContentStore, options: { hooks?: ShopStoreHooks; purge?: PurgeOptions } = {}): ShopStore {
