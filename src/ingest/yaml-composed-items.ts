@@ -42,6 +42,14 @@ interface Anchored {
   /** Undefined once it is too big for any alias to repeat (it is not kept then). */
   readonly node: YamlNode | undefined;
   readonly size: number;
+  /** Where its offsets are lines. */
+  readonly piece: ComposedPiece;
+}
+
+/** A composed node with the piece it was composed in (an alias's target may be in an earlier one). */
+interface Located<T> {
+  readonly node: T;
+  readonly piece: ComposedPiece;
 }
 
 /**
@@ -53,7 +61,6 @@ export class ComposedReader {
   private aliasBudget = MAX_ALIAS_EXPANSION;
   private readonly subtreeSizes = new WeakMap<object, number>();
   private readonly anchors = new Map<string, Anchored>();
-  private piece!: ComposedPiece;
 
   constructor(
     private readonly file: string,
@@ -69,23 +76,22 @@ export class ComposedReader {
         const anchor = (node as { anchor?: string }).anchor;
         if (anchor === undefined) return;
         const size = this.subtreeSize(node);
-        this.anchors.set(anchor, { node: size > MAX_ALIAS_EXPANSION ? undefined : node, size });
+        this.anchors.set(anchor, { node: size > MAX_ALIAS_EXPANSION ? undefined : node, size, piece });
       },
     });
   }
 
   /** The whole document as the old reader took it (a file the line reader could not start on). */
   readDocument(piece: ComposedPiece): void {
-    this.piece = piece;
     const top = piece.doc.contents;
-    if (!top || (isScalar(top) && top.value === '')) throw this.fail(0, 'the file is empty');
-    if (!isMap(top)) throw this.fail(top.range[0], 'expected a mapping whose single key is the node name');
-    if (top.items.length === 0) throw this.fail(top.range[0], 'the file holds no node');
+    if (!top || (isScalar(top) && top.value === '')) throw this.fail(piece, 0, 'the file is empty');
+    if (!isMap(top)) throw this.fail(piece, top.range[0], 'expected a mapping whose single key is the node name');
+    if (top.items.length === 0) throw this.fail(piece, top.range[0], 'the file holds no node');
     if (top.items.length > 1) {
-      throw this.fail(offsetOf(top.items[1]!.key) ?? top.range[0], 'more than one top-level key (an export holds one node)');
+      throw this.fail(piece, offsetOf(top.items[1]!.key) ?? top.range[0], 'more than one top-level key (an export holds one node)');
     }
     const [pair] = top.items;
-    this.readNode(pair!.key, pair!.value, 1);
+    this.readNode(piece, pair!.key, { node: pair!.value, piece }, 1);
   }
 
   /** The single pair of a piece, if it is one (undefined: not a mapping of one pair). */
@@ -95,90 +101,95 @@ export class ComposedReader {
     return top.items[0]!;
   }
 
-  /** A root node (the top-level pair of the file). */
-  readRoot(piece: ComposedPiece, key: ParsedNode | null, value: ParsedNode | null): void {
-    this.piece = piece;
-    this.readNode(key, value, 1);
-  }
-
-  /** An item of the open node at `depth`: a child node or a property. */
-  readItem(piece: ComposedPiece, key: ParsedNode | null, item: ParsedNode | null, depth: number): void {
-    this.piece = piece;
-    const itemName = this.keyName(key);
-    const itemValue = this.deref(item);
-    if (isMap(itemValue)) {
-      this.readNode(key, itemValue, depth + 1);
-      return;
-    }
-    const problem = propertyNameProblem(itemName);
-    if (problem !== undefined) throw this.fail(offsetOf(key), problem);
-    if (isSeq(itemValue)) {
-      const multi = this.readSequence(itemName, itemValue.items, itemValue.tag);
-      this.sink().property(itemName, multi.type, multi.values, this.piece.lineOf(offsetOf(key)));
-    } else if (isScalar(itemValue)) {
-      const single = typeScalar(this.typing, itemName, this.raw(itemValue), undefined);
-      if (single) this.sink().property(itemName, single.type, single.value, this.piece.lineOf(offsetOf(key)));
-    } else if (itemValue !== null) {
-      throw this.fail(offsetOf(key), `unsupported value for "${itemName}"`);
-    }
-  }
-
   /** The key of a piece's pair as a name, for the duplicate check; undefined when it is not a string. */
   static keyText(key: ParsedNode | null): string | undefined {
     return isScalar(key) && typeof key.value === 'string' ? key.value : undefined;
   }
 
-  private readNode(keyNode: ParsedNode | null, valueNode: ParsedNode | null, depth: number): void {
-    const name = this.keyName(keyNode);
+  /** A root node (the top-level pair of the file). */
+  readRoot(piece: ComposedPiece, key: ParsedNode | null, value: ParsedNode | null): void {
+    this.readNode(piece, key, { node: value, piece }, 1);
+  }
+
+  /** An item of the open node at `depth`: a child node or a property. */
+  readItem(piece: ComposedPiece, key: ParsedNode | null, item: ParsedNode | null, depth: number): void {
+    const itemName = this.keyName(piece, key);
+    const itemValue = this.deref({ node: item, piece });
+    const value = itemValue.node;
+    if (isMap(value)) {
+      this.readNode(piece, key, itemValue, depth + 1);
+      return;
+    }
+    const problem = propertyNameProblem(itemName);
+    if (problem !== undefined) throw this.fail(piece, offsetOf(key), problem);
+    if (isSeq(value)) {
+      const multi = this.readSequence(itemName, { node: value, piece: itemValue.piece });
+      this.sink().property(itemName, multi.type, multi.values, piece.lineOf(offsetOf(key)));
+    } else if (isScalar(value)) {
+      const single = typeScalar(this.typing, itemName, this.raw({ node: value, piece: itemValue.piece }), undefined);
+      if (single) this.sink().property(itemName, single.type, single.value, piece.lineOf(offsetOf(key)));
+    } else if (value !== null) {
+      throw this.fail(piece, offsetOf(key), `unsupported value for "${itemName}"`);
+    }
+  }
+
+  private readNode(keyPiece: ComposedPiece, keyNode: ParsedNode | null, valueNode: Located<ParsedNode | null>, depth: number): void {
+    const name = this.keyName(keyPiece, keyNode);
     const problem = nodeNameProblem(name);
-    if (problem !== undefined) throw this.fail(offsetOf(keyNode), problem);
-    if (depth > MAX_IMPORT_DEPTH) throw this.fail(offsetOf(keyNode), `nodes nested more than ${MAX_IMPORT_DEPTH} deep`);
-    const value = this.deref(valueNode);
+    if (problem !== undefined) throw this.fail(keyPiece, offsetOf(keyNode), problem);
+    if (depth > MAX_IMPORT_DEPTH) throw this.fail(keyPiece, offsetOf(keyNode), `nodes nested more than ${MAX_IMPORT_DEPTH} deep`);
+    const { node: value, piece } = this.deref(valueNode);
     const sink = this.sink();
+    const line = keyPiece.lineOf(offsetOf(keyNode));
     if (value === null || (isScalar(value) && value.type === Scalar.PLAIN && isNullText(value))) {
-      sink.openNode(name, this.piece.lineOf(offsetOf(keyNode)));
+      sink.openNode(name, line);
       sink.closeNode();
       return;
     }
-    if (!isMap(value)) throw this.fail(value.range?.[0], `node "${name}" must be a mapping`);
-    sink.openNode(name, this.piece.lineOf(offsetOf(keyNode)));
-    for (const { key, value: item } of value.items) this.readItem(this.piece, key, item, depth);
+    if (!isMap(value)) throw this.fail(piece, value.range?.[0], `node "${name}" must be a mapping`);
+    sink.openNode(name, line);
+    for (const { key, value: item } of value.items) this.readItem(piece, key, item, depth);
     sink.closeNode();
   }
 
-  private readSequence(name: string, items: readonly unknown[], seqTag: string | undefined) {
+  private readSequence(name: string, seq: Located<{ items: readonly unknown[]; tag?: string }>) {
     const read: TypedValue[] = [];
-    for (const item of items) {
-      const node = isAlias(item) ? this.deref(item as ParsedNode) : item;
-      if (!isScalar(node)) throw this.fail(offsetOf(item), `"${name}": a multi-value property holds only scalars`);
-      const value = typeScalar(this.typing, name, this.raw(node), seqTag);
-      if (!value) throw this.fail(offsetOf(node), `"${name}": a multi-value property cannot hold null`);
+    const { piece } = seq;
+    for (const item of seq.node.items) {
+      const target = isAlias(item) ? this.deref({ node: item as ParsedNode, piece }) : { node: item, piece };
+      const node = target.node;
+      if (!isScalar(node)) throw this.fail(piece, offsetOf(item), `"${name}": a multi-value property holds only scalars`);
+      const value = typeScalar(this.typing, name, this.raw({ node, piece: target.piece }), seq.node.tag);
+      if (!value) throw this.fail(target.piece, offsetOf(node), `"${name}": a multi-value property cannot hold null`);
       read.push(value);
     }
-    return combineSequence(this.typing, name, read, this.piece.lineOf(offsetOf(items[0])));
+    return combineSequence(this.typing, name, read, piece.lineOf(offsetOf(seq.node.items[0])));
   }
 
-  private raw(node: Scalar): RawScalar {
+  private raw({ node, piece }: Located<Scalar>): RawScalar {
     const text = node.source ?? (typeof node.value === 'string' ? node.value : String(node.value));
-    return { text, plain: node.type === Scalar.PLAIN, tag: node.tag, line: this.piece.lineOf(node.range?.[0]) };
+    return { text, plain: node.type === Scalar.PLAIN, tag: node.tag, line: piece.lineOf(node.range?.[0]) };
   }
 
-  private keyName(key: ParsedNode | null): string {
+  private keyName(piece: ComposedPiece, key: ParsedNode | null): string {
     if (isScalar(key) && typeof key.value === 'string' && key.value !== '') return key.value;
-    throw this.fail(offsetOf(key), 'a key must be a non-empty string (a node or property name)');
+    throw this.fail(piece, offsetOf(key), 'a key must be a non-empty string (a node or property name)');
   }
 
-  private deref(node: ParsedNode | null): ParsedNode | null {
-    if (!isAlias(node)) return node;
+  private deref(located: Located<ParsedNode | null>): Located<ParsedNode | null> {
+    const { node, piece } = located;
+    if (!isAlias(node)) return located;
     // An anchor of this piece before the alias, else the last one of an earlier piece.
-    const own = node.resolve(this.piece.doc);
-    const target: Anchored | undefined = own !== undefined ? { node: own, size: this.subtreeSize(own) } : this.anchors.get(node.source);
-    if (target === undefined) throw this.fail(node.range[0], `unresolved alias *${node.source}`);
+    const own = node.resolve(piece.doc);
+    const target: Anchored | undefined = own !== undefined
+      ? { node: own, size: this.subtreeSize(own), piece }
+      : this.anchors.get(node.source);
+    if (target === undefined) throw this.fail(piece, node.range[0], `unresolved alias *${node.source}`);
     this.aliasBudget -= target.size;
     if (this.aliasBudget < 0 || target.node === undefined) {
-      throw this.fail(node.range[0], `aliases expand to more than ${MAX_ALIAS_EXPANSION} nodes (an alias bomb?)`);
+      throw this.fail(piece, node.range[0], `aliases expand to more than ${MAX_ALIAS_EXPANSION} nodes (an alias bomb?)`);
     }
-    return target.node as ParsedNode;
+    return { node: target.node as ParsedNode, piece: target.piece };
   }
 
   /** Nodes below `node` as written (an alias inside counts one: it is charged again when it is read). */
@@ -192,8 +203,8 @@ export class ComposedReader {
     return size;
   }
 
-  private fail(offset: number | undefined, reason: string): ImportError {
-    return new ImportError(this.file, this.piece.lineOf(offset), reason);
+  private fail(piece: ComposedPiece, offset: number | undefined, reason: string): ImportError {
+    return new ImportError(this.file, piece.lineOf(offset), reason);
   }
 }
 

@@ -33,7 +33,11 @@ type Pending =
   | { kind: 'leaf'; level: Level; key: string; line: number; value: ScannedValue; raw: string[] }
   | { kind: 'open'; level: Level; key: string; line: number; raw: string[] }
   | { kind: 'quote'; level: Level; key: string; line: number; tag: string | undefined; parts: string[]; raw: string[] }
-  | { kind: 'piece'; level: Level; line: number; raw: string[]; keyChecked: boolean; seqAtIndent: boolean };
+  | {
+    kind: 'piece'; level: Level; line: number; raw: string[]; keyChecked: boolean; seqAtIndent: boolean;
+    /** Cut by a line a quoted scalar may not hold: `yaml` ends the scalar before that line break, so the piece does too. */
+    cut?: boolean;
+  };
 
 const NO_VALUE: ScannedValue = { kind: 'none' };
 const EMPTY_PLAIN: ScannedScalar = { text: '', plain: true, tag: undefined };
@@ -297,8 +301,9 @@ export class YamlExportReader {
     const emptyLine = indent === s.length;
     // Tabs, stray carriage returns and lines the scalar may not hold (too little indentation) go to `yaml`.
     if (raw.includes('\t') || s.includes('\r') || (!emptyLine && indent <= p.level.indent)) {
-      this.pending = { kind: 'piece', level: p.level, line: p.line, raw: p.raw, keyChecked: true, seqAtIndent: false };
-      if (!emptyLine && indent <= p.level.indent) {
+      const cut = !emptyLine && indent <= p.level.indent;
+      this.pending = { kind: 'piece', level: p.level, line: p.line, raw: p.raw, keyChecked: true, seqAtIndent: false, cut };
+      if (cut) {
         this.complete(this.pending);
         this.pending = undefined;
         this.line2(raw, s, indent, blank);
@@ -407,7 +412,7 @@ export class YamlExportReader {
   }
 
   private completePiece(p: Pending & { kind: 'piece' }): void {
-    const text = p.raw.join('\n') + (this.noFinalNewline ? '' : '\n');
+    const text = p.raw.join('\n') + (this.noFinalNewline || p.cut ? '' : '\n');
     const piece = new ComposedPiece(text, p.line);
     const pair = ComposedReader.pairOf(piece);
     const error = piece.firstError(this.file);
