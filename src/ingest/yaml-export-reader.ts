@@ -25,7 +25,31 @@ interface Level {
   readonly indent: number;
   readonly depth: number;
   /** Keys read so far: YAML refuses a key twice in one mapping. */
-  readonly keys: Set<string>;
+  readonly keys: KeySet;
+}
+
+/** Most mappings of an export hold a dozen keys: a list is searched faster than a set is hashed then. */
+class KeySet {
+  private list: string[] | undefined = [];
+  private set: Set<string> | undefined;
+  size = 0;
+
+  /** False when the key was there already. */
+  add(key: string): boolean {
+    if (this.list) {
+      if (this.list.includes(key)) return false;
+      this.list.push(key);
+      if (this.list.length > 16) {
+        this.set = new Set(this.list);
+        this.list = undefined;
+      }
+    } else {
+      if (this.set!.has(key)) return false;
+      this.set!.add(key);
+    }
+    this.size++;
+    return true;
+  }
 }
 
 /** The item being read: complete once a line at its level (or above) starts. */
@@ -215,7 +239,7 @@ export class YamlExportReader {
         // The first key of a nested mapping: the item is a node, read as its lines come.
         this.pending = undefined;
         this.openNode(p);
-        const level: Level = { indent, depth: p.level.depth + 1, keys: new Set() };
+        const level: Level = { indent, depth: p.level.depth + 1, keys: new KeySet() };
         this.levels.push(level);
         this.keyLine(level, raw, s, key, this.lineNo);
         return true;
@@ -266,7 +290,7 @@ export class YamlExportReader {
     }
     this.preamble = undefined;
     this.started = true;
-    const top: Level = { indent, depth: 0, keys: new Set() };
+    const top: Level = { indent, depth: 0, keys: new KeySet() };
     this.levels.push(top);
     this.keyLine(top, raw, s, key, n);
   }
@@ -289,8 +313,7 @@ export class YamlExportReader {
   }
 
   private checkKey(level: Level, key: string, line: number): void {
-    if (level.keys.has(key)) throw this.syntaxError(line, 'Map keys must be unique');
-    level.keys.add(key);
+    if (!level.keys.add(key)) throw this.syntaxError(line, 'Map keys must be unique');
     if (level.depth === 0 && level.keys.size === 2) {
       this.shapeFailure ??= new ImportError(this.file, line, 'more than one top-level key (an export holds one node)');
     }
@@ -380,35 +403,45 @@ export class YamlExportReader {
   }
 
   private completeLeaf(level: Level, key: string, line: number, value: ScannedValue): void {
-    this.content(() => {
-      if (level.depth === 0) {
-        this.checkNodeName(key, line, 1);
-        const empty = value.kind === 'none' || value.kind === 'emptyMap'
-          || (value.kind === 'scalar' && value.scalar.plain && isNullScalar({ ...value.scalar, tag: undefined, line }));
-        if (!empty) throw this.typing.fail(line, `node "${key}" must be a mapping`);
-        this.sink.openNode(key, line);
-        this.sink.closeNode();
-        return;
-      }
-      if (key === '') throw this.typing.fail(line, 'a key must be a non-empty string (a node or property name)');
-      if (value.kind === 'emptyMap') {
-        this.checkNodeName(key, line, level.depth + 1);
-        this.sink.openNode(key, line);
-        this.sink.closeNode();
-        return;
-      }
-      const problem = propertyNameProblem(key);
-      if (problem !== undefined) throw this.typing.fail(line, problem);
-      if (value.kind === 'sequence') {
-        const items: RawScalar[] = value.items.map((item) => ({ text: item.text, plain: item.plain, tag: item.tag, line }));
-        const multi = typeSequence(this.typing, key, items, value.tag, line);
-        this.sink.property(key, multi.type, multi.values, line);
-        return;
-      }
-      const scalar = value.kind === 'scalar' ? value.scalar : EMPTY_PLAIN;
-      const single = typeScalar(this.typing, key, { text: scalar.text, plain: scalar.plain, tag: scalar.tag, line }, undefined);
-      if (single) this.sink.property(key, single.type, single.value, line);
-    });
+    if (this.failed) return;
+    // Not through `content()`: this runs for every property, and a closure each time shows in profiles.
+    try {
+      if (level.depth === 0) this.readRootLeaf(key, line, value);
+      else this.readLeaf(level, key, line, value);
+    } catch (err) {
+      if (!(err instanceof ImportError)) throw err;
+      this.contentFailure = err;
+    }
+  }
+
+  private readRootLeaf(key: string, line: number, value: ScannedValue): void {
+    this.checkNodeName(key, line, 1);
+    const empty = value.kind === 'none' || value.kind === 'emptyMap'
+      || (value.kind === 'scalar' && value.scalar.plain && isNullScalar({ ...value.scalar, tag: undefined, line }));
+    if (!empty) throw this.typing.fail(line, `node "${key}" must be a mapping`);
+    this.sink.openNode(key, line);
+    this.sink.closeNode();
+  }
+
+  private readLeaf(level: Level, key: string, line: number, value: ScannedValue): void {
+    if (key === '') throw this.typing.fail(line, 'a key must be a non-empty string (a node or property name)');
+    if (value.kind === 'emptyMap') {
+      this.checkNodeName(key, line, level.depth + 1);
+      this.sink.openNode(key, line);
+      this.sink.closeNode();
+      return;
+    }
+    const problem = propertyNameProblem(key);
+    if (problem !== undefined) throw this.typing.fail(line, problem);
+    if (value.kind === 'sequence') {
+      const items: RawScalar[] = value.items.map((item) => ({ text: item.text, plain: item.plain, tag: item.tag, line }));
+      const multi = typeSequence(this.typing, key, items, value.tag, line);
+      this.sink.property(key, multi.type, multi.values, line);
+      return;
+    }
+    const scalar = value.kind === 'scalar' ? value.scalar : EMPTY_PLAIN;
+    const single = typeScalar(this.typing, key, { text: scalar.text, plain: scalar.plain, tag: scalar.tag, line }, undefined);
+    if (single) this.sink.property(key, single.type, single.value, line);
   }
 
   private completePiece(p: Pending & { kind: 'piece' }): void {

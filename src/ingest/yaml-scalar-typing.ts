@@ -57,8 +57,7 @@ export function typeScalar(ctx: TypingContext, name: string, s: RawScalar, seqTa
   if (tag === undefined) {
     if (!s.plain) return { type: 'String', value: text, text, explicit: false };
     if (NULL_TEXT.test(text)) return undefined;
-    const type = inferPlainType(text);
-    return { type, value: type === 'String' ? text : coerceValue(type, text), text, explicit: false };
+    return inferPlain(text);
   }
   const type = tagType(ctx, tag, s.line);
   if (type === null) return undefined;
@@ -117,12 +116,16 @@ function tagType(ctx: TypingContext, tag: string, line: number | undefined): Pro
   throw ctx.fail(line, `unknown tag ${tag}`);
 }
 
-export function inferPlainType(text: string): PropertyType {
-  if (BOOLEAN_TEXT.test(text)) return 'Boolean';
-  if (INTEGER_TEXT.test(text)) return 'Long';
-  if (NUMBER_TEXT.test(text)) return 'Double';
-  if (DATE_TEXT.test(text) && normalizeDate(text) !== undefined) return 'Date';
-  return 'String';
+/** A plain scalar's JCR type and value (a date is normalized once: that is the costly part). */
+function inferPlain(text: string): TypedValue {
+  if (BOOLEAN_TEXT.test(text)) return { type: 'Boolean', value: coerceValue('Boolean', text), text, explicit: false };
+  if (INTEGER_TEXT.test(text)) return { type: 'Long', value: coerceValue('Long', text), text, explicit: false };
+  if (NUMBER_TEXT.test(text)) return { type: 'Double', value: coerceValue('Double', text), text, explicit: false };
+  if (DATE_TEXT.test(text)) {
+    const date = normalizeDate(text);
+    if (date !== undefined) return { type: 'Date', value: date, text, explicit: false };
+  }
+  return { type: 'String', value: text, text, explicit: false };
 }
 
 export function messageOf(err: unknown): string {
