@@ -1,0 +1,511 @@
+// Ingest layer: streams a YAML bootstrap export into a DraftSink, line by line, holding only the open
+// nodes (their key sets) and the item being read, whatever the file's size. The lines Magnolia writes
+// are read here (yaml-line-scan.ts); any other item is composed by the `yaml` package on its own
+// (yaml-composed-items.ts), so the result is the one of `yaml` composing the whole document.
+//
+// Errors come in the order the whole-document reader had them: a YAML syntax error anywhere in the file
+// first (thrown as soon as it is met), then "more than one top-level key", then the first content error.
+// So after a content error the reader stops telling the sink but reads on for syntax errors.
+import type { BlobSpool } from '../store/rows.js';
+import type { DraftSink } from './draft-sink.js';
+import { ImportError } from './import-error.js';
+import { Base64Spool } from './blob-spool.js';
+import { nodeNameProblem, propertyNameProblem } from './node-draft.js';
+import { MAX_IMPORT_DEPTH } from './import-limits.js';
+import {
+  isNullScalar, typeScalar, typeSequence, type RawScalar, type TypingContext,
+} from './yaml-scalar-typing.js';
+import {
+  closingSingleQuote, scanKey, scanValue, unquoteSingle, type ScannedScalar, type ScannedValue,
+} from './yaml-line-scan.js';
+import { ComposedPiece, ComposedReader } from './yaml-composed-items.js';
+
+/** A block mapping being read: the document's top level (depth 0) or an open node's (its depth). */
+interface Level {
+  readonly indent: number;
+  readonly depth: number;
+  /** Keys read so far: YAML refuses a key twice in one mapping. */
+  readonly keys: KeySet;
+}
+
+/** Most mappings of an export hold a dozen keys: a list is searched faster than a set is hashed then. */
+class KeySet {
+  private list: string[] | undefined = [];
+  private set: Set<string> | undefined;
+  size = 0;
+
+  /** False when the key was there already. */
+  add(key: string): boolean {
+    if (this.list) {
+      if (this.list.includes(key)) return false;
+      this.list.push(key);
+      if (this.list.length > 16) {
+        this.set = new Set(this.list);
+        this.list = undefined;
+      }
+    } else {
+      if (this.set!.has(key)) return false;
+      this.set!.add(key);
+    }
+    this.size++;
+    return true;
+  }
+}
+
+/** The item being read: complete once a line at its level (or above) starts. */
+type Pending =
+  | { kind: 'leaf'; level: Level; key: string; line: number; value: ScannedValue; raw: string[] }
+  | { kind: 'open'; level: Level; key: string; line: number; raw: string[] }
+  | { kind: 'quote'; level: Level; key: string; line: number; tag: string | undefined; parts: string[]; raw: string[] }
+  | {
+    kind: 'piece'; level: Level; line: number; raw: string[]; keyChecked: boolean; seqAtIndent: boolean;
+    /** Cut by a line a quoted scalar may not hold: `yaml` ends the scalar before that line break, so the piece does too. */
+    cut?: boolean;
+  };
+
+const NO_VALUE: ScannedValue = { kind: 'none' };
+const EMPTY_PLAIN: ScannedScalar = { text: '', plain: true, tag: undefined };
+
+export class YamlExportReader {
+  private readonly levels: Level[] = [];
+  private pending: Pending | undefined;
+  /** A line not ended by the last chunk. */
+  private carry = '';
+  private lineNo = 0;
+  /** Lines before the first content line, kept in case the document is not one the line reader starts on. */
+  private preamble: string[] | undefined = [];
+  /** The whole text, for a document that does not start with a block-map key (a flow mapping, directives…). */
+  private whole: string[] | undefined;
+  private documentEnded = false;
+  /** The file's last line had no line break: a block scalar ending there keeps none either. */
+  private noFinalNewline = false;
+  private started = false;
+  private shapeFailure: ImportError | undefined;
+  private contentFailure: ImportError | undefined;
+  private readonly composed: ComposedReader;
+  private readonly typing: TypingContext;
+  private readonly spooled = new Map<string, BlobSpool>();
+  private pendingSpools: Base64Spool[] = [];
+
+  constructor(private readonly file: string, private readonly spoolDir: string, private readonly sink: DraftSink) {
+    this.typing = {
+      fail: (line, reason, cause) => new ImportError(file, line, reason, cause === undefined ? undefined : { cause }),
+      spoolBinary: (text) => {
+        const spool = new Base64Spool(this.spoolDir);
+        this.pendingSpools.push(spool);
+        spool.appendBase64(text);
+        const blob = spool.end();
+        this.spooled.set(blob.hash, blob);
+        return blob;
+      },
+    };
+    this.composed = new ComposedReader(file, this.typing, () => this.sink);
+  }
+
+  write(chunk: string): void {
+    let start = 0;
+    let nl = chunk.indexOf('\n');
+    if (nl < 0) {
+      this.carry += chunk;
+      return;
+    }
+    this.line(this.carry + chunk.slice(0, nl));
+    this.carry = '';
+    start = nl + 1;
+    while ((nl = chunk.indexOf('\n', start)) >= 0) {
+      this.line(chunk.slice(start, nl));
+      start = nl + 1;
+    }
+    this.carry = chunk.slice(start);
+  }
+
+  end(): void {
+    if (this.carry !== '') {
+      const last = this.carry;
+      this.carry = '';
+      this.line(last);
+      // Only the item still pending holds the last line.
+      this.noFinalNewline = true;
+    }
+    if (this.whole) {
+      this.readWhole();
+      return;
+    }
+    if (this.pending) this.complete(this.pending);
+    this.pending = undefined;
+    this.closeLevels(-1);
+    if (!this.started) throw new ImportError(this.file, 1, 'the file is empty');
+    const failure = this.shapeFailure ?? this.contentFailure;
+    if (failure) throw failure;
+  }
+
+  async settled(): Promise<void> {
+    for (const spool of this.pendingSpools) await spool.settled();
+    this.pendingSpools = [];
+  }
+
+  async abort(): Promise<void> {
+    await Promise.all(this.pendingSpools.map((spool) => spool.abort()));
+  }
+
+  blobs(): BlobSpool[] {
+    return [...this.spooled.values()];
+  }
+
+  private get failed(): boolean {
+    return this.shapeFailure !== undefined || this.contentFailure !== undefined;
+  }
+
+  /** Runs the content rules of an item; their first error is kept for the end (a syntax error may follow). */
+  private content(read: () => void): void {
+    if (this.failed) return;
+    try {
+      read();
+    } catch (err) {
+      if (!(err instanceof ImportError)) throw err;
+      this.contentFailure = err;
+    }
+  }
+
+  private syntaxError(line: number, reason: string): ImportError {
+    return new ImportError(this.file, line, reason);
+  }
+
+  /** One line of the file (without its `\n`). */
+  private line(raw: string): void {
+    const n = ++this.lineNo;
+    if (this.whole) {
+      this.whole.push(raw);
+      return;
+    }
+    let s = raw.charCodeAt(raw.length - 1) === 13 ? raw.slice(0, -1) : raw;
+    if (n === 1 && s.charCodeAt(0) === 0xfeff) s = s.slice(1);
+    let indent = 0;
+    while (s.charCodeAt(indent) === 32) indent++;
+    let c = s.charCodeAt(indent);
+    let tabbed = false;
+    if (c === 9) {
+      let at = indent;
+      while (s.charCodeAt(at) === 9 || s.charCodeAt(at) === 32) at++;
+      c = s.charCodeAt(at);
+      tabbed = !Number.isNaN(c) && c !== 35;
+    }
+    const blank = Number.isNaN(c) || c === 35 /* # */;
+    const p = this.pending;
+    if (p?.kind === 'quote') {
+      this.quoteLine(p, raw, s, indent, blank);
+      return;
+    }
+    if (blank) {
+      if (p) p.raw.push(raw);
+      else if (this.preamble) this.preamble.push(raw);
+      return;
+    }
+    if (p && this.continues(p, raw, s, indent, tabbed)) return;
+    if (p) this.complete(p);
+    this.pending = undefined;
+    this.contentLine(raw, s, indent, tabbed, n);
+  }
+
+  /** Whether a content line belongs to the pending item (and takes it). */
+  private continues(p: Pending, raw: string, s: string, indent: number, tabbed: boolean): boolean {
+    const levelIndent = p.level.indent;
+    if (indent === levelIndent && !tabbed && isSequenceEntry(s, indent)) {
+      // A block sequence may sit at its key's indentation (`key:` then `- a`).
+      if (p.kind === 'open') {
+        this.pending = { kind: 'piece', level: p.level, line: p.line, raw: [...p.raw, raw], keyChecked: true, seqAtIndent: true };
+        return true;
+      }
+      if (p.kind === 'piece' && p.seqAtIndent) {
+        p.raw.push(raw);
+        return true;
+      }
+      return false;
+    }
+    if (indent <= levelIndent) return false;
+    switch (p.kind) {
+      case 'piece':
+        p.raw.push(raw);
+        return true;
+      case 'leaf':
+        this.pending = { kind: 'piece', level: p.level, line: p.line, raw: [...p.raw, raw], keyChecked: true, seqAtIndent: false };
+        return true;
+      case 'open': {
+        const key = tabbed ? undefined : scanKey(s, indent);
+        if (!key) {
+          this.pending = { kind: 'piece', level: p.level, line: p.line, raw: [...p.raw, raw], keyChecked: true, seqAtIndent: false };
+          return true;
+        }
+        // The first key of a nested mapping: the item is a node, read as its lines come.
+        this.pending = undefined;
+        this.openNode(p);
+        const level: Level = { indent, depth: p.level.depth + 1, keys: new KeySet() };
+        this.levels.push(level);
+        this.keyLine(level, raw, s, key, this.lineNo);
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  /** A content line that starts an item (or ends the document's block structure). */
+  private contentLine(raw: string, s: string, indent: number, tabbed: boolean, n: number): void {
+    if (!this.started) {
+      this.firstContentLine(raw, s, indent, tabbed, n);
+      return;
+    }
+    if (indent === 0 && isDocumentMarker(s)) {
+      if (s.startsWith('---')) throw this.syntaxError(n, 'Source contains multiple documents; please use YAML.parseAllDocuments()');
+      this.closeLevels(-1);
+      this.documentEnded = true;
+      return;
+    }
+    if (this.documentEnded) throw this.syntaxError(n, 'Source contains multiple documents; please use YAML.parseAllDocuments()');
+    if (tabbed) throw this.syntaxError(n, 'Tabs are not allowed as indentation');
+    this.closeLevels(indent);
+    const level = this.levels.at(-1)!;
+    if (level.indent !== indent) throw this.syntaxError(n, 'All mapping items must start at the same column');
+    const key = scanKey(s, indent);
+    if (key) {
+      this.keyLine(level, raw, s, key, n);
+      return;
+    }
+    if (isSequenceEntry(s, indent)) throw this.syntaxError(n, 'A block sequence may not be used as an implicit map key');
+    this.pending = { kind: 'piece', level, line: n, raw: [raw], keyChecked: false, seqAtIndent: false };
+  }
+
+  private firstContentLine(raw: string, s: string, indent: number, tabbed: boolean, n: number): void {
+    // A bare `---` starts the document; a block mapping follows.
+    if (indent === 0 && /^---[ \t]*$/.test(s)) {
+      this.preamble!.push(raw);
+      return;
+    }
+    const key = tabbed || s.startsWith('%') || isDocumentMarker(s) ? undefined : scanKey(s, indent);
+    if (!key) {
+      // Not a block mapping Magnolia would write (a flow mapping, a directive, a scalar…): composed whole.
+      this.whole = [...this.preamble!, raw];
+      this.preamble = undefined;
+      return;
+    }
+    this.preamble = undefined;
+    this.started = true;
+    const top: Level = { indent, depth: 0, keys: new KeySet() };
+    this.levels.push(top);
+    this.keyLine(top, raw, s, key, n);
+  }
+
+  /** A `key: value` line at `level`: the value decides how the item is read. */
+  private keyLine(level: Level, raw: string, s: string, key: { key: string; next: number }, n: number): void {
+    this.checkKey(level, key.key, n);
+    const value = scanValue(s, key.next);
+    if (value === undefined || (value.kind === 'openQuote' && (raw.includes('\t') || s.includes('\r')))) {
+      this.pending = { kind: 'piece', level, line: n, raw: [raw], keyChecked: true, seqAtIndent: false };
+    } else if (value.kind === 'none') {
+      this.pending = { kind: 'open', level, key: key.key, line: n, raw: [raw] };
+    } else if (value.kind === 'openQuote') {
+      this.pending = { kind: 'quote', level, key: key.key, line: n, tag: value.tag, parts: [value.text], raw: [raw] };
+    } else if (s.includes('\r')) {
+      this.pending = { kind: 'piece', level, line: n, raw: [raw], keyChecked: true, seqAtIndent: false };
+    } else {
+      this.pending = { kind: 'leaf', level, key: key.key, line: n, value, raw: [raw] };
+    }
+  }
+
+  private checkKey(level: Level, key: string, line: number): void {
+    if (!level.keys.add(key)) throw this.syntaxError(line, 'Map keys must be unique');
+    if (level.depth === 0 && level.keys.size === 2) {
+      this.shapeFailure ??= new ImportError(this.file, line, 'more than one top-level key (an export holds one node)');
+    }
+  }
+
+  /** A line inside a single-quoted scalar that began on an earlier line. */
+  private quoteLine(p: Pending & { kind: 'quote' }, raw: string, s: string, indent: number, blank: boolean): void {
+    const emptyLine = indent === s.length;
+    // Tabs, stray carriage returns and lines the scalar may not hold (too little indentation) go to `yaml`.
+    if (raw.includes('\t') || s.includes('\r') || (!emptyLine && indent <= p.level.indent)) {
+      const cut = !emptyLine && indent <= p.level.indent;
+      this.pending = { kind: 'piece', level: p.level, line: p.line, raw: p.raw, keyChecked: true, seqAtIndent: false, cut };
+      if (cut) {
+        this.complete(this.pending);
+        this.pending = undefined;
+        this.line2(raw, s, indent, blank);
+      } else {
+        this.pending.raw.push(raw);
+      }
+      return;
+    }
+    p.raw.push(raw);
+    const end = closingSingleQuote(s, 0);
+    if (end < 0) {
+      p.parts.push(s);
+      return;
+    }
+    p.parts.push(s.slice(0, end));
+    if (!endsLine(s, end + 1)) {
+      this.pending = { kind: 'piece', level: p.level, line: p.line, raw: p.raw, keyChecked: true, seqAtIndent: false };
+      return;
+    }
+    const text = unquoteSingle(foldQuoted(p.parts), 0, Infinity);
+    this.pending = {
+      kind: 'leaf', level: p.level, key: p.key, line: p.line, raw: p.raw,
+      value: { kind: 'scalar', scalar: { text, plain: false, tag: p.tag } },
+    };
+  }
+
+  /** Re-reads a line after the item it ended was completed (the line number is already counted). */
+  private line2(raw: string, s: string, indent: number, blank: boolean): void {
+    if (blank) return;
+    let tabbed = false;
+    if (s.charCodeAt(indent) === 9) tabbed = true;
+    this.contentLine(raw, s, indent, tabbed, this.lineNo);
+  }
+
+  /** Closes the open nodes deeper than `indent` (all with -1). */
+  private closeLevels(indent: number): void {
+    while (this.levels.length > 1 && this.levels.at(-1)!.indent > indent) {
+      this.levels.pop();
+      if (!this.failed) this.sink.closeNode();
+    }
+    if (indent < 0) this.levels.length = 0;
+  }
+
+  private openNode(p: Pending & { kind: 'open' }): void {
+    const depth = p.level.depth + 1;
+    this.content(() => {
+      this.checkNodeName(p.key, p.line, depth);
+      this.sink.openNode(p.key, p.line);
+    });
+  }
+
+  private checkNodeName(name: string, line: number, depth: number): void {
+    if (name === '') throw this.typing.fail(line, 'a key must be a non-empty string (a node or property name)');
+    const problem = nodeNameProblem(name);
+    if (problem !== undefined) throw this.typing.fail(line, problem);
+    if (depth > MAX_IMPORT_DEPTH) throw this.typing.fail(line, `nodes nested more than ${MAX_IMPORT_DEPTH} deep`);
+  }
+
+  private complete(p: Pending): void {
+    switch (p.kind) {
+      case 'leaf':
+        this.completeLeaf(p.level, p.key, p.line, p.value);
+        return;
+      case 'open':
+        this.completeLeaf(p.level, p.key, p.line, NO_VALUE);
+        return;
+      case 'quote':
+        // The file ended inside the quotes: `yaml` says how.
+        this.completePiece({ kind: 'piece', level: p.level, line: p.line, raw: p.raw, keyChecked: true, seqAtIndent: false });
+        return;
+      case 'piece':
+        this.completePiece(p);
+    }
+  }
+
+  private completeLeaf(level: Level, key: string, line: number, value: ScannedValue): void {
+    if (this.failed) return;
+    // Not through `content()`: this runs for every property, and a closure each time shows in profiles.
+    try {
+      if (level.depth === 0) this.readRootLeaf(key, line, value);
+      else this.readLeaf(level, key, line, value);
+    } catch (err) {
+      if (!(err instanceof ImportError)) throw err;
+      this.contentFailure = err;
+    }
+  }
+
+  private readRootLeaf(key: string, line: number, value: ScannedValue): void {
+    this.checkNodeName(key, line, 1);
+    const empty = value.kind === 'none' || value.kind === 'emptyMap'
+      || (value.kind === 'scalar' && value.scalar.plain && isNullScalar({ ...value.scalar, tag: undefined, line }));
+    if (!empty) throw this.typing.fail(line, `node "${key}" must be a mapping`);
+    this.sink.openNode(key, line);
+    this.sink.closeNode();
+  }
+
+  private readLeaf(level: Level, key: string, line: number, value: ScannedValue): void {
+    if (key === '') throw this.typing.fail(line, 'a key must be a non-empty string (a node or property name)');
+    if (value.kind === 'emptyMap') {
+      this.checkNodeName(key, line, level.depth + 1);
+      this.sink.openNode(key, line);
+      this.sink.closeNode();
+      return;
+    }
+    const problem = propertyNameProblem(key);
+    if (problem !== undefined) throw this.typing.fail(line, problem);
+    if (value.kind === 'sequence') {
+      const items: RawScalar[] = value.items.map((item) => ({ text: item.text, plain: item.plain, tag: item.tag, line }));
+      const multi = typeSequence(this.typing, key, items, value.tag, line);
+      this.sink.property(key, multi.type, multi.values, line);
+      return;
+    }
+    const scalar = value.kind === 'scalar' ? value.scalar : EMPTY_PLAIN;
+    const single = typeScalar(this.typing, key, { text: scalar.text, plain: scalar.plain, tag: scalar.tag, line }, undefined);
+    if (single) this.sink.property(key, single.type, single.value, line);
+  }
+
+  private completePiece(p: Pending & { kind: 'piece' }): void {
+    const text = p.raw.join('\n') + (this.noFinalNewline || p.cut ? '' : '\n');
+    const piece = new ComposedPiece(text, p.line);
+    const pair = ComposedReader.pairOf(piece);
+    const error = piece.firstError(this.file);
+    if (!p.keyChecked && pair) {
+      const key = ComposedReader.keyText(pair.key);
+      if (key !== undefined && (!error || (error.line ?? 0) >= p.line)) this.checkKey(p.level, key, p.line);
+    }
+    if (error) throw error;
+    if (!pair) throw this.syntaxError(p.line, 'Implicit map keys need to be followed by map values');
+    this.content(() => {
+      if (p.level.depth === 0) this.composed.readRoot(piece, pair.key, pair.value);
+      else this.composed.readItem(piece, pair.key, pair.value, p.level.depth);
+      this.composed.keepAnchors(piece, text);
+    });
+  }
+
+  private readWhole(): void {
+    const text = this.whole!.join('\n') + (this.noFinalNewline ? '' : '\n');
+    this.whole = undefined;
+    const piece = new ComposedPiece(text, 1);
+    const error = piece.firstError(this.file);
+    if (error) throw error;
+    this.composed.readDocument(piece);
+  }
+}
+
+/** `- ` or a lone `-` at `indent`: an entry of a block sequence. */
+function isSequenceEntry(s: string, indent: number): boolean {
+  if (s.charCodeAt(indent) !== 45) return false;
+  const next = s.charCodeAt(indent + 1);
+  return Number.isNaN(next) || next === 32 || next === 9;
+}
+
+function isDocumentMarker(s: string): boolean {
+  if (!s.startsWith('---') && !s.startsWith('...')) return false;
+  const next = s.charCodeAt(3);
+  return Number.isNaN(next) || next === 32 || next === 9;
+}
+
+function endsLine(s: string, at: number): boolean {
+  while (s.charCodeAt(at) === 32) at++;
+  return at === s.length || (s.charCodeAt(at) === 35 && s.charCodeAt(at - 1) === 32);
+}
+
+/**
+ * YAML's line folding in a quoted scalar: spaces around a line break go, a single break becomes a
+ * space, and each empty line between two lines becomes a line feed.
+ */
+function foldQuoted(parts: readonly string[]): string {
+  let text = parts[0]!.trimEnd();
+  let empty = 0;
+  for (let i = 1; i < parts.length; i++) {
+    const isLast = i === parts.length - 1;
+    const part = isLast ? parts[i]!.trimStart() : parts[i]!.trim();
+    if (part === '' && !isLast) {
+      empty++;
+      continue;
+    }
+    text += (empty > 0 ? '\n'.repeat(empty) : ' ') + part;
+    empty = 0;
+  }
+  return text;
+}
