@@ -1,4 +1,4 @@
-// Ingest layer: finds content export files and parses each with the parser for its format.
+// Ingest layer: finds content export files (and reads one whole, through read-export.ts).
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { ImportDocument } from '../repository/import-document.js';

@@ -1,7 +1,6 @@
 // Ingest layer: reads one export file chunk by chunk through the reader of its format, as a streamed
 // document (DraftStream: a bounded part of the file in memory) or as whole trees (DraftTree).
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import type { BlobSpool } from '../store/rows.js';
 import type { ImportDocument, NodeEntry, StreamedDocument } from '../repository/import-document.js';
@@ -10,8 +9,7 @@ import { parseExportFileName } from './parse-file-name.js';
 import { JcrXmlExportReader } from './import-jcr-xml.js';
 import { DraftTree, type DraftSink } from './draft-sink.js';
 import { DraftStream } from './draft-stream.js';
-import { parseYamlExport } from './import-yaml.js';
-import { streamOf } from '../repository/write-import.js';
+import { YamlExportReader } from './yaml-export-reader.js';
 
 const READ_CHUNK = 256 * 1024;
 
@@ -36,8 +34,16 @@ interface ExportReader {
   readonly isWorkspaceExport: boolean;
 }
 
+/** A YAML export is always placed by its file name. */
+class YamlReader extends YamlExportReader implements ExportReader {
+  readonly rootKnown = true;
+  readonly isWorkspaceExport = false;
+}
+
 function readerFor(file: string, spoolDir: string, sink: DraftSink): ExportReader {
   switch (extname(file).toLowerCase()) {
+    case '.yaml':
+      return new YamlReader(file, spoolDir, sink);
     case '.xml':
       return new JcrXmlExportReader(file, spoolDir, sink);
     default:
@@ -108,7 +114,6 @@ class ChunkedRead {
  * stopped by leaving the loop over them.
  */
 export async function openExport(file: string, opts: ReadExportOptions): Promise<StreamedDocument> {
-  if (extname(file).toLowerCase() === '.yaml') return streamOf(await readExport(file, opts));
   const target = parseExportFileName(file);
   const sink = new DraftStream(file);
   const reader = readerFor(file, opts.spoolDir, sink);
@@ -136,24 +141,24 @@ export async function openExport(file: string, opts: ReadExportOptions): Promise
   };
 }
 
-/** Reads a whole file into its trees (bootstrap merges, tests). */
-export async function readExport(file: string, opts: ReadExportOptions): Promise<ImportDocument> {
-  if (extname(file).toLowerCase() === '.yaml') {
-    const doc = await parseYamlExport(file, opts);
-    opts.onBytes?.(await readFile(file));
-    opts.onProgress?.((await stat(file)).size);
-    return doc;
-  }
-  const target = parseExportFileName(file);
-  const tree = new DraftTree(file);
-  const reader = readerFor(file, opts.spoolDir, tree);
+/** Reads a whole file into a sink; the binaries its Binary values name. */
+export async function readExportInto(file: string, opts: ReadExportOptions, sink: DraftSink): Promise<{ blobs: BlobSpool[]; isWorkspaceExport: boolean }> {
+  const reader = readerFor(file, opts.spoolDir, sink);
   const read = new ChunkedRead(file, reader, opts);
   while (await read.next());
+  return { blobs: reader.blobs(), isWorkspaceExport: reader.isWorkspaceExport };
+}
+
+/** Reads a whole file into its trees (bootstrap merges, tests). */
+export async function readExport(file: string, opts: ReadExportOptions): Promise<ImportDocument> {
+  const target = parseExportFileName(file);
+  const tree = new DraftTree(file);
+  const { blobs, isWorkspaceExport } = await readExportInto(file, opts, tree);
   return {
     source: file,
     workspace: target.workspace,
-    parentPath: reader.isWorkspaceExport ? '/' : target.parentPath,
+    parentPath: isWorkspaceExport ? '/' : target.parentPath,
     roots: tree.roots,
-    blobs: reader.blobs(),
+    blobs,
   };
 }

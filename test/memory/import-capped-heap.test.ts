@@ -15,7 +15,7 @@ beforeEach(async () => { dir = await mkdtemp(join(tmpdir(), 'petal-heap-')); });
 afterEach(async () => { await rm(dir, { recursive: true, force: true }); });
 
 describe('an import under a capped heap (--max-old-space-size=256)', () => {
-  for (const format of ['xml'] as const) {
+  for (const format of ['yaml', 'xml'] as const) {
     it(`imports a generated ${NODES}-node ${format} export`, async () => {
       const { stdout } = await promisify(execFile)(process.execPath,
         ['--max-old-space-size=256', '--import', 'tsx', CHILD, dir, format, String(NODES)], { maxBuffer: 1 << 20, timeout: 300_000 });
