@@ -57,6 +57,8 @@ type Pending =
   | { kind: 'leaf'; level: Level; key: string; line: number; value: ScannedValue; raw: string[] }
   | { kind: 'open'; level: Level; key: string; line: number; raw: string[] }
   | { kind: 'quote'; level: Level; key: string; line: number; tag: string | undefined; parts: string[]; raw: string[] }
+  /** A block sequence of one-line scalars (how Magnolia writes a multi-value property): `key:` then `- a` lines. */
+  | { kind: 'seq'; level: Level; key: string; line: number; itemIndent: number; seqAtIndent: boolean; items: RawScalar[]; raw: string[] }
   | {
     kind: 'piece'; level: Level; line: number; raw: string[]; keyChecked: boolean; seqAtIndent: boolean;
     /** Cut by a line a quoted scalar may not hold: `yaml` ends the scalar before that line break, so the piece does too. */
@@ -210,6 +212,17 @@ export class YamlExportReader {
   /** Whether a content line belongs to the pending item (and takes it). */
   private continues(p: Pending, raw: string, s: string, indent: number, tabbed: boolean): boolean {
     const levelIndent = p.level.indent;
+    if (p.kind === 'seq') return this.continuesSequence(p, raw, s, indent, tabbed);
+    if (p.kind === 'open' && indent >= levelIndent && !tabbed && isSequenceEntry(s, indent)) {
+      const item = simpleEntry(raw, s, indent, this.lineNo);
+      if (item !== undefined) {
+        this.pending = {
+          kind: 'seq', level: p.level, key: p.key, line: p.line, itemIndent: indent, seqAtIndent: indent === levelIndent,
+          items: [item], raw: [...p.raw, raw],
+        };
+        return true;
+      }
+    }
     if (indent === levelIndent && !tabbed && isSequenceEntry(s, indent)) {
       // A block sequence may sit at its key's indentation (`key:` then `- a`).
       if (p.kind === 'open') {
@@ -247,6 +260,26 @@ export class YamlExportReader {
       default:
         return false;
     }
+  }
+
+  /**
+   * A line after a block sequence of one-line scalars: another such entry at the same indentation, or
+   * the end of the sequence; anything else in it (a nested entry, a continued scalar) is left to `yaml`.
+   */
+  private continuesSequence(p: Pending & { kind: 'seq' }, raw: string, s: string, indent: number, tabbed: boolean): boolean {
+    const entry = !tabbed && isSequenceEntry(s, indent);
+    if (indent === p.itemIndent && entry) {
+      const item = simpleEntry(raw, s, indent, this.lineNo);
+      if (item !== undefined) {
+        p.items.push(item);
+        p.raw.push(raw);
+        return true;
+      }
+    }
+    const levelIndent = p.level.indent;
+    if (indent < levelIndent || (indent === levelIndent && !(p.seqAtIndent && entry))) return false;
+    this.pending = { kind: 'piece', level: p.level, line: p.line, raw: [...p.raw, raw], keyChecked: true, seqAtIndent: p.seqAtIndent };
+    return true;
   }
 
   /** A content line that starts an item (or ends the document's block structure). */
@@ -393,6 +426,9 @@ export class YamlExportReader {
       case 'open':
         this.completeLeaf(p.level, p.key, p.line, NO_VALUE);
         return;
+      case 'seq':
+        this.completeSequence(p);
+        return;
       case 'quote':
         // The file ended inside the quotes: `yaml` says how.
         this.completePiece({ kind: 'piece', level: p.level, line: p.line, raw: p.raw, keyChecked: true, seqAtIndent: false });
@@ -444,6 +480,25 @@ export class YamlExportReader {
     if (single) this.sink.property(key, single.type, single.value, line);
   }
 
+  private completeSequence(p: Pending & { kind: 'seq' }): void {
+    // The top-level key's value must be a mapping: `yaml` says where this one is wrong.
+    if (p.level.depth === 0) {
+      this.completePiece({ kind: 'piece', level: p.level, line: p.line, raw: p.raw, keyChecked: true, seqAtIndent: p.seqAtIndent });
+      return;
+    }
+    if (this.failed) return;
+    try {
+      if (p.key === '') throw this.typing.fail(p.line, 'a key must be a non-empty string (a node or property name)');
+      const problem = propertyNameProblem(p.key);
+      if (problem !== undefined) throw this.typing.fail(p.line, problem);
+      const multi = typeSequence(this.typing, p.key, p.items, undefined, p.line);
+      this.sink.property(p.key, multi.type, multi.values, p.line);
+    } catch (err) {
+      if (!(err instanceof ImportError)) throw err;
+      this.contentFailure = err;
+    }
+  }
+
   private completePiece(p: Pending & { kind: 'piece' }): void {
     const text = p.raw.join('\n') + (this.noFinalNewline || p.cut ? '' : '\n');
     const piece = new ComposedPiece(text, p.line);
@@ -470,6 +525,15 @@ export class YamlExportReader {
     if (error) throw error;
     this.composed.readDocument(piece);
   }
+}
+
+/** The scalar of a `- value` line holding one whole scalar (nothing `yaml` must compose), or undefined. */
+function simpleEntry(raw: string, s: string, indent: number, line: number): RawScalar | undefined {
+  if (s.charCodeAt(indent + 1) !== 32 || raw.includes('\t') || s.includes('\r')) return undefined;
+  const value = scanValue(s, indent + 2);
+  if (value?.kind !== 'scalar') return undefined;
+  const { text, plain, tag } = value.scalar;
+  return { text, plain, tag, line };
 }
 
 /** `- ` or a lone `-` at `indent`: an entry of a block sequence. */
