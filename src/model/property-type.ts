@@ -40,6 +40,8 @@ const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:
  * text is not a date-time. A time without offset is taken as UTC.
  */
 export function normalizeDateTime(text: string): string | undefined {
+  const fast = canonicalDateTime(text);
+  if (fast !== undefined) return fast;
   const m = ISO_DATE_TIME.exec(text.trim());
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s = '00', frac = '', zone] = m;
@@ -51,6 +53,43 @@ export function normalizeDateTime(text: string): string | undefined {
   else if (!offset.includes(':')) offset = `${offset.slice(0, 3)}:${offset.slice(3)}`;
   const out = `${y}-${mo}-${d}T${h}:${mi}:${s}.${ms}${offset}`;
   return Number.isNaN(Date.parse(out)) ? undefined : out;
+}
+
+/**
+ * The form exports write (`2024-01-02T03:04:05.000Z` or `…000+07:00`), read without a regular
+ * expression or Date.parse (imports read millions): the same answer as the general path, or undefined
+ * to take it.
+ */
+function canonicalDateTime(t: string): string | undefined {
+  const n = t.length;
+  if ((n !== 24 && n !== 29) || t.charCodeAt(4) !== 45 || t.charCodeAt(7) !== 45 || t.charCodeAt(10) !== 84
+    || t.charCodeAt(13) !== 58 || t.charCodeAt(16) !== 58 || t.charCodeAt(19) !== 46) return undefined;
+  const year = digits(t, 0, 4);
+  const month = digits(t, 5, 2);
+  const day = digits(t, 8, 2);
+  const hour = digits(t, 11, 2);
+  const minute = digits(t, 14, 2);
+  const second = digits(t, 17, 2);
+  if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0 || digits(t, 20, 3) < 0) return undefined;
+  if (!isCalendarDay(year, month, day) || hour > 23 || minute > 59 || second > 59) return undefined;
+  if (n === 24) return t.charCodeAt(23) === 90 /* Z */ ? `${t.slice(0, 23)}+00:00` : undefined;
+  const sign = t.charCodeAt(23);
+  if ((sign !== 43 && sign !== 45) || t.charCodeAt(26) !== 58) return undefined;
+  const offsetHours = digits(t, 24, 2);
+  const offsetMinutes = digits(t, 27, 2);
+  if (offsetHours < 0 || offsetMinutes < 0 || offsetHours > 23 || offsetMinutes > 59) return undefined;
+  return t;
+}
+
+/** The number `count` ASCII digits at `at` spell, or -1. */
+function digits(t: string, at: number, count: number): number {
+  let v = 0;
+  for (let i = at; i < at + count; i++) {
+    const c = t.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
 }
 
 /** Only the date part (`yyyy-MM-dd`), which JCR exports use for Date values at midnight. */
