@@ -120,7 +120,7 @@ export class JcrXmlExportReader implements SystemViewEvents {
         if (problem !== undefined) throw this.fail(problem);
         const typeName = this.required(scanner.svType, 'sv:type', element);
         this.propertyName = propertyName;
-        this.propertyType = parsePropertyType(typeName) ?? 'String';
+        this.propertyType = typeOf(typeName);
         this.propertyMultiple = scanner.svMultiple === 'true';
         this.propertyLine = this.lines.lineAt(scanner.startIndex);
         this.valueCount = 0;
@@ -228,6 +228,27 @@ export class JcrXmlExportReader implements SystemViewEvents {
     const value = this.values ?? (this.valueCount === 1 ? this.firstValue : []);
     this.values = undefined;
     this.sink.property(this.propertyName, this.propertyType, value, this.propertyLine);
+  }
+}
+
+/** The type of an sv:type, its usual spelling first (parsePropertyType lower-cases every type to compare). */
+function typeOf(name: string): PropertyType {
+  switch (name) {
+    case 'String':
+    case 'Name':
+    case 'Date':
+    case 'Long':
+    case 'Double':
+    case 'Boolean':
+    case 'Binary':
+    case 'WeakReference':
+    case 'Reference':
+    case 'Path':
+    case 'URI':
+    case 'Decimal':
+      return name;
+    default:
+      return parsePropertyType(name) ?? 'String';
   }
 }
 

@@ -25,7 +25,7 @@ export interface SystemViewEvents {
   endInsideStartTag(name: string): void;
 }
 
-const LT = 0x3c, GT = 0x3e, AMP = 0x26, SLASH = 0x2f, BANG = 0x21, QUESTION = 0x3f, EQ = 0x3d;
+const GT = 0x3e, SLASH = 0x2f, BANG = 0x21, QUESTION = 0x3f, EQ = 0x3d;
 const DQ = 0x22, SQ = 0x27, DASH = 0x2d, LBRACKET = 0x5b, HASH = 0x23, SEMI = 0x3b;
 
 /** XML's whitespace as htmlparser2 reads it (form feed included). */
@@ -55,6 +55,7 @@ const NOT_A_BRIDGE = -1;
  * tests' tiny chunks take this path too; a cut tag is mostly complete with the next 32 or 256.
  */
 const BRIDGE = 4;
+const LONG_TAIL = 4096;
 
 const CDATA_OPEN = 'CDATA[';
 
@@ -127,7 +128,8 @@ export class SystemViewScanner {
     const tail = this.tail;
     this.tail = '';
     const resume = this.resume;
-    for (let take = BRIDGE; ; take *= 8) {
+    // A long tail (a CDATA section or comment over several chunks) is copied whole anyway.
+    for (let take = tail.length > LONG_TAIL ? chunk.length : BRIDGE; ; take *= 8) {
       if (take >= chunk.length) {
         this.scan(tail + chunk, resume, 0, NOT_A_BRIDGE);
         return INCOMPLETE;

@@ -156,6 +156,7 @@ describe('the XML syntax an export may use', () => {
     ['markup characters htmlparser2 reads as text', node('a', prop('t', 'String', 'a < b <> c </> </ > > d'), ` ${SV}`)],
     ['a closing tag with spaces or junk before its >', `<sv:node sv:name="a" ${SV}><sv:property sv:name="t" sv:type="String"><sv:value>x</sv:value \n><sv:value>y</sv:value/></sv:property junk></ sv:node >`],
     ['a bogus comment <//…>', node('a', `<//ignored>${prop('t', 'String', 'x<//y>z')}`, ` ${SV}`)],
+    ['long CDATA sections, comments and entity runs across chunks', node('a', `<!--${'-'.repeat(3)}${'c -'.repeat(4000)}-->${prop('t', 'String', `<![CDATA[${'x<y&amp;]]'.repeat(6000)}]]>${'&lt;b&gt;&#233;'.repeat(3000)}`)}`, ` ${SV}`)],
     ['whitespace characters around elements', `\t\r\n ${node('a', `\n\u00a0\u2028\t${prop('t', 'String', ' ')}&#32;&#160;`, ` ${SV}`)}\n\n`],
   ];
   for (const [title, text] of cases) {
