@@ -1,6 +1,5 @@
 // Ingest layer: reads a JCR system-view XML export as it streams, telling a DraftSink its nodes and
 // spooling binaries (no store access).
-import { Parser } from 'htmlparser2';
 import type { BlobSpool } from '../store/rows.js';
 import { coerceValue, parsePropertyType, type PropertyType, type ScalarValue } from '../model/property-type.js';
 import { ImportError } from './import-error.js';
@@ -8,58 +7,45 @@ import { nodeNameProblem, propertyNameProblem } from './node-draft.js';
 import { Base64Spool } from './blob-spool.js';
 import { MAX_IMPORT_DEPTH, MAX_IMPORT_VALUE_CHARS } from './import-limits.js';
 import type { DraftSink } from './draft-sink.js';
+import {
+  ELEMENT_NAMES, NODE, OTHER, PROPERTY, SystemViewScanner, VALUE, type Element, type SystemViewEvents,
+} from './system-view-scanner.js';
 
 /** The root a whole-workspace export is written from; its properties describe the workspace root, not content. */
 const WORKSPACE_ROOT = 'jcr:root';
 
-type Frame =
-  | { kind: 'node'; isWorkspaceRoot: boolean }
-  | { kind: 'property'; name: string; type: PropertyType; multiple: boolean; values: ScalarValue[]; line: number }
-  | { kind: 'value'; parts: string[]; chars: number; spool: Base64Spool | undefined };
-
 /**
- * htmlparser2 is lenient: it silently drops a closing tag that matches no open element and closes
- * unclosed ones itself. This subclass reports both, so a damaged export fails instead of losing content.
+ * Tells the sink the nodes while the XML streams through. A damaged export fails rather than lose
+ * content: an element closed by the closing tag of its parent, a closing tag without its start tag,
+ * elements left open at the end, anything but sv:node, sv:property and sv:value.
  */
-class CheckedParser extends Parser {
-  selfClosing = false;
-
-  constructor(private readonly reader: JcrXmlExportReader) {
-    super(reader, { xmlMode: true, decodeEntities: true });
-  }
-
-  override onclosetag(start: number, endIndex: number): void {
-    const before = this.reader.closeCount;
-    super.onclosetag(start, endIndex);
-    if (this.reader.closeCount === before) throw this.reader.fail('closing tag without a matching opening tag');
-  }
-
-  override onselfclosingtag(endIndex: number): void {
-    this.selfClosing = true;
-    try {
-      super.onselfclosingtag(endIndex);
-    } finally {
-      this.selfClosing = false;
-    }
-  }
-}
-
-/** Parser callbacks: tells the sink the nodes while the XML streams through. */
-export class JcrXmlExportReader {
-  closeCount = 0;
+export class JcrXmlExportReader implements SystemViewEvents {
   /** The root element is `jcr:root`: its children are the document's roots, written at `/`. */
   isWorkspaceExport = false;
-  private readonly parser: CheckedParser;
+  private readonly scanner = new SystemViewScanner(this);
   private readonly lines = new LineTracker();
-  private readonly stack: Frame[] = [];
+  /** The open elements (NODE, PROPERTY, VALUE), innermost last; a property and a value are never nested in their kind. */
+  private readonly open = new Uint8Array(MAX_IMPORT_DEPTH + 2);
+  private depth = 0;
   private readonly spooled = new Map<string, BlobSpool>();
   private pending: Base64Spool[] = [];
   private rootSeen = false;
   private firstChunk = true;
+  // The open property (at most one).
+  private propertyName = '';
+  private propertyType: PropertyType = 'String';
+  private propertyMultiple = false;
+  private propertyLine = 0;
+  private valueCount = 0;
+  private firstValue: ScalarValue = '';
+  /** Every value once the property has a second one or is marked multiple. */
+  private values: ScalarValue[] | undefined;
+  // The open value (at most one).
+  private valueText = '';
+  private valueChars = 0;
+  private valueSpool: Base64Spool | undefined;
 
-  constructor(private readonly file: string, private readonly spoolDir: string, private readonly sink: DraftSink) {
-    this.parser = new CheckedParser(this);
-  }
+  constructor(private readonly file: string, private readonly spoolDir: string, private readonly sink: DraftSink) {}
 
   /** The root element has been read (isWorkspaceExport is known). */
   get rootKnown(): boolean {
@@ -71,11 +57,12 @@ export class JcrXmlExportReader {
     const text = this.firstChunk && chunk.charCodeAt(0) === 0xfeff ? chunk.slice(1) : chunk;
     this.firstChunk = false;
     this.lines.feed(text);
-    this.parser.write(text);
+    this.scanner.write(text);
   }
 
   end(): void {
-    this.parser.end();
+    this.scanner.end();
+    if (this.depth > 0) throw this.fail(`<${ELEMENT_NAMES[this.open[this.depth - 1]!]}> is not closed`);
     if (!this.rootSeen) throw this.fail('no sv:node element: not a JCR system view export');
   }
 
@@ -94,124 +81,189 @@ export class JcrXmlExportReader {
   }
 
   fail(reason: string, line?: number): ImportError {
-    return new ImportError(this.file, line ?? this.lines.lineAt(this.parser.startIndex), reason);
+    return new ImportError(this.file, line ?? this.lines.lineAt(this.scanner.startIndex), reason);
   }
 
   /**
    * `<!DOCTYPE …>` and `<!ENTITY …>`: a system view export has none, and entity definitions are how an
    * XML file expands to gigabytes or reads local files, so they are refused rather than ignored.
    */
-  onprocessinginstruction(name: string): void {
-    if (name.startsWith('!')) throw this.fail(`a <${name.toUpperCase()}> declaration (DTDs and entities are not allowed in an export)`);
+  declaration(name: string): void {
+    throw this.fail(`a <${name.toUpperCase()}> declaration (DTDs and entities are not allowed in an export)`);
   }
 
-  onopentag(name: string, attribs: Record<string, string>): void {
-    const top = this.stack.at(-1);
-    const line = this.lines.lineAt(this.parser.startIndex);
-    switch (name) {
-      case 'sv:node': {
-        if (top && top.kind !== 'node') throw this.fail(`sv:node inside ${top.kind === 'value' ? 'sv:value' : 'sv:property'}`);
-        if (!top && this.rootSeen) throw this.fail('more than one root element');
-        if (this.stack.length >= MAX_IMPORT_DEPTH) throw this.fail(`nodes nested more than ${MAX_IMPORT_DEPTH} deep`);
-        const nodeName = requiredAttribute(this, attribs, 'sv:name', name);
-        const isWorkspaceRoot = !top && nodeName === WORKSPACE_ROOT;
+  openElement(element: Element, _selfClosing: boolean): void {
+    const top = this.depth === 0 ? OTHER : this.open[this.depth - 1]!;
+    const scanner = this.scanner;
+    switch (element) {
+      case NODE: {
+        if (top === VALUE || top === PROPERTY) throw this.fail(`sv:node inside ${top === VALUE ? 'sv:value' : 'sv:property'}`);
+        if (top === OTHER && this.rootSeen) throw this.fail('more than one root element');
+        if (this.depth >= MAX_IMPORT_DEPTH) throw this.fail(`nodes nested more than ${MAX_IMPORT_DEPTH} deep`);
+        const nodeName = this.required(scanner.svName, 'sv:name', element);
+        const isWorkspaceRoot = top === OTHER && nodeName === WORKSPACE_ROOT;
         const problem = isWorkspaceRoot ? undefined : nodeNameProblem(nodeName);
         if (problem !== undefined) throw this.fail(problem);
-        if (!top) {
+        if (top === OTHER) {
           this.rootSeen = true;
           this.isWorkspaceExport = isWorkspaceRoot;
         }
-        if (!isWorkspaceRoot) this.sink.openNode(nodeName, line);
-        this.stack.push({ kind: 'node', isWorkspaceRoot });
+        if (!isWorkspaceRoot) this.sink.openNode(nodeName, this.lines.lineAt(scanner.startIndex));
+        this.open[this.depth++] = NODE;
         return;
       }
-      case 'sv:property': {
-        if (top?.kind !== 'node') throw this.fail('sv:property outside sv:node');
-        const propertyName = requiredAttribute(this, attribs, 'sv:name', name);
-        const problem = top.isWorkspaceRoot ? undefined : propertyNameProblem(propertyName);
+      case PROPERTY: {
+        if (top !== NODE) throw this.fail('sv:property outside sv:node');
+        const propertyName = this.required(scanner.svName, 'sv:name', element);
+        const inWorkspaceRoot = this.depth === 1 && this.isWorkspaceExport;
+        const problem = inWorkspaceRoot ? undefined : propertyNameProblem(propertyName);
         if (problem !== undefined) throw this.fail(problem);
-        const typeName = requiredAttribute(this, attribs, 'sv:type', name);
-        const type = parsePropertyType(typeName) ?? 'String';
-        const multiple = attribs['sv:multiple'] === 'true';
-        this.stack.push({ kind: 'property', name: propertyName, type, multiple, values: [], line });
+        const typeName = this.required(scanner.svType, 'sv:type', element);
+        this.propertyName = propertyName;
+        this.propertyType = typeOf(typeName);
+        this.propertyMultiple = scanner.svMultiple === 'true';
+        this.propertyLine = this.lines.lineAt(scanner.startIndex);
+        this.valueCount = 0;
+        this.values = this.propertyMultiple ? [] : undefined;
+        this.open[this.depth++] = PROPERTY;
         return;
       }
-      case 'sv:value': {
-        if (top?.kind !== 'property') throw this.fail('sv:value outside sv:property');
-        const spool = top.type === 'Binary' ? new Base64Spool(this.spoolDir) : undefined;
-        if (spool) this.pending.push(spool);
-        this.stack.push({ kind: 'value', parts: [], chars: 0, spool });
+      case VALUE: {
+        if (top !== PROPERTY) throw this.fail('sv:value outside sv:property');
+        this.valueText = '';
+        this.valueChars = 0;
+        this.valueSpool = undefined;
+        if (this.propertyType === 'Binary') {
+          this.valueSpool = new Base64Spool(this.spoolDir);
+          this.pending.push(this.valueSpool);
+        }
+        this.open[this.depth++] = VALUE;
         return;
       }
       default:
-        throw this.fail(`unexpected element <${name}> in a JCR system view export`);
+        throw this.fail(`unexpected element <${scanner.otherName}> in a JCR system view export`);
     }
   }
 
-  ontext(text: string): void {
-    const top = this.stack.at(-1);
-    if (top?.kind === 'value') {
-      if (!top.spool) {
-        top.chars += text.length;
-        if (top.chars > MAX_IMPORT_VALUE_CHARS) throw this.fail(`a value longer than ${MAX_IMPORT_VALUE_CHARS} characters`);
-        top.parts.push(text);
+  text(text: string, start: number, end: number): void {
+    if (this.depth > 0 && this.open[this.depth - 1] === VALUE) {
+      const spool = this.valueSpool;
+      if (!spool) {
+        this.valueChars += end - start;
+        if (this.valueChars > MAX_IMPORT_VALUE_CHARS) throw this.fail(`a value longer than ${MAX_IMPORT_VALUE_CHARS} characters`);
+        const piece = start === 0 && end === text.length ? text : text.slice(start, end);
+        this.valueText = this.valueText === '' ? piece : this.valueText + piece;
       } else {
         try {
-          top.spool.appendBase64(text);
+          spool.appendBase64(text.slice(start, end));
         } catch (err) {
           throw this.fail(err instanceof Error ? err.message : String(err));
         }
       }
-    } else if (text.trim() !== '') {
+    } else if (!isBlank(text, start, end)) {
       throw this.fail('unexpected text outside sv:value');
     }
   }
 
-  onclosetag(name: string, isImplied: boolean): void {
-    this.closeCount++;
-    if (isImplied && !this.parser.selfClosing) throw this.fail(`<${name}> is not closed`);
-    const frame = this.stack.pop();
-    if (!frame) throw this.fail(`unexpected closing tag </${name}>`);
-    const parent = this.stack.at(-1);
-    if (frame.kind === 'value' && parent?.kind === 'property') parent.values.push(this.valueOf(frame, parent));
-    else if (frame.kind === 'property' && parent?.kind === 'node') this.closeProperty(frame, parent);
-    else if (frame.kind === 'node' && !frame.isWorkspaceRoot) this.sink.closeNode();
+  closeElement(element: Element): void {
+    const top = this.depth === 0 ? OTHER : this.open[this.depth - 1]!;
+    if (top !== element || top === OTHER) {
+      // Matching the innermost open element of that name, as an XML parser would, would close `top` unwritten.
+      if (element !== OTHER && this.open.subarray(0, this.depth).includes(element)) {
+        throw this.fail(`<${ELEMENT_NAMES[top]}> is not closed`);
+      }
+      throw this.fail('closing tag without a matching opening tag', this.lines.lineAt(this.scanner.closingNameEnd));
+    }
+    this.depth--;
+    if (element === VALUE) this.addValue(this.valueOf());
+    else if (element === PROPERTY) this.closeProperty();
+    else if (!(this.depth === 0 && this.isWorkspaceExport)) this.sink.closeNode();
   }
 
-  private valueOf(frame: Frame & { kind: 'value' }, property: Frame & { kind: 'property' }): ScalarValue {
-    if (frame.spool) {
+  endInsideStartTag(name: string): void {
+    throw this.fail(`<${name}> is not closed`);
+  }
+
+  private required(value: string | undefined, attr: string, element: Element): string {
+    if (value === undefined || value === '') throw this.fail(`<${ELEMENT_NAMES[element]}> without ${attr}`);
+    return value;
+  }
+
+  private valueOf(): ScalarValue {
+    const spool = this.valueSpool;
+    if (spool) {
+      this.valueSpool = undefined;
       let blob: BlobSpool;
       try {
-        blob = frame.spool.end();
+        blob = spool.end();
       } catch (err) {
-        throw this.fail(`property ${property.name}: ${err instanceof Error ? err.message : String(err)}`, property.line);
+        throw this.propertyFailure(err);
       }
       this.spooled.set(blob.hash, blob);
       return blob.hash;
     }
+    const text = this.valueText;
+    this.valueText = '';
     try {
-      return coerceValue(property.type, frame.parts.join(''));
+      return coerceValue(this.propertyType, text);
     } catch (err) {
-      throw this.fail(`property ${property.name}: ${err instanceof Error ? err.message : String(err)}`, property.line);
+      throw this.propertyFailure(err);
     }
   }
 
-  private closeProperty(frame: Frame & { kind: 'property' }, node: Frame & { kind: 'node' }): void {
-    if (node.isWorkspaceRoot) return;
+  private propertyFailure(err: unknown): ImportError {
+    return this.fail(`property ${this.propertyName}: ${err instanceof Error ? err.message : String(err)}`, this.propertyLine);
+  }
+
+  private addValue(value: ScalarValue): void {
+    if (this.values) this.values.push(value);
+    else if (this.valueCount === 0) this.firstValue = value;
+    else this.values = [this.firstValue, value];
+    this.valueCount++;
+  }
+
+  private closeProperty(): void {
+    if (this.depth === 1 && this.isWorkspaceExport) return;
     // Old exports mark multi-value properties only by writing several sv:value (or none).
-    const multiple = frame.multiple || frame.values.length !== 1;
-    this.sink.property(frame.name, frame.type, multiple ? frame.values : frame.values[0]!, frame.line);
+    const value = this.values ?? (this.valueCount === 1 ? this.firstValue : []);
+    this.values = undefined;
+    this.sink.property(this.propertyName, this.propertyType, value, this.propertyLine);
   }
 }
 
-function requiredAttribute(reader: JcrXmlExportReader, attribs: Record<string, string>, attr: string, element: string): string {
-  const value = attribs[attr];
-  if (value === undefined || value === '') throw reader.fail(`<${element}> without ${attr}`);
-  return value;
+/** The type of an sv:type, its usual spelling first (parsePropertyType lower-cases every type to compare). */
+function typeOf(name: string): PropertyType {
+  switch (name) {
+    case 'String':
+    case 'Name':
+    case 'Date':
+    case 'Long':
+    case 'Double':
+    case 'Boolean':
+    case 'Binary':
+    case 'WeakReference':
+    case 'Reference':
+    case 'Path':
+    case 'URI':
+    case 'Decimal':
+      return name;
+    default:
+      return parsePropertyType(name) ?? 'String';
+  }
+}
+
+/** `text.slice(start, end).trim() === ''` without the slice for the usual line break and indentation. */
+function isBlank(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d) continue;
+    return text.slice(i, end).trim() === '';
+  }
+  return true;
 }
 
 /**
- * Line numbers for messages and NodeDraft.line: counts newlines up to the parser's position, moving forward
+ * Line numbers for messages and NodeDraft.line: counts newlines up to the scanner's position, moving forward
  * only, so the whole file is scanned once. A position in an earlier chunk reports the current line.
  */
 class LineTracker {

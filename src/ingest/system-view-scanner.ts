@@ -1,0 +1,731 @@
+// Ingest layer: a streaming XML scanner specialised for JCR system-view exports. It finds markup with
+// indexOf over each chunk, reads only the three attributes the format needs, and slices each value's
+// text once. It reproduces htmlparser2's xmlMode tokenizing (which the reader used before), so that the
+// same files succeed, with the same text pieces and the same positions for error lines.
+
+/** The elements of a system view; anything else is OTHER (its name in `SystemViewScanner.otherName`). */
+export const OTHER = 0;
+export const NODE = 1;
+export const PROPERTY = 2;
+export const VALUE = 3;
+export type Element = typeof OTHER | typeof NODE | typeof PROPERTY | typeof VALUE;
+
+export const ELEMENT_NAMES = ['', 'sv:node', 'sv:property', 'sv:value'] as const;
+
+/** What the scanner reports, in document order; `startIndex` then says where (see SystemViewScanner). */
+export interface SystemViewEvents {
+  /** A start tag; its sv:name, sv:type and sv:multiple are in the scanner's fields. */
+  openElement(element: Element, selfClosing: boolean): void;
+  closeElement(element: Element): void;
+  /** A piece of character data, `text.slice(start, end)` (entities and CDATA already decoded). */
+  text(text: string, start: number, end: number): void;
+  /** `<!…>` other than a comment or CDATA; `name` is `!` and the declaration's first word. */
+  declaration(name: string): void;
+  /** The input ended inside the start tag of `name` after its name was read. */
+  endInsideStartTag(name: string): void;
+}
+
+const GT = 0x3e, SLASH = 0x2f, BANG = 0x21, QUESTION = 0x3f, EQ = 0x3d;
+const DQ = 0x22, SQ = 0x27, DASH = 0x2d, LBRACKET = 0x5b, HASH = 0x23, SEMI = 0x3b;
+
+/** XML's whitespace as htmlparser2 reads it (form feed included). */
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d || c === 0x0c;
+}
+
+function endsName(c: number): boolean {
+  return c === GT || c === SLASH || isSpace(c);
+}
+
+/** The first word of a declaration, as htmlparser2 names it. */
+const NAME_END = /\s|\//;
+
+/** Where a start tag's attribute reading stands when the input ends inside the tag. */
+const IN_ATTRIBUTES = 0, AFTER_SLASH = 1;
+
+/** What end() does with a tail left unfinished by the input's end. */
+const TAIL_NOTHING = 0, TAIL_TEXT = 1, TAIL_START_TAG = 2, TAIL_COMMENT = 3, TAIL_CDATA = 4;
+
+const NO_ENTITY = 0, INCOMPLETE = -1;
+
+/** `scan` reads a chunk, not a bridge. */
+const NOT_A_BRIDGE = -1;
+/**
+ * Characters of the next chunk a bridge starts with (then 8 times more each time). Small, so that the
+ * tests' tiny chunks take this path too; a cut tag is mostly complete with the next 32 or 256.
+ */
+const BRIDGE = 4;
+const LONG_TAIL = 4096;
+
+const CDATA_OPEN = 'CDATA[';
+
+/**
+ * Feeds chunks of decoded text; reports elements, text and declarations to `events`. A construct cut by
+ * a chunk's end (a tag, a comment, a CDATA section, an entity reference) is kept as a tail and read again
+ * with the next chunk; text is reported up to each chunk's end, as htmlparser2 does.
+ */
+export class SystemViewScanner {
+  /** sv:name, sv:type and sv:multiple of the start tag being reported (the first of each, entity-decoded). */
+  svName: string | undefined;
+  svType: string | undefined;
+  svMultiple: string | undefined;
+  /** The name of an OTHER element being reported. */
+  otherName = '';
+  /**
+   * The input position errors are located at: htmlparser2's `startIndex` (the `<` of a tag, the start
+   * of a text piece, and its quirks: after a closing tag's name, at a PI's `>`).
+   */
+  startIndex = 0;
+  /** Where htmlparser2 stood after a closing tag's name (it reports a closing tag without a start tag there). */
+  closingNameEnd = 0;
+
+  private tail = '';
+  /** Input position of the first character of `tail`, or of the next chunk when there is no tail. */
+  private base = 0;
+  /** In `tail`: where scanning resumes (0, or a cut entity reference after pending text). */
+  private resume = 0;
+  /** The input is inside a closing tag whose name was read: skip to its `>`. */
+  private afterClosingName = false;
+  private lastChar = '';
+  /** Set by markupAt: the `<` it read starts character data. */
+  private ltStartsText = false;
+  /** Set when the tail is kept: what it amounts to if the input ends there. */
+  private tailKind = TAIL_NOTHING;
+  private tailTextFrom = 0;
+  private tailTagName = '';
+  private tailTagState = IN_ATTRIBUTES;
+  private tailAttrStart = -1;
+
+  constructor(private readonly events: SystemViewEvents) {}
+
+  write(chunk: string): void {
+    if (chunk === '') return;
+    this.lastChar = chunk[chunk.length - 1]!;
+    let from = 0;
+    if (this.tail !== '') {
+      from = this.bridge(chunk);
+      if (from === INCOMPLETE) return;
+    }
+    if (this.afterClosingName) {
+      const gt = chunk.indexOf('>', from);
+      if (gt === -1) {
+        this.base += chunk.length;
+        return;
+      }
+      this.afterClosingName = false;
+      from = gt + 1;
+    }
+    this.scan(chunk, from, from, NOT_A_BRIDGE);
+  }
+
+  /**
+   * Reads the tail with the start of `chunk`: the offset in `chunk` where reading goes on, or INCOMPLETE
+   * when the whole chunk was read. A string joining a whole chunk to the tail would be flattened by the
+   * first indexOf, a copy of the chunk each time; a short bridge, grown until the construct cut by the
+   * last chunk's end is complete in it, avoids that.
+   */
+  private bridge(chunk: string): number {
+    const tail = this.tail;
+    this.tail = '';
+    const resume = this.resume;
+    // A long tail (a CDATA section or comment over several chunks) is copied whole anyway.
+    for (let take = tail.length > LONG_TAIL ? chunk.length : BRIDGE; ; take *= 8) {
+      if (take >= chunk.length) {
+        this.scan(tail + chunk, resume, 0, NOT_A_BRIDGE);
+        return INCOMPLETE;
+      }
+      const at = this.scan(tail + chunk.slice(0, take), resume, 0, tail.length);
+      if (at >= tail.length) {
+        this.base += tail.length;
+        return at - tail.length;
+      }
+    }
+  }
+
+  /** The input ended: reports what htmlparser2 reports for an unfinished construct, and moves `startIndex` as it does. */
+  end(): void {
+    const tail = this.tail;
+    const total = this.base + tail.length;
+    this.tail = '';
+    if (this.afterClosingName) {
+      // htmlparser2 reports a stale one-character slice here (the input's last character for a file read whole).
+      this.afterClosingName = false;
+      this.events.text(this.lastChar, 0, this.lastChar.length);
+      this.startIndex = total;
+      return;
+    }
+    if (tail === '') return;
+    switch (this.tailKind) {
+      case TAIL_TEXT:
+        if (this.tailTextFrom < tail.length) {
+          this.events.text(tail, this.tailTextFrom, tail.length);
+          this.startIndex = total;
+        }
+        return;
+      case TAIL_CDATA:
+        if (this.tailTextFrom < tail.length) {
+          this.events.text(tail, this.tailTextFrom, tail.length);
+          this.startIndex = total + 1;
+        }
+        return;
+      case TAIL_COMMENT:
+        this.startIndex = total + 1;
+        return;
+      case TAIL_START_TAG:
+        if (this.tailAttrStart !== -1) this.startIndex = this.base + this.tailAttrStart;
+        if (this.tailTagState === AFTER_SLASH) {
+          this.events.text(this.lastChar, 0, this.lastChar.length);
+          this.startIndex = total;
+        }
+        this.events.endInsideStartTag(this.tailTagName);
+        return;
+      default:
+    }
+  }
+
+  /**
+   * Reads `buf` from `from`, text pending since `pendingFrom`. With `bridgeOf` (the tail's length in a
+   * bridge) it reports nothing that the bridge's end cuts, but returns where reading stopped: at or past
+   * `bridgeOf` the chunk's reading goes on there; before it nothing was reported, and a longer bridge is needed.
+   */
+  private scan(buf: string, from: number, pendingFrom: number, bridgeOf: number): number {
+    const len = buf.length;
+    const base = this.base;
+    const events = this.events;
+    let textStart = pendingFrom;
+    let i = from;
+    let amp = buf.indexOf('&', i);
+    if (amp === -1) amp = len;
+    for (;;) {
+      let lt = buf.indexOf('<', i);
+      if (lt === -1) lt = len;
+      if (amp < i) {
+        amp = buf.indexOf('&', i);
+        if (amp === -1) amp = len;
+      }
+      while (amp < lt) {
+        const consumed = this.entityAt(buf, amp, len);
+        if (consumed === INCOMPLETE) {
+          // Only possible with no `<` after it: keep the pending text and the reference for the next chunk.
+          if (bridgeOf !== NOT_A_BRIDGE) return textStart;
+          this.keepTail(buf, textStart, amp - textStart, TAIL_TEXT, 0);
+          return len;
+        }
+        if (consumed === NO_ENTITY) {
+          amp = buf.indexOf('&', amp + 1);
+          if (amp === -1) amp = len;
+          continue;
+        }
+        if (textStart < amp) {
+          events.text(buf, textStart, amp);
+          this.startIndex = base + amp;
+        }
+        const decoded = this.decoded;
+        events.text(decoded, 0, decoded.length);
+        textStart = amp + consumed;
+        this.startIndex = base + textStart;
+        amp = buf.indexOf('&', textStart);
+        if (amp === -1) amp = len;
+      }
+      if (lt === len) return this.chunkEnd(buf, textStart, bridgeOf);
+      if (textStart < lt) {
+        events.text(buf, textStart, lt);
+        this.startIndex = base + lt;
+      }
+      const next = this.markupAt(buf, lt, len);
+      if (next === INCOMPLETE) {
+        if (bridgeOf !== NOT_A_BRIDGE) return lt;
+        this.keepTail(buf, lt, 0, this.tailKind, this.tailTextFrom);
+        return len;
+      }
+      if (this.ltStartsText) {
+        // A `<` before a space or `>`, `</>`: htmlparser2 reads it as character data.
+        this.ltStartsText = false;
+        textStart = lt;
+        i = next;
+      } else {
+        textStart = next;
+        i = next;
+      }
+      if (i >= len) return this.chunkEnd(buf, textStart, bridgeOf);
+    }
+  }
+
+  /** The end of a chunk: the text pending is a piece, as htmlparser2 has it (a bridge's end is no chunk's end). */
+  private chunkEnd(buf: string, textStart: number, bridgeOf: number): number {
+    const len = buf.length;
+    if (bridgeOf !== NOT_A_BRIDGE) return textStart;
+    if (textStart < len) {
+      this.events.text(buf, textStart, len);
+      this.startIndex = this.base + len;
+    }
+    this.base += len;
+    return len;
+  }
+
+  private keepTail(buf: string, from: number, resume: number, kind: number, textFrom: number): void {
+    this.tail = buf.slice(from);
+    this.base += from;
+    this.resume = resume;
+    this.tailKind = kind;
+    this.tailTextFrom = textFrom;
+  }
+
+  /**
+   * Reads the markup at `lt`: the index text resumes at (scanning resumes at when `ltStartsText` is set:
+   * the `<` itself starts text); INCOMPLETE (with `tailKind` set) when the chunk ends first.
+   */
+  private markupAt(buf: string, lt: number, len: number): number {
+    this.tailKind = TAIL_TEXT;
+    this.tailTextFrom = 0;
+    if (lt + 1 >= len) return INCOMPLETE;
+    const c = buf.charCodeAt(lt + 1);
+    if (c === SLASH) return this.closingTagAt(buf, lt, len);
+    if (c === BANG) return this.declarationAt(buf, lt, len);
+    if (c === QUESTION) {
+      // A processing instruction (the XML declaration among them): skipped.
+      const end = buf.indexOf('?>', lt + 2);
+      this.tailTextFrom = 2;
+      if (end === -1) return INCOMPLETE;
+      this.startIndex = this.base + end + 1;
+      return end + 2;
+    }
+    if (isSpace(c) || c === GT) {
+      this.ltStartsText = true;
+      return lt + 1;
+    }
+    return this.startTagAt(buf, lt, len);
+  }
+
+  private closingTagAt(buf: string, lt: number, len: number): number {
+    let j = lt + 2;
+    while (j < len && isSpace(buf.charCodeAt(j))) j++;
+    if (j >= len) return INCOMPLETE;
+    const c = buf.charCodeAt(j);
+    if (c === GT) {
+      this.ltStartsText = true;
+      return j + 1;
+    }
+    if (c === SLASH) {
+      // `<//…>` is a bogus comment to htmlparser2: skipped.
+      const gt = buf.indexOf('>', j + 1);
+      this.tailTextFrom = j - lt;
+      if (gt === -1) return INCOMPLETE;
+      this.startIndex = this.base + gt + 1;
+      return gt + 1;
+    }
+    let k = knownNameEnd(buf, j);
+    let element: Element;
+    if (k !== -1) {
+      element = byLength(k - j);
+    } else {
+      k = j + 1;
+      while (k < len && !endsName(buf.charCodeAt(k))) k++;
+      if (k >= len) {
+        this.tailKind = TAIL_NOTHING;
+        return INCOMPLETE;
+      }
+      element = elementAt(buf, j, k);
+    }
+    this.closingNameEnd = this.base + k + 1;
+    this.events.closeElement(element);
+    this.startIndex = this.base + k + 1;
+    const gt = buf.charCodeAt(k) === GT ? k : buf.indexOf('>', k + 1);
+    if (gt === -1) {
+      this.afterClosingName = true;
+      return len;
+    }
+    return gt + 1;
+  }
+
+  private declarationAt(buf: string, lt: number, len: number): number {
+    this.tailTextFrom = 2;
+    if (lt + 2 >= len) {
+      this.tailKind = TAIL_NOTHING;
+      return INCOMPLETE;
+    }
+    const c = buf.charCodeAt(lt + 2);
+    let searchFrom = lt + 3;
+    if (c === DASH) {
+      if (lt + 3 >= len) return INCOMPLETE;
+      if (buf.charCodeAt(lt + 3) === DASH) return this.commentAt(buf, lt);
+      searchFrom = lt + 4;
+    } else if (c === LBRACKET) {
+      let m = 0;
+      while (m < CDATA_OPEN.length) {
+        if (lt + 3 + m >= len) return INCOMPLETE;
+        if (buf.charCodeAt(lt + 3 + m) !== CDATA_OPEN.charCodeAt(m)) break;
+        m++;
+      }
+      if (m === CDATA_OPEN.length) return this.cdataAt(buf, lt);
+      searchFrom = lt + 3 + m;
+    }
+    const gt = buf.indexOf('>', searchFrom);
+    if (gt === -1) return INCOMPLETE;
+    const value = buf.slice(lt + 2, gt);
+    const end = value.search(NAME_END);
+    this.events.declaration(`!${end < 0 ? value : value.slice(0, end)}`);
+    this.startIndex = this.base + gt + 1;
+    return gt + 1;
+  }
+
+  private commentAt(buf: string, lt: number): number {
+    // Ends at the first `-->` or, as htmlparser2 also has it, `--!>`.
+    let dashes = buf.indexOf('--', lt + 4);
+    while (dashes !== -1) {
+      const c = buf.charCodeAt(dashes + 2);
+      const gt = c === GT ? dashes + 2 : c === BANG && buf.charCodeAt(dashes + 3) === GT ? dashes + 3 : -1;
+      if (gt !== -1) {
+        this.startIndex = this.base + gt + 1;
+        return gt + 1;
+      }
+      dashes = buf.indexOf('--', dashes + 1);
+    }
+    this.tailKind = TAIL_COMMENT;
+    return INCOMPLETE;
+  }
+
+  private cdataAt(buf: string, lt: number): number {
+    const from = lt + 9;
+    const end = buf.indexOf(']]>', from);
+    this.tailKind = TAIL_CDATA;
+    this.tailTextFrom = 9;
+    if (end === -1) return INCOMPLETE;
+    this.events.text(buf, from, end);
+    this.startIndex = this.base + end + 3;
+    return end + 3;
+  }
+
+  /** A start tag: its name, then attributes read as htmlparser2's tokenizer reads them. */
+  private startTagAt(buf: string, lt: number, len: number): number {
+    const nameStart = lt + 1;
+    let p = knownNameEnd(buf, nameStart);
+    const known = p !== -1;
+    if (!known) {
+      p = nameStart + 1;
+      while (p < len && !endsName(buf.charCodeAt(p))) p++;
+      if (p >= len) {
+        this.tailKind = TAIL_NOTHING;
+        return INCOMPLETE;
+      }
+    }
+    const nameEnd = p;
+    this.svName = undefined;
+    this.svType = undefined;
+    this.svMultiple = undefined;
+    let selfClosing = false;
+    let afterSlash = false;
+    let lastAttrStart = -1;
+    for (;;) {
+      if (p >= len) {
+        this.tailKind = TAIL_START_TAG;
+        this.tailTagName = buf.slice(nameStart, nameEnd);
+        this.tailTagState = afterSlash ? AFTER_SLASH : IN_ATTRIBUTES;
+        this.tailAttrStart = lastAttrStart === -1 ? -1 : lastAttrStart - lt;
+        return INCOMPLETE;
+      }
+      let c = buf.charCodeAt(p);
+      if (c === GT) {
+        selfClosing = afterSlash;
+        break;
+      }
+      if (c === SLASH) {
+        afterSlash = true;
+        p++;
+        continue;
+      }
+      if (isSpace(c)) {
+        p++;
+        continue;
+      }
+      afterSlash = false;
+      const attrStart = p;
+      const which = svAttributeAt(buf, p);
+      if (which !== 0) {
+        // The usual sv:name="…", sv:type="…": read as below, without the loops.
+        lastAttrStart = attrStart;
+        const close = buf.indexOf('"', p + 9);
+        if (close === -1) {
+          p = len;
+          continue;
+        }
+        const raw = buf.slice(p + 9, close);
+        const amp = raw.indexOf('&');
+        const value = amp === -1 ? raw : this.decodeAll(raw, amp);
+        if (which === 1) this.svName ??= value;
+        else this.svType ??= value;
+        p = close + 1;
+        continue;
+      }
+      // An attribute name: up to `=`, a space, `/` or `>`.
+      p++;
+      while (p < len && (c = buf.charCodeAt(p)) !== EQ && !endsName(c)) p++;
+      if (p >= len) continue;
+      const attrEnd = p;
+      lastAttrStart = attrStart;
+      while (p < len && isSpace(buf.charCodeAt(p))) p++;
+      if (p >= len) continue;
+      if (buf.charCodeAt(p) !== EQ) {
+        // No value (`<a b>`, `<a b c="1">`): an empty one.
+        this.attribute(buf, attrStart, attrEnd, '');
+        continue;
+      }
+      p++;
+      while (p < len && isSpace(buf.charCodeAt(p))) p++;
+      if (p >= len) continue;
+      c = buf.charCodeAt(p);
+      if (c === DQ || c === SQ) {
+        const close = buf.indexOf(c === DQ ? '"' : "'", p + 1);
+        if (close === -1) {
+          p = len;
+          continue;
+        }
+        this.attributeValue(buf, attrStart, attrEnd, p + 1, close);
+        p = close + 1;
+      } else {
+        // Unquoted: up to a space or `>` (a `/` belongs to the value).
+        const valueStart = p;
+        while (p < len && (c = buf.charCodeAt(p)) !== GT && !isSpace(c)) p++;
+        if (p >= len) continue;
+        this.attributeValue(buf, attrStart, attrEnd, valueStart, p);
+      }
+    }
+    const element = known ? byLength(nameEnd - nameStart) : elementAt(buf, nameStart, nameEnd);
+    if (element === OTHER) this.otherName = buf.slice(nameStart, nameEnd);
+    this.events.openElement(element, selfClosing);
+    if (selfClosing) this.events.closeElement(element);
+    this.startIndex = this.base + p + 1;
+    return p + 1;
+  }
+
+  private attributeValue(buf: string, nameStart: number, nameEnd: number, start: number, end: number): void {
+    if (attributeOf(buf, nameStart, nameEnd) === 0) return;
+    const raw = buf.slice(start, end);
+    const amp = raw.indexOf('&');
+    this.attribute(buf, nameStart, nameEnd, amp === -1 ? raw : this.decodeAll(raw, amp));
+  }
+
+  /** Keeps the first sv:name, sv:type and sv:multiple of a tag (htmlparser2 keeps the first of a repeated attribute). */
+  private attribute(buf: string, nameStart: number, nameEnd: number, value: string): void {
+    switch (attributeOf(buf, nameStart, nameEnd)) {
+      case 1:
+        this.svName ??= value;
+        return;
+      case 2:
+        this.svType ??= value;
+        return;
+      case 3:
+        this.svMultiple ??= value;
+        return;
+      default:
+    }
+  }
+
+  /** Decodes the references in an attribute value; one not recognised (or not ended by `;`) stays as written. */
+  private decodeAll(raw: string, amp: number): string {
+    let out = '';
+    let from = 0;
+    while (amp !== -1) {
+      const consumed = this.entityAt(raw, amp, raw.length);
+      if (consumed > 0) {
+        out += raw.slice(from, amp) + this.decoded;
+        from = amp + consumed;
+        amp = raw.indexOf('&', from);
+      } else {
+        amp = raw.indexOf('&', amp + 1);
+      }
+    }
+    return out + raw.slice(from);
+  }
+
+  /** The character of the last reference `entityAt` read. */
+  private decoded = '';
+
+  /**
+   * A character or predefined entity reference at `amp`, as XML (and htmlparser2's strict decoding)
+   * reads it: its length, NO_ENTITY when it is none, INCOMPLETE when `end` cuts it.
+   */
+  private entityAt(buf: string, amp: number, end: number): number {
+    let p = amp + 1;
+    if (p >= end) return INCOMPLETE;
+    let c = buf.charCodeAt(p);
+    if (c === HASH) {
+      p++;
+      if (p >= end) return INCOMPLETE;
+      let hex = false;
+      if ((buf.charCodeAt(p) | 0x20) === 0x78) {
+        hex = true;
+        p++;
+      }
+      const digitsStart = p;
+      let cp = 0;
+      for (; p < end; p++) {
+        c = buf.charCodeAt(p);
+        let digit = c - 0x30;
+        if (digit >>> 0 > 9) {
+          if (!hex) break;
+          digit = (c | 0x20) - 0x61;
+          if (digit >>> 0 > 5) break;
+          digit += 10;
+        }
+        // Past U+10FFFF the value only needs to stay out of range.
+        cp = Math.min(cp * (hex ? 16 : 10) + digit, 0x110000);
+      }
+      if (p >= end) return INCOMPLETE;
+      if (p === digitsStart || c !== SEMI) return NO_ENTITY;
+      this.decoded = String.fromCodePoint(cp === 0 || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff ? 0xfffd : cp);
+      return p + 1 - amp;
+    }
+    let name: string;
+    let char: string;
+    switch (c) {
+      case 0x61: // a
+        if (p + 1 >= end) return INCOMPLETE;
+        if (buf.charCodeAt(p + 1) === 0x6d) {
+          name = 'amp;';
+          char = '&';
+        } else {
+          name = 'apos;';
+          char = "'";
+        }
+        break;
+      case 0x67: // g
+        name = 'gt;';
+        char = '>';
+        break;
+      case 0x6c: // l
+        name = 'lt;';
+        char = '<';
+        break;
+      case 0x71: // q
+        name = 'quot;';
+        char = '"';
+        break;
+      default:
+        return NO_ENTITY;
+    }
+    for (let k = 1; k < name.length; k++) {
+      if (p + k >= end) return INCOMPLETE;
+      if (buf.charCodeAt(p + k) !== name.charCodeAt(k)) return NO_ENTITY;
+    }
+    this.decoded = char;
+    return name.length + 1;
+  }
+}
+
+// The names this scanner looks for, compared character by character from a name's start (`sv:` checked
+// first): cheaper than startsWith or a slice for the million names of a large export.
+function svPrefix(buf: string, at: number): boolean {
+  return buf.charCodeAt(at) === 0x73 /* s */
+    && buf.charCodeAt(at + 1) === 0x76 /* v */
+    && buf.charCodeAt(at + 2) === 0x3a /* : */;
+}
+
+function isNode(buf: string, at: number): boolean {
+  return buf.charCodeAt(at + 3) === 0x6e /* n */
+    && buf.charCodeAt(at + 4) === 0x6f /* o */
+    && buf.charCodeAt(at + 5) === 0x64 /* d */
+    && buf.charCodeAt(at + 6) === 0x65 /* e */;
+}
+
+function isValue(buf: string, at: number): boolean {
+  return buf.charCodeAt(at + 3) === 0x76 /* v */
+    && buf.charCodeAt(at + 4) === 0x61 /* a */
+    && buf.charCodeAt(at + 5) === 0x6c /* l */
+    && buf.charCodeAt(at + 6) === 0x75 /* u */
+    && buf.charCodeAt(at + 7) === 0x65 /* e */;
+}
+
+function isProperty(buf: string, at: number): boolean {
+  return buf.charCodeAt(at + 3) === 0x70 /* p */
+    && buf.charCodeAt(at + 4) === 0x72 /* r */
+    && buf.charCodeAt(at + 5) === 0x6f /* o */
+    && buf.charCodeAt(at + 6) === 0x70 /* p */
+    && buf.charCodeAt(at + 7) === 0x65 /* e */
+    && buf.charCodeAt(at + 8) === 0x72 /* r */
+    && buf.charCodeAt(at + 9) === 0x74 /* t */
+    && buf.charCodeAt(at + 10) === 0x79 /* y */;
+}
+
+function isName(buf: string, at: number): boolean {
+  return buf.charCodeAt(at + 3) === 0x6e /* n */
+    && buf.charCodeAt(at + 4) === 0x61 /* a */
+    && buf.charCodeAt(at + 5) === 0x6d /* m */
+    && buf.charCodeAt(at + 6) === 0x65 /* e */;
+}
+
+function isType(buf: string, at: number): boolean {
+  return buf.charCodeAt(at + 3) === 0x74 /* t */
+    && buf.charCodeAt(at + 4) === 0x79 /* y */
+    && buf.charCodeAt(at + 5) === 0x70 /* p */
+    && buf.charCodeAt(at + 6) === 0x65 /* e */;
+}
+
+function isMultiple(buf: string, at: number): boolean {
+  return buf.charCodeAt(at + 3) === 0x6d /* m */
+    && buf.charCodeAt(at + 4) === 0x75 /* u */
+    && buf.charCodeAt(at + 5) === 0x6c /* l */
+    && buf.charCodeAt(at + 6) === 0x74 /* t */
+    && buf.charCodeAt(at + 7) === 0x69 /* i */
+    && buf.charCodeAt(at + 8) === 0x70 /* p */
+    && buf.charCodeAt(at + 9) === 0x6c /* l */
+    && buf.charCodeAt(at + 10) === 0x65 /* e */;
+}
+
+/** 1 for `sv:name="` at `at`, 2 for `sv:type="`, else 0. */
+function svAttributeAt(buf: string, at: number): number {
+  if (!svPrefix(buf, at) || buf.charCodeAt(at + 7) !== EQ || buf.charCodeAt(at + 8) !== DQ) return 0;
+  return isName(buf, at) ? 1 : isType(buf, at) ? 2 : 0;
+}
+
+/** The end of sv:node, sv:property or sv:value written at `at` and ended there (by a space, `/` or `>`), or -1. */
+function knownNameEnd(buf: string, at: number): number {
+  if (!svPrefix(buf, at)) return -1;
+  let end: number;
+  switch (buf.charCodeAt(at + 3)) {
+    case 0x76 /* v */:
+      end = isValue(buf, at) ? at + 8 : -1;
+      break;
+    case 0x70 /* p */:
+      end = isProperty(buf, at) ? at + 11 : -1;
+      break;
+    case 0x6e /* n */:
+      end = isNode(buf, at) ? at + 7 : -1;
+      break;
+    default:
+      return -1;
+  }
+  return end !== -1 && endsName(buf.charCodeAt(end)) ? end : -1;
+}
+
+/** The element of a name knownNameEnd found, by its length. */
+function byLength(length: number): Element {
+  return length === 7 ? NODE : length === 8 ? VALUE : PROPERTY;
+}
+
+function elementAt(buf: string, start: number, end: number): Element {
+  if (!svPrefix(buf, start)) return OTHER;
+  switch (end - start) {
+    case 7:
+      return isNode(buf, start) ? NODE : OTHER;
+    case 11:
+      return isProperty(buf, start) ? PROPERTY : OTHER;
+    case 8:
+      return isValue(buf, start) ? VALUE : OTHER;
+    default:
+      return OTHER;
+  }
+}
+
+/** 1 sv:name, 2 sv:type, 3 sv:multiple, 0 any other attribute. */
+function attributeOf(buf: string, start: number, end: number): number {
+  if (!svPrefix(buf, start)) return 0;
+  switch (end - start) {
+    case 7:
+      return isName(buf, start) ? 1 : isType(buf, start) ? 2 : 0;
+    case 11:
+      return isMultiple(buf, start) ? 3 : 0;
+    default:
+      return 0;
+  }
+}
