@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { span } from './smoke.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -53,8 +54,8 @@ http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'applicat
   const p99 = new Map<string, number[]>();
   for (let r = 0; r < rounds; r++) {
     for (const [name, port] of targets) {
-      await autocannon({ url: `http://127.0.0.1:${port}${PATH}`, connections: 8, duration: 2 });
-      const res = await autocannon({ url: `http://127.0.0.1:${port}${PATH}`, connections: 8, duration: seconds });
+      await autocannon({ url: `http://127.0.0.1:${port}${PATH}`, connections: 8, ...span(2) });
+      const res = await autocannon({ url: `http://127.0.0.1:${port}${PATH}`, connections: 8, ...span(seconds) });
       if (res.non2xx > 0) throw new Error(`${name}: ${res.non2xx} non-2xx`);
       rps.set(name, [...(rps.get(name) ?? []), Math.round(res.requests.average)]);
       p99.set(name, [...(p99.get(name) ?? []), res.latency.p99]);
