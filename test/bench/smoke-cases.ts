@@ -18,14 +18,15 @@ export interface Outcome { readonly code: number | null; readonly out: string; r
 
 export function runBench(script: string, args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<Outcome> {
   return new Promise((done, fail) => {
+    // A group of its own: a script killed at the time limit takes the servers it started with it.
     const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'bench', script), ...args], {
-      cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env, PETAL_BENCH_SMOKE: '1' },
+      cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env, PETAL_BENCH_SMOKE: '1' }, detached: true,
     });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => { out += d.toString('utf8'); });
     child.stderr.on('data', (d: Buffer) => { err += d.toString('utf8'); });
-    const timer = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
+    const timer = setTimeout(() => process.kill(-child.pid!, 'SIGKILL'), TIMEOUT_MS);
     child.on('error', fail);
     child.on('close', (code) => { clearTimeout(timer); done({ code, out, err }); });
   });
