@@ -42,6 +42,12 @@ function petal(config: string, port: number, bin = BIN): ChildProcess {
 }
 
 const children: ChildProcess[] = [];
+
+/** User and system CPU seconds of a child process so far (/proc/<pid>/stat). */
+function cpuSeconds(child: ChildProcess): number {
+  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 try {
   children.push(petal(join(dir, 'on.yaml'), 18_301), petal(join(dir, 'off.yaml'), 18_302));
   await up(`http://127.0.0.1:18301${PATH}`);
@@ -58,26 +64,37 @@ const body = readFileSync(${JSON.stringify(join(dir, 'body.json'))});
 http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length }); res.end(body); }).listen(18303, '127.0.0.1');`);
   children.push(spawn(process.execPath, [join(dir, 'bare.mjs')], { stdio: 'ignore' }));
   await up(`http://127.0.0.1:18303${PATH}`);
-  const targets: [string, number][] = [['Petal, cached', 18_301], ['Petal, cache off', 18_302], ['bare node:http, same bytes', 18_303]];
-  if (OTHER !== undefined) targets.splice(2, 0, [`Petal, cached (${OTHER})`, 18_304], [`Petal, cache off (${OTHER})`, 18_305]);
+  // Started in this order: cached, cache off, the other build's two (with --bin), bare.
+  const targets: [string, number, ChildProcess][] = [['Petal, cached', 18_301, children[0]!], ['Petal, cache off', 18_302, children[1]!],
+    ['bare node:http, same bytes', 18_303, children.at(-1)!]];
+  if (OTHER !== undefined) {
+    targets.splice(2, 0, [`Petal, cached (${OTHER})`, 18_304, children[2]!], [`Petal, cache off (${OTHER})`, 18_305, children[3]!]);
+  }
   const rps = new Map<string, number[]>();
   const p99 = new Map<string, number[]>();
+  // The server's CPU time per answer: steadier than req/s on a shared machine (other work takes the
+  // cores, not the server's instructions per request).
+  const cpu = new Map<string, number[]>();
   for (let r = 0; r < rounds; r++) {
-    for (const [name, port] of targets) {
+    for (const [name, port, child] of targets) {
       await autocannon({ url: `http://127.0.0.1:${port}${PATH}`, connections: 8, ...span(2) });
+      const cpu0 = cpuSeconds(child);
       const res = await autocannon({ url: `http://127.0.0.1:${port}${PATH}`, connections: 8, ...span(seconds) });
       if (res.non2xx > 0) throw new Error(`${name}: ${res.non2xx} non-2xx`);
+      cpu.set(name, [...(cpu.get(name) ?? []), ((cpuSeconds(child) - cpu0) * 1e6) / res.requests.total]);
       rps.set(name, [...(rps.get(name) ?? []), Math.round(res.requests.average)]);
       p99.set(name, [...(p99.get(name) ?? []), res.latency.p99]);
     }
   }
   console.log(`Read node ${PATH} (${body.length} bytes) on ${store}`);
-  console.log('| server | req/s per round | p99 ms per round |');
-  console.log('|---|---|---|');
-  for (const [name] of targets) console.log(`| ${name} | ${rps.get(name)!.join(' / ')} | ${p99.get(name)!.join(' / ')} |`);
-  const mean = (name: string) => rps.get(name)!.reduce((a, b) => a + b, 0) / rounds;
-  const bare = mean('bare node:http, same bytes');
-  for (const [name] of targets.slice(0, -1)) console.log(`${name}: ${(mean(name) / bare).toFixed(3)} of the bare server (means of ${rounds} rounds; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`);
+  console.log('| server | req/s per round | p99 ms per round | server CPU µs per answer, per round |');
+  console.log('|---|---|---|---|');
+  for (const [name] of targets) console.log(`| ${name} | ${rps.get(name)!.join(' / ')} | ${p99.get(name)!.join(' / ')} | ${cpu.get(name)!.map((c) => c.toFixed(1)).join(' / ')} |`);
+  const mean = (m: Map<string, number[]>, name: string) => m.get(name)!.reduce((a, b) => a + b, 0) / rounds;
+  const bareName = 'bare node:http, same bytes';
+  for (const [name] of targets.slice(0, -1)) {
+    console.log(`${name}: ${(mean(rps, name) / mean(rps, bareName)).toFixed(3)} of the bare server's req/s, ${(mean(cpu, bareName) / mean(cpu, name)).toFixed(3)} of its CPU per answer inverted (means of ${rounds} rounds; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`);
+  }
 } finally {
   for (const c of children) c.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });
