@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rate } from './autocannon-rate.js';
 import { benchStore, load } from './bench-store.js';
+import { budget } from './smoke.js';
 import type { ImportDocument, NodeDraft } from '../src/repository/import-document.js';
 import { importDocuments, publishState } from '../src/repository/writes.js';
 
@@ -34,7 +35,7 @@ const OPEN = {
   },
 };
 /** Pages of the published subtree: with its root and each page's area and component, 1,000 nodes. */
-const PAGES = 333;
+const PAGES = budget(333, 10);
 
 function page(i: number, prefix: string): NodeDraft {
   return {
@@ -61,7 +62,7 @@ async function main(): Promise<void> {
   const { store, dispose } = await benchStore(target, dir, 'pub');
   try {
     // The subtree to publish, and 10,000 other working nodes around it.
-    await importDocuments(store, [doc([site('site', PAGES), ...Array.from({ length: 10 }, (_, i) => site(`other${i}`, PAGES))])], { onUuidCollision: 'new' });
+    await importDocuments(store, [doc([site('site', PAGES), ...Array.from({ length: budget(10, 1) }, (_, i) => site(`other${i}`, PAGES))])], { onUuidCollision: 'new' });
     const types = new NodeTypeRegistry();
     const request = { workspace: 'website', path: '/site', recursive: true, takenAlong: takenAlongBy(types), by: 'bench' };
     const first = performance.now();

@@ -10,6 +10,7 @@ import type { AppOptions } from '../src/http/build-app.js';
 import type { NodeDraft } from '../src/repository/import-document.js';
 import { rate } from './autocannon-rate.js';
 import { load } from './bench-store.js';
+import { budget } from './smoke.js';
 import { importDocuments } from '../src/repository/writes.js';
 
 const { buildApp } = await load<typeof import('../src/http/build-app.js')>('http/build-app.js');
@@ -39,7 +40,10 @@ function page(i: number): NodeDraft {
   };
 }
 
-export const PATHS = Array.from({ length: 50 }, (_, i) => `/.rest/delivery/pages/v1/site/p${i * 7}`);
+/** Pages under /site (the paths below read every seventh). */
+const PAGES = budget(500, 50);
+
+export const PATHS = Array.from({ length: budget(50, 5) }, (_, i) => `/.rest/delivery/pages/v1/site/p${i * 7}`);
 
 /**
  * Req/s of each variant (its extra app options), `rounds` × `seconds` each; `inspect` sees the apps
@@ -57,7 +61,7 @@ export async function measureVariants(
   await store.open();
   const apps = new Map<string, FastifyInstance>();
   try {
-    await importDocuments(store, [{ source: 'bench', workspace: 'website', parentPath: '/site', roots: Array.from({ length: 500 }, (_, i) => page(i)), blobs: [] }], { onUuidCollision: 'new' });
+    await importDocuments(store, [{ source: 'bench', workspace: 'website', parentPath: '/site', roots: Array.from({ length: PAGES }, (_, i) => page(i)), blobs: [] }], { onUuidCollision: 'new' });
     const registry = new EndpointRegistry();
     registry.applyLoad(await loadDefinitions([join(dir, 'modules')]));
     const security = new SecurityService(loadSecurity(OPEN, dir));

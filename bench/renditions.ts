@@ -8,12 +8,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import { assetFolderXml } from '../test/assets/asset-xml.js';
+import { budget } from './smoke.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1] || 5);
 const ID = 'c0000000-0000-4000-8000-000000000001';
-const WIDTH = 3000;
-const HEIGHT = 2000;
+const WIDTH = budget(3000, 1200);
+const HEIGHT = budget(2000, 800);
 
 /** Gradients with grain, like a photograph: about 2 MB as a JPEG at quality 90 (checked below). */
 async function photo(): Promise<Buffer> {

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import autocannon from 'autocannon';
+import { span } from './smoke.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -114,7 +115,7 @@ function rssOf(child: ChildProcess): number {
 }
 
 async function load(url: string, seconds: number): Promise<Figures> {
-  const r = await autocannon({ url, connections: 8, duration: seconds });
+  const r = await autocannon({ url, connections: 8, ...span(seconds) });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx };
 }
 

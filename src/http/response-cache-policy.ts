@@ -82,9 +82,6 @@ const CACHED_ERRORS: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['pathNotFound'
 /** An answer as sent: cached answers hold bytes; one rendered without a cache may stay a string. */
 type Answer = Omit<CachedResponse, 'body'> & { readonly body: Buffer | string };
 
-/** A cached answer to send, or where to store the one about to be rendered. */
-type Lookup = { readonly send: Outgoing } | { readonly key: string; readonly epoch: number };
-
 export class ResponseCachePolicy {
   readonly #o: ResponseCachePolicyOptions;
   readonly #tagHeader: TagHeader;
@@ -94,17 +91,54 @@ export class ResponseCachePolicy {
     this.#tagHeader = o.tagHeader ?? 'none';
   }
 
-  /** The answer to the request: from the cache, or rendered (and kept when the cache may keep it). */
-  async answer(f: DeliveryRequestFacts, render: Render): Promise<Outgoing> {
+  /**
+   * The answer to the request: from the cache, or rendered (and kept when the cache may keep it). A
+   * hit whose generation the store knows at once, with the caches caught up to it (the common case),
+   * is answered without a promise; everything else returns one.
+   */
+  answer(f: DeliveryRequestFacts, render: Render): Outgoing | Promise<Outgoing> {
     // Preview answers never meet public ones: they are not cached at all.
     const cache = f.preview ? null : this.#o.cache;
-    let key = '';
-    let epoch = 0;
-    if (cache !== null) {
-      const found = await this.#lookup(cache, f);
-      if ('send' in found) return found.send;
-      ({ key, epoch } = found);
+    if (cache === null) return this.#render(f, render, null, '', 0);
+    // The generation is read on every request (its hint: a statement at most every 100 ms on SQLite),
+    // so a write by any process is seen; the security configuration and the site are compared by identity.
+    const { store, changes } = this.#o.clock;
+    const generation = store.generationHint?.();
+    if (generation === undefined) return this.#answerFromStore(cache, f, render);
+    // Every change committed up to this generation reaches the cache (dropping what it hit) first.
+    const behind = changes.sync(generation);
+    if (behind !== undefined) return behind.then(() => this.#fromCache(cache, f, render));
+    return this.#fromCache(cache, f, render);
+  }
+
+  /** The generation asked of the store: while it cannot be reached, only cached answers are served. */
+  async #answerFromStore(cache: ResponseCache, f: DeliveryRequestFacts, render: Render): Promise<Outgoing> {
+    const { store, changes } = this.#o.clock;
+    let generation: number;
+    try {
+      generation = await store.generation();
+    } catch (err) {
+      if (!isStoreUnreachable(err)) throw err;
+      cache.observe(this.#o.securityConfig(), f.site);
+      const stale = cache.getStale(cacheKey(f), f.endpoint);
+      if (stale === undefined) throw err; // 503 (error-handler.ts)
+      return staleOutgoing(stale, f.ifNoneMatch);
     }
+    const behind = changes.sync(generation);
+    if (behind !== undefined) await behind;
+    return this.#fromCache(cache, f, render);
+  }
+
+  /** A hit, or the answer rendered and stored under the key (the caches are caught up). */
+  #fromCache(cache: ResponseCache, f: DeliveryRequestFacts, render: Render): Outgoing | Promise<Outgoing> {
+    const epoch = cache.observe(this.#o.securityConfig(), f.site);
+    const key = cacheKey(f);
+    const hit = cache.get(key, f.endpoint);
+    return hit !== undefined ? outgoing(hit, f.ifNoneMatch) : this.#render(f, render, cache, key, epoch);
+  }
+
+  /** Renders the answer; with a cache, stores it under `key` unless a drop since `epoch` hit what it read. */
+  async #render(f: DeliveryRequestFacts, render: Render, cache: ResponseCache | null, key: string, epoch: number): Promise<Outgoing> {
     // What the answer reads, recorded for the cache and the CDN's tags: the changes that drop it.
     const tagging = this.#tagHeader !== 'none' && !f.preview;
     const deps = cache !== null || tagging ? new Dependencies() : undefined;
@@ -120,7 +154,8 @@ export class ResponseCachePolicy {
       const t = tags(keys);
       const missing: CachedResponse = {
         body: Buffer.from(errorBody(err.code, err.message), 'utf8'), etag: '', contentLanguage: '', cacheControl: undefined,
-        vary: '', owner: f.endpoint, error: { code: err.code, message: err.message }, ...(t !== undefined ? { tagHeaders: t } : {}),
+        vary: '', owner: f.endpoint, error: { code: err.code, message: err.message }, headers: t ?? NO_HEADERS,
+        ...(t !== undefined ? { tagHeaders: t } : {}),
       };
       // Not for an absurd path: a flood of random long ones would only push real answers out.
       if (f.restPath.length <= LONGEST_CACHED_PATH) cache?.set(key, missing, epoch, keys);
@@ -130,65 +165,46 @@ export class ResponseCachePolicy {
     const body = cache !== null ? Buffer.from(result.body, 'utf8') : result.body;
     const keys = deps?.keys() ?? [];
     const t = tags(keys);
+    const etag = etagOf(body);
+    const contentLanguage = result.contentLanguage.replace('_', '-');
+    // Answers for signed-in callers must never be stored by shared caches (cache-control.ts).
+    const cacheControl = cacheControlOf({
+      ...(f.endpoint.cacheControl !== undefined ? { endpoint: f.endpoint.cacheControl } : {}),
+      ...(this.#o.cacheControl !== undefined ? { defaults: this.#o.cacheControl } : {}),
+      ...(f.endpoint.timeToLive !== undefined ? { timeToLive: f.endpoint.timeToLive } : {}),
+      anonymous: f.anonymous, preview: f.preview,
+    });
+    const vary = varyOf(f.anonymous && !f.preview, f.traits !== undefined ? f.traitHeaders : '', this.#o.varyByOrigin ?? false);
     const answer: Answer = {
-      body,
-      etag: etagOf(body),
-      contentLanguage: result.contentLanguage.replace('_', '-'),
-      // Answers for signed-in callers must never be stored by shared caches (cache-control.ts).
-      cacheControl: cacheControlOf({
-        ...(f.endpoint.cacheControl !== undefined ? { endpoint: f.endpoint.cacheControl } : {}),
-        ...(this.#o.cacheControl !== undefined ? { defaults: this.#o.cacheControl } : {}),
-        ...(f.endpoint.timeToLive !== undefined ? { timeToLive: f.endpoint.timeToLive } : {}),
-        anonymous: f.anonymous, preview: f.preview,
-      }),
-      vary: varyOf(f.anonymous && !f.preview, f.traits !== undefined ? f.traitHeaders : '', this.#o.varyByOrigin ?? false),
-      owner: f.endpoint,
+      body, etag, contentLanguage, cacheControl, vary, owner: f.endpoint,
+      // Built once: a hit sends this very object.
+      headers: answerHeaders(t, etag, contentLanguage, vary, cacheControl),
       ...(t !== undefined ? { tagHeaders: t } : {}),
     };
     if (cache !== null) cache.set(key, answer as CachedResponse, epoch, keys);
     return outgoing(answer, f.ifNoneMatch);
   }
+}
 
-  async #lookup(cache: ResponseCache, f: DeliveryRequestFacts): Promise<Lookup> {
-    // The generation is read on every request (a prepared statement on SQLite), so a write by any
-    // process is seen at once; the security configuration and the site are compared by identity.
-    const { store, changes } = this.#o.clock;
-    let generation = store.generationHint?.();
-    /** Why the generation is unknown (the store is unreachable): then only cached answers are served. */
-    let unreachable: unknown;
-    if (generation === undefined) {
-      try {
-        generation = await store.generation();
-      } catch (err) {
-        if (!isStoreUnreachable(err)) throw err;
-        unreachable = err;
-      }
-    }
-    // Every change committed up to this generation reaches the cache (dropping what it hit) first.
-    const behind = generation === undefined ? undefined : changes.sync(generation);
-    if (behind !== undefined) await behind;
-    const epoch = cache.observe(this.#o.securityConfig(), f.site);
-    const key = cacheKey(f);
-    if (unreachable !== undefined) {
-      const stale = cache.getStale(key, f.endpoint);
-      if (stale === undefined) throw unreachable; // 503 (error-handler.ts)
-      return { send: staleOutgoing(stale, f.ifNoneMatch) };
-    }
-    const hit = cache.get(key, f.endpoint);
-    return hit !== undefined ? { send: outgoing(hit, f.ifNoneMatch) } : { key, epoch };
-  }
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** The headers an answer is sent with (200 and 304 alike): its cache tags, ETag and caching headers. */
+function answerHeaders(
+  tags: Readonly<Record<string, string>> | undefined, etag: string, contentLanguage: string, vary: string, cacheControl: string | undefined,
+): Readonly<Record<string, string>> {
+  const headers: Record<string, string> = { ...tags, etag, 'content-language': contentLanguage, vary };
+  if (cacheControl !== undefined) headers['cache-control'] = cacheControl;
+  return Object.freeze(headers);
 }
 
 /**
- * An answer (fresh or cached) as sent: `before`, the cache tags, ETag and caching headers, then the
- * body or a 304. An error goes out as any error does, with its cache tags only.
+ * An answer (fresh or cached) as sent: its headers (built when it was rendered), then the body or a
+ * 304. An error goes out as any error does, with its cache tags only.
  */
-function outgoing(a: Answer, ifNoneMatch: DeliveryRequestFacts['ifNoneMatch'], before?: Record<string, string>): Outgoing {
-  if (a.error !== undefined) return { kind: 'error', headers: { ...a.tagHeaders }, code: a.error.code, message: a.error.message };
-  const headers: Record<string, string> = { ...before, ...a.tagHeaders, etag: a.etag, 'content-language': a.contentLanguage, vary: a.vary };
-  if (a.cacheControl !== undefined) headers['cache-control'] = a.cacheControl;
-  if (ifNoneMatchHits(ifNoneMatch, a.etag)) return { kind: 'notModified', headers };
-  return { kind: 'json', headers, body: a.body };
+function outgoing(a: Answer, ifNoneMatch: DeliveryRequestFacts['ifNoneMatch']): Outgoing {
+  if (a.error !== undefined) return { kind: 'error', headers: a.tagHeaders ?? NO_HEADERS, code: a.error.code, message: a.error.message };
+  if (ifNoneMatchHits(ifNoneMatch, a.etag)) return { kind: 'notModified', headers: a.headers };
+  return { kind: 'json', headers: a.headers, body: a.body };
 }
 
 /**
@@ -197,8 +213,9 @@ function outgoing(a: Answer, ifNoneMatch: DeliveryRequestFacts['ifNoneMatch'], b
  */
 function staleOutgoing(s: StaleResponse, ifNoneMatch: DeliveryRequestFacts['ifNoneMatch']): Outgoing {
   // A cached missing node goes out as the error it is: `outgoing` sends errors without these headers.
-  const warning = { warning: STALE_WARNING, age: String(s.ageSeconds), 'cache-control': 'no-store' };
-  return outgoing({ ...s.value, cacheControl: undefined }, ifNoneMatch, warning);
+  const v = s.value;
+  const headers = { warning: STALE_WARNING, age: String(s.ageSeconds), 'cache-control': 'no-store', ...answerHeaders(v.tagHeaders, v.etag, v.contentLanguage, v.vary, undefined) };
+  return outgoing({ ...v, headers }, ifNoneMatch);
 }
 
 function varyOf(anonymous: boolean, traitHeaders: string, byOrigin: boolean): string {

@@ -41,6 +41,11 @@ export interface CachedResponse {
   readonly error?: { readonly code: ErrorCode; readonly message: string };
   /** The headers of its cache tags (http/cache-tags.ts), when petal.yaml `cdn.tagHeader` asks for them. */
   readonly tagHeaders?: Readonly<Record<string, string>>;
+  /**
+   * Every header a hit sends with it (tags, ETag, Content-Language, Vary, Cache-Control), built once
+   * when it is rendered: a hit hands this object on, it builds none.
+   */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 interface Entry {
@@ -225,6 +230,9 @@ function entryBytes(v: CachedResponse, deps: readonly string[]): number {
     n += 64; // the object
     for (const k in v.tagHeaders) n += 16 + stringBytes(k) + stringBytes(v.tagHeaders[k]!);
   }
+  // The headers object: its values are the strings counted above, its keys constants.
+  n += 64;
+  for (const _ in v.headers) n += 16;
   return n;
 }
 

@@ -50,7 +50,7 @@ describe('what the caches count covers what they hold', () => {
         const message = `No node at ${path}`;
         const missing: CachedResponse = {
           body: Buffer.from(errorBody('pathNotFound', message), 'utf8'), etag: '', contentLanguage: '', cacheControl: undefined,
-          vary: '', owner, error: { code: 'pathNotFound', message },
+          vary: '', owner, error: { code: 'pathNotFound', message }, headers: {},
         };
         cache.set(`anonymous,public-reader\na\nen\n${url.slice(0, url.indexOf('?'))}\n[["lang","en"]]`, missing, 0, deps.keys());
       }
@@ -71,8 +71,11 @@ describe('what the caches count covers what they hold', () => {
         // Garbage between answers, as rendering makes: a pooled body would keep its slab alive.
         Buffer.from('y'.repeat(3_000));
         const body = Buffer.from(`{"@name":"p${i}","title":"Page ${i}"}`, 'utf8');
+        const etag = `"${i.toString(16)}-abcdef0123456789"`;
         cache.set(`anonymous\na\nen\n/.rest/delivery/pages/v1/p${i}\n`, {
-          body, etag: `"${i.toString(16)}-abcdef0123456789"`, contentLanguage: 'en', cacheControl: 'max-age=60', vary: 'Accept-Language', owner,
+          body, etag, contentLanguage: 'en', cacheControl: 'max-age=60', vary: 'Accept-Language', owner,
+          // As the policy builds them: one object per answer.
+          headers: { etag, 'content-language': 'en', vary: 'Accept-Language', 'cache-control': 'max-age=60' },
         }, 0, deps.keys());
       }
       return cache;

@@ -62,7 +62,7 @@ describe('changeKeys', () => {
 });
 
 const OWNER = {};
-const answer = (): CachedResponse => ({ body: Buffer.from('{}'), etag: '"x"', contentLanguage: 'en', cacheControl: undefined, vary: '', owner: OWNER });
+const answer = (): CachedResponse => ({ body: Buffer.from('{}'), etag: '"x"', contentLanguage: 'en', cacheControl: undefined, vary: '', owner: OWNER, headers: {} });
 
 describe('ResponseCache and changes', () => {
   it('drops the entries holding a key the change hits, keeps the others', () => {

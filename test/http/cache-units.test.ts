@@ -11,7 +11,7 @@ import type { SiteConfig } from '../../src/config/load-config.js';
 const OWNER = {};
 
 function answer(bytes: number, owner: object = OWNER): CachedResponse {
-  return { body: Buffer.alloc(bytes, 0x61), etag: '"x"', contentLanguage: 'en', cacheControl: undefined, vary: 'Accept-Language', owner };
+  return { body: Buffer.alloc(bytes, 0x61), etag: '"x"', contentLanguage: 'en', cacheControl: undefined, vary: 'Accept-Language', owner, headers: {} };
 }
 
 describe('etagOf', () => {

@@ -334,3 +334,38 @@ describe('the preview', () => {
     expect(cache!.stats().entries).toBe(0);
   });
 });
+
+describe('a hit when the store knows its generation at once (generationHint)', () => {
+  function hinted() {
+    const s = setup();
+    const store = s.clock.store as FakeClock['store'] & { generationHint?: () => number | undefined };
+    store.generationHint = () => s.clock.generation;
+    return s;
+  }
+
+  it('is answered without a promise, with the headers built when the answer was rendered', async () => {
+    const { policy } = hinted();
+    const r = renderer();
+    const rendered = policy.answer(facts(), r.render);
+    expect(rendered).toBeInstanceOf(Promise); // a miss renders
+    const first = await rendered;
+    const hit = policy.answer(facts(), r.render);
+    const again = policy.answer(facts(), r.render);
+    expect(hit).not.toBeInstanceOf(Promise);
+    expect(r.calls).toBe(1);
+    expect((hit as Outgoing).headers).toEqual(first.headers);
+    expect((again as Outgoing).headers).toBe((hit as Outgoing).headers); // one object, not one per hit
+    expect(policy.answer(facts({ ifNoneMatch: first.headers.etag }), r.render)).toEqual({ kind: 'notModified', headers: first.headers });
+  });
+
+  it('waits for the caches to catch up when the generation moved, and then renders again', async () => {
+    const { policy, clock } = hinted();
+    const r = renderer();
+    await policy.answer(facts(), r.render);
+    clock.generation = 2; // a write: the change feed drops the answer before the lookup
+    const out = policy.answer(facts(), r.render);
+    expect(out).toBeInstanceOf(Promise);
+    expect((await out).kind).toBe('json');
+    expect(r.calls).toBe(2);
+  });
+});

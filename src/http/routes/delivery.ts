@@ -90,7 +90,9 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
   });
   const previewLinks = o.previewContextPath !== undefined
     ? { ...(o.links ?? DEFAULT_LINKS), contextPath: o.previewContextPath } : undefined;
-  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+  // Not async: a cached answer is sent before the handler returns, without a promise (Fastify takes
+  // undefined as "sent", a promise as an answer to come; an error thrown here reaches the error handler).
+  const handler = (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined => {
     const state = request.contentState;
     // Publishing on and the working content read: the preview (content-state.ts).
     const preview = previewLinks !== undefined && state === 'working';
@@ -103,7 +105,8 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       if (restPath.startsWith(ANNOTATIONS_PREFIX) && o.pages !== undefined) {
         return sendAnnotations(request, reply, o, restPath.slice(ANNOTATIONS_PREFIX.length - 1));
       }
-      return sendError(reply, 'notFound', `No endpoint at ${REST_PREFIX}${restPath}`);
+      sendError(reply, 'notFound', `No endpoint at ${REST_PREFIX}${restPath}`);
+      return undefined;
     }
     const definition = match.definition;
     const query = request.query as QueryParams;
@@ -127,7 +130,7 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
       ...(traits !== undefined ? { traits } : {}), traitHeaders: pages?.varyHeaders ?? '',
       ifNoneMatch: request.headers['if-none-match'],
     };
-    return send(reply, await policy.answer(facts, async (deps): Promise<DeliveryResponse> => {
+    const out = policy.answer(facts, async (deps): Promise<DeliveryResponse> => {
       const endpoint = compileEndpoint(definition, o.repository.types);
       const method = parseMethod(rest);
       // bypassWorkspaceAcls skips workspace permissions for this endpoint only; URI rules already ran.
@@ -146,7 +149,10 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
         case 'children': return getChildren({ endpoint, path: method.path, query, acceptLanguage }, env);
         case 'query': return queryNodes({ endpoint, path: '/', query, acceptLanguage }, env);
       }
-    }));
+    });
+    if (out instanceof Promise) return out.then((o) => send(reply, o));
+    send(reply, out);
+    return undefined;
   };
 
   const prefix = `${o.contextPath}${REST_PREFIX}`;

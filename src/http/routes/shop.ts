@@ -25,8 +25,9 @@ function pageParams(request: FastifyRequest): RawPageParams {
 export function registerShopRoutes(app: FastifyInstance, shop: ShopService, o: { contextPath: string; corsOrigins: readonly string[] }): void {
   const base = `${o.contextPath}${SHOP_PREFIX}`;
   const cookies = new ShopCookies({ contextPath: o.contextPath, legacyPath: base, maxAgeSeconds: SHOP_TTL_MS / 1000 });
+  const below = `${SHOP_PREFIX}/`; // built once: the hook below runs on every answer of the app
   const inShop = (request: FastifyRequest): boolean =>
-    request.canonicalPath === SHOP_PREFIX || request.canonicalPath.startsWith(`${SHOP_PREFIX}/`);
+    request.canonicalPath === SHOP_PREFIX || request.canonicalPath.startsWith(below);
 
   // Global (errors and unknown shop routes too), so it is a callback hook: no promise per request.
   app.addHook('onSend', (request, reply, payload, done) => {
