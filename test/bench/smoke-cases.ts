@@ -80,13 +80,17 @@ export const IN_PROCESS_CASES: readonly SmokeCase[] = [
   c('small-workspaces.ts', (d) => [join(d.dir, 'small.db'), 'index', '2', '50']),
   c('json-bodies.ts', () => ['1']),
   c('memory-flood.ts', () => ['--scale', '0.005']),
+  c('yaml-parse.ts', () => ['500']),
+  c('xml-parse.ts', () => ['--nodes', '500', '--rounds', '1']),
 ];
 
 /**
  * Scripts run by hand-written cases in the test files (references.ts needs the corpora, column-load.ts
  * PostgreSQL) and the helpers the others import.
  */
-export const OTHER_SCRIPTS: readonly string[] = ['references.ts', 'column-load.ts', 'autocannon-rate.ts', 'bench-store.ts', 'read-node-variants.ts', 'smoke.ts'];
+export const OTHER_SCRIPTS: readonly string[] = ['references.ts', 'column-load.ts', 'autocannon-rate.ts', 'bench-store.ts', 'read-node-variants.ts', 'smoke.ts',
+  // import-files.ts has its own smoke test (test/bench/import-files.test.ts).
+  'import-files.ts'];
 
 /** Scripts under bench/ that no case runs. */
 export function uncoveredScripts(): string[] {
