@@ -14,7 +14,7 @@ export const ELEMENT_NAMES = ['', 'sv:node', 'sv:property', 'sv:value'] as const
 
 /** What the scanner reports, in document order; `startIndex` then says where (see SystemViewScanner). */
 export interface SystemViewEvents {
-  /** A start tag; its sv:name, sv:type and sv:multiple are in the scanner's fields. */
+  /** A start tag (an empty-element tag: then its closeElement); sv:name, sv:type and sv:multiple are in the scanner's fields. */
   openElement(element: Element): void;
   closeElement(element: Element): void;
   /** A piece of character data, `text.slice(start, end)` (entities and CDATA already decoded). */
