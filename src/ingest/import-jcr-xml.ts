@@ -92,7 +92,7 @@ export class JcrXmlExportReader implements SystemViewEvents {
     throw this.fail(`a <${name.toUpperCase()}> declaration (DTDs and entities are not allowed in an export)`);
   }
 
-  openElement(element: Element, _selfClosing: boolean): void {
+  openElement(element: Element): void {
     const top = this.depth === 0 ? OTHER : this.open[this.depth - 1]!;
     const scanner = this.scanner;
     switch (element) {

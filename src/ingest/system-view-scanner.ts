@@ -14,8 +14,8 @@ export const ELEMENT_NAMES = ['', 'sv:node', 'sv:property', 'sv:value'] as const
 
 /** What the scanner reports, in document order; `startIndex` then says where (see SystemViewScanner). */
 export interface SystemViewEvents {
-  /** A start tag; its sv:name, sv:type and sv:multiple are in the scanner's fields. */
-  openElement(element: Element, selfClosing: boolean): void;
+  /** A start tag (an empty-element tag: then its closeElement); sv:name, sv:type and sv:multiple are in the scanner's fields. */
+  openElement(element: Element): void;
   closeElement(element: Element): void;
   /** A piece of character data, `text.slice(start, end)` (entities and CDATA already decoded). */
   text(text: string, start: number, end: number): void;
@@ -492,7 +492,7 @@ export class SystemViewScanner {
     }
     const element = known ? byLength(nameEnd - nameStart) : elementAt(buf, nameStart, nameEnd);
     if (element === OTHER) this.otherName = buf.slice(nameStart, nameEnd);
-    this.events.openElement(element, selfClosing);
+    this.events.openElement(element);
     if (selfClosing) this.events.closeElement(element);
     this.startIndex = this.base + p + 1;
     return p + 1;
