@@ -71,8 +71,10 @@ export function previewRewrite(previewContextPath: string, contextPath: string):
 export function registerContentState(app: FastifyInstance, publishing: PublishingOptions | undefined): void {
   app.decorateRequest('contentState', 'working');
   if (publishing === undefined) return;
-  app.addHook('onRequest', async (request: FastifyRequest) => {
+  // A callback hook: no promise per request.
+  app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
     request.contentState = isPreviewRequest(request.raw) ? 'working' : 'published';
+    done();
   });
 }
 

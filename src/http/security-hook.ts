@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/cookie';
 import { canonicalPath, type CanonicalPath } from '../security/canonical-path.js';
 import { isSameOrAllowedOrigin } from '../security/csrf.js';
-import { SESSION_COOKIE, type Caller, type Refusal, type SecurityService } from '../security/security-service.js';
+import { SESSION_COOKIE, type Caller, type Identification, type Refusal, type SecurityService } from '../security/security-service.js';
 import { sendError, sendUnavailable } from './error-handler.js';
 import { isPreviewRequest, mayPreview } from './content-state.js';
 
@@ -59,10 +59,42 @@ export function registerSecurityHook(
   };
   app.decorateRequest('canonicalPath', '');
   app.decorateRequest('caller', null as unknown as Caller);
-  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (reply.sent) return reply;
+  /** After the caller is known: the auth routes, the preview roles, the URI rule and the CSRF rule. */
+  const admit = (request: FastifyRequest, reply: FastifyReply, cp: string, sessionId: string | undefined, id: Identification): void => {
+    if (!id.ok) {
+      sendRefusal(reply, id, 'The credentials are not valid');
+      return;
+    }
+    request.caller = id.caller;
+    if (sessionId !== undefined && id.caller.via !== 'session' && request.headers.authorization === undefined) {
+      reply.clearCookie(SESSION_COOKIE, { path: '/' }); // a stale session cookie: forget it
+    }
+    if (cp.startsWith(AUTH_PREFIX)) return;
+    // The working content: only for preview roles, before any URI rule or route can answer from it.
+    if (o.previewRoles !== undefined && isPreviewRequest(request.raw) && !mayPreview(id.caller.roles, o.previewRoles)) {
+      if (id.caller.via === 'anonymous') sendError(challenge(reply), 'notAuthorized', 'The preview needs a signed-in caller with a preview role');
+      else sendError(reply, 'accessDenied', 'Your roles do not allow the preview');
+      return;
+    }
+    if (security.uriAccess(id.caller).decide(cp, request.method) === 'deny') {
+      if (id.caller.via === 'anonymous') sendError(challenge(reply), 'notAuthorized', 'Authentication is required for this URL');
+      else sendError(reply, 'accessDenied', 'Your roles do not allow this URL');
+      return;
+    }
+    if (id.caller.via === 'session' && !SAFE_METHODS.has(request.method)
+      && !isSameOrAllowedOrigin(request.headers, o.corsOrigins)) {
+      sendError(reply, 'accessDenied', 'Cross-site request refused (check Origin)');
+    }
+  };
+
+  /** Decides the request (a refusal is sent); a promise only while credentials are being checked. */
+  const gate = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined => {
+    if (reply.sent) return undefined;
     reply.header('x-request-id', request.id);
-    if ((request.raw.url ?? '').length > o.maxUrlLength) return sendError(reply, 'uriTooLong');
+    if ((request.raw.url ?? '').length > o.maxUrlLength) {
+      sendError(reply, 'uriTooLong');
+      return undefined;
+    }
     // Probes need no credentials and health reveals nothing: `/.health` answers at the root and under
     // the context path, whatever the roles say.
     const target = request.raw.url ?? '/';
@@ -74,45 +106,33 @@ export function registerSecurityHook(
     }
     const cp = canonical(target);
     if (!cp.ok) {
-      if (cp.reason === 'outside context path') return sendError(reply, 'notFound', 'No route for this URL');
-      return sendError(reply, 'badRequest', `Malformed path: ${cp.reason}`);
+      if (cp.reason === 'outside context path') sendError(reply, 'notFound', 'No route for this URL');
+      else sendError(reply, 'badRequest', `Malformed path: ${cp.reason}`);
+      return undefined;
     }
     request.canonicalPath = cp.path;
     if (o.ownCredential?.(cp.path, request.headers.authorization) === true) {
       request.caller = security.anonymous();
       return undefined;
     }
-
     const sessionId = request.cookies?.[SESSION_COOKIE];
     const authorization = request.headers.authorization;
     // Most requests carry no credentials: their caller is the shared anonymous one, without a promise.
-    const id = authorization === undefined && sessionId === undefined
-      ? { ok: true as const, caller: security.anonymous() }
-      : await security.identify({
-        ...(authorization !== undefined ? { authorization } : {}),
-        ...(sessionId !== undefined ? { sessionId } : {}),
-        client: request.ip,
-      });
-    if (!id.ok) return sendRefusal(reply, id, 'The credentials are not valid');
-    request.caller = id.caller;
-    if (sessionId !== undefined && id.caller.via !== 'session' && request.headers.authorization === undefined) {
-      reply.clearCookie(SESSION_COOKIE, { path: '/' }); // a stale session cookie: forget it
+    if (authorization === undefined && sessionId === undefined) {
+      admit(request, reply, cp.path, undefined, { ok: true, caller: security.anonymous() });
+      return undefined;
     }
-    if (cp.path.startsWith(AUTH_PREFIX)) return undefined;
-    // The working content: only for preview roles, before any URI rule or route can answer from it.
-    if (o.previewRoles !== undefined && isPreviewRequest(request.raw) && !mayPreview(id.caller.roles, o.previewRoles)) {
-      if (id.caller.via === 'anonymous') return sendError(challenge(reply), 'notAuthorized', 'The preview needs a signed-in caller with a preview role');
-      return sendError(reply, 'accessDenied', 'Your roles do not allow the preview');
-    }
+    return security.identify({
+      ...(authorization !== undefined ? { authorization } : {}),
+      ...(sessionId !== undefined ? { sessionId } : {}),
+      client: request.ip,
+    }).then((id) => admit(request, reply, cp.path, sessionId, id));
+  };
 
-    if (security.uriAccess(id.caller).decide(cp.path, request.method) === 'deny') {
-      if (id.caller.via === 'anonymous') return sendError(challenge(reply), 'notAuthorized', 'Authentication is required for this URL');
-      return sendError(reply, 'accessDenied', 'Your roles do not allow this URL');
-    }
-    if (id.caller.via === 'session' && !SAFE_METHODS.has(request.method)
-      && !isSameOrAllowedOrigin(request.headers, o.corsOrigins)) {
-      return sendError(reply, 'accessDenied', 'Cross-site request refused (check Origin)');
-    }
-    return undefined;
+  // A callback hook: a request decided at once (anonymous, refused) costs no promise.
+  app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+    const pending = gate(request, reply);
+    if (pending === undefined) done();
+    else pending.then(() => done(), done);
   });
 }

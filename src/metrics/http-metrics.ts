@@ -42,6 +42,8 @@ interface Collected {
 
 export function registerHttpMetrics(app: FastifyInstance, registry: Registry, kindOf: (request: FastifyRequest) => RouteKind): void {
   let series = new Map<string, Series>();
+  // The same series by route kind, method and status without a key string built per answer.
+  let found = new Map<RouteKind, Map<string, Map<number, Series>>>();
   app.decorateRequest(STARTED, 0);
   app.addHook('onRequest', (request, _reply, done) => {
     request[STARTED] = performance.now();
@@ -51,11 +53,19 @@ export function registerHttpMetrics(app: FastifyInstance, registry: Registry, ki
     const route = kindOf(request);
     const method = request.method;
     const status = reply.statusCode;
-    const key = `${route} ${method} ${status}`;
-    let s = series.get(key);
+    let s = found.get(route)?.get(method)?.get(status);
     if (s === undefined) {
-      s = { route, method, status, count: 0, sum: 0, buckets: new Float64Array(BUCKETS.length + 1) };
-      series.set(key, s);
+      const key = `${route} ${method} ${status}`;
+      s = series.get(key);
+      if (s === undefined) {
+        s = { route, method, status, count: 0, sum: 0, buckets: new Float64Array(BUCKETS.length + 1) };
+        series.set(key, s);
+      }
+      let byMethod = found.get(route);
+      if (byMethod === undefined) found.set(route, byMethod = new Map());
+      let byStatus = byMethod.get(method);
+      if (byStatus === undefined) byMethod.set(method, byStatus = new Map());
+      byStatus.set(status, s);
     }
     const seconds = (performance.now() - request[STARTED]) / 1000;
     s.count++;
@@ -72,7 +82,7 @@ export function registerHttpMetrics(app: FastifyInstance, registry: Registry, ki
       name: requests.name, help: requests.help, type: requests.type, aggregator: 'sum',
       values: [...series.values()].map((s) => ({ labels: { route: s.route, method: s.method, status: s.status }, value: s.count })),
     }),
-    reset: () => { series = new Map(); },
+    reset: () => { series = new Map(); found = new Map(); },
   };
   const duration: Collected = {
     name: 'petal_http_request_duration_seconds', help: 'Time until HTTP answers are handed to the socket (bodies streamed after that not included), by kind of route and method', type: 'histogram',
