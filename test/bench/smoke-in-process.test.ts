@@ -18,6 +18,8 @@ describe('bench scripts that measure in process, in smoke mode', () => {
     it(k.name, async () => expectClean(await runBench(k.script, k.args(dirs))), TIMEOUT_MS + 10_000);
   }
 
+  // Skipped without PETAL_TEST_PG (no PostgreSQL to run on); CI sets it.
+
   it.skipIf(!pg)('generate.ts and column-load.ts on PostgreSQL (a database of their own)', async () => {
     const db = (await createScratchDatabase())!;
     try {

@@ -16,6 +16,7 @@ describe('bench scripts that start servers, in smoke mode', () => {
   for (const k of SERVER_CASES) {
     it(k.name, async () => expectClean(await runBench(k.script, k.args(dirs))), TIMEOUT_MS + 10_000);
   }
+  // Skipped when the shared corpora are not beside the checkout (a fresh clone elsewhere); they are in CI.
   it.skipIf(!CORPORA_AVAILABLE)('references.ts (the shared corpora)', async () => {
     expectClean(await runBench('references.ts', ['--seconds', '1'], { PETAL_CORPORA: CORPORA }));
   }, TIMEOUT_MS + 10_000);
