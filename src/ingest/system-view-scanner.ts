@@ -7,6 +7,7 @@ import {
   ELEMENT_NAMES, NODE, OTHER, PROPERTY, VALUE, GT, SLASH, BANG, QUESTION, EQ, DQ, SQ, DASH, LBRACKET, HASH, SEMI,
   isSpace, endsName, attributeOf, byLength, elementAt, knownNameEnd, svAttributeAt, type Element,
 } from './system-view-names.js';
+import { INCOMPLETE, NO_ENTITY, XmlReferences } from './xml-references.js';
 
 export { ELEMENT_NAMES, NODE, OTHER, PROPERTY, VALUE, type Element };
 
@@ -32,7 +33,7 @@ const IN_ATTRIBUTES = 0, AFTER_SLASH = 1;
 /** What end() does with a tail left unfinished by the input's end. */
 const TAIL_NOTHING = 0, TAIL_TEXT = 1, TAIL_START_TAG = 2, TAIL_COMMENT = 3, TAIL_CDATA = 4;
 
-const NO_ENTITY = 0, INCOMPLETE = -1;
+
 
 /** `scan` reads a chunk, not a bridge. */
 const NOT_A_BRIDGE = -1;
@@ -51,6 +52,7 @@ const CDATA_OPEN = 'CDATA[';
  * with the next chunk; text is reported up to each chunk's end, as htmlparser2 does.
  */
 export class SystemViewScanner {
+  private readonly references = new XmlReferences();
   /** sv:name, sv:type and sv:multiple of the start tag being reported (the first of each, entity-decoded). */
   svName: string | undefined;
   svType: string | undefined;
@@ -190,7 +192,7 @@ export class SystemViewScanner {
         if (amp === -1) amp = len;
       }
       while (amp < lt) {
-        const consumed = this.entityAt(buf, amp, len);
+        const consumed = this.references.at(buf, amp, len);
         if (consumed === INCOMPLETE) {
           // Only possible with no `<` after it: keep the pending text and the reference for the next chunk.
           if (bridgeOf !== NOT_A_BRIDGE) return textStart;
@@ -206,7 +208,7 @@ export class SystemViewScanner {
           events.text(buf, textStart, amp);
           this.startIndex = base + amp;
         }
-        const decoded = this.decoded;
+        const decoded = this.references.decoded;
         events.text(decoded, 0, decoded.length);
         textStart = amp + consumed;
         this.startIndex = base + textStart;
@@ -437,7 +439,7 @@ export class SystemViewScanner {
         }
         const raw = buf.slice(p + 9, close);
         const amp = raw.indexOf('&');
-        const value = amp === -1 ? raw : this.decodeAll(raw, amp);
+        const value = amp === -1 ? raw : this.references.decodeAll(raw, amp);
         if (which === 1) this.svName ??= value;
         else this.svType ??= value;
         p = close + 1;
@@ -488,7 +490,7 @@ export class SystemViewScanner {
     if (attributeOf(buf, nameStart, nameEnd) === 0) return;
     const raw = buf.slice(start, end);
     const amp = raw.indexOf('&');
-    this.attribute(buf, nameStart, nameEnd, amp === -1 ? raw : this.decodeAll(raw, amp));
+    this.attribute(buf, nameStart, nameEnd, amp === -1 ? raw : this.references.decodeAll(raw, amp));
   }
 
   /** Keeps the first sv:name, sv:type and sv:multiple of a tag (htmlparser2 keeps the first of a repeated attribute). */
@@ -507,94 +509,4 @@ export class SystemViewScanner {
     }
   }
 
-  /** Decodes the references in an attribute value; one not recognised (or not ended by `;`) stays as written. */
-  private decodeAll(raw: string, amp: number): string {
-    let out = '';
-    let from = 0;
-    while (amp !== -1) {
-      const consumed = this.entityAt(raw, amp, raw.length);
-      if (consumed > 0) {
-        out += raw.slice(from, amp) + this.decoded;
-        from = amp + consumed;
-        amp = raw.indexOf('&', from);
-      } else {
-        amp = raw.indexOf('&', amp + 1);
-      }
-    }
-    return out + raw.slice(from);
-  }
-
-  /** The character of the last reference `entityAt` read. */
-  private decoded = '';
-
-  /**
-   * A character or predefined entity reference at `amp`, as XML (and htmlparser2's strict decoding)
-   * reads it: its length, NO_ENTITY when it is none, INCOMPLETE when `end` cuts it.
-   */
-  private entityAt(buf: string, amp: number, end: number): number {
-    let p = amp + 1;
-    if (p >= end) return INCOMPLETE;
-    let c = buf.charCodeAt(p);
-    if (c === HASH) {
-      p++;
-      if (p >= end) return INCOMPLETE;
-      let hex = false;
-      if ((buf.charCodeAt(p) | 0x20) === 0x78) {
-        hex = true;
-        p++;
-      }
-      const digitsStart = p;
-      let cp = 0;
-      for (; p < end; p++) {
-        c = buf.charCodeAt(p);
-        let digit = c - 0x30;
-        if (digit >>> 0 > 9) {
-          if (!hex) break;
-          digit = (c | 0x20) - 0x61;
-          if (digit >>> 0 > 5) break;
-          digit += 10;
-        }
-        // Past U+10FFFF the value only needs to stay out of range.
-        cp = Math.min(cp * (hex ? 16 : 10) + digit, 0x110000);
-      }
-      if (p >= end) return INCOMPLETE;
-      if (p === digitsStart || c !== SEMI) return NO_ENTITY;
-      this.decoded = String.fromCodePoint(cp === 0 || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff ? 0xfffd : cp);
-      return p + 1 - amp;
-    }
-    let name: string;
-    let char: string;
-    switch (c) {
-      case 0x61: // a
-        if (p + 1 >= end) return INCOMPLETE;
-        if (buf.charCodeAt(p + 1) === 0x6d) {
-          name = 'amp;';
-          char = '&';
-        } else {
-          name = 'apos;';
-          char = "'";
-        }
-        break;
-      case 0x67: // g
-        name = 'gt;';
-        char = '>';
-        break;
-      case 0x6c: // l
-        name = 'lt;';
-        char = '<';
-        break;
-      case 0x71: // q
-        name = 'quot;';
-        char = '"';
-        break;
-      default:
-        return NO_ENTITY;
-    }
-    for (let k = 1; k < name.length; k++) {
-      if (p + k >= end) return INCOMPLETE;
-      if (buf.charCodeAt(p + k) !== name.charCodeAt(k)) return NO_ENTITY;
-    }
-    this.decoded = char;
-    return name.length + 1;
-  }
 }
