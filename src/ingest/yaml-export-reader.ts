@@ -19,6 +19,7 @@ import {
   closingSingleQuote, scanKey, scanValue, unquoteSingle, type ScannedScalar, type ScannedValue,
 } from './yaml-line-scan.js';
 import { ComposedPiece, ComposedReader } from './yaml-composed-items.js';
+import { KeySet, endsLine, foldQuoted, isDocumentMarker, isSequenceEntry, simpleEntry } from './yaml-line-shapes.js';
 
 /** A block mapping being read: the document's top level (depth 0) or an open node's (its depth). */
 interface Level {
@@ -26,30 +27,6 @@ interface Level {
   readonly depth: number;
   /** Keys read so far: YAML refuses a key twice in one mapping. */
   readonly keys: KeySet;
-}
-
-/** Most mappings of an export hold a dozen keys: a list is searched faster than a set is hashed then. */
-class KeySet {
-  private list: string[] | undefined = [];
-  private set: Set<string> | undefined;
-  size = 0;
-
-  /** False when the key was there already. */
-  add(key: string): boolean {
-    if (this.list) {
-      if (this.list.includes(key)) return false;
-      this.list.push(key);
-      if (this.list.length > 16) {
-        this.set = new Set(this.list);
-        this.list = undefined;
-      }
-    } else {
-      if (this.set!.has(key)) return false;
-      this.set!.add(key);
-    }
-    this.size++;
-    return true;
-  }
 }
 
 /** The item being read: complete once a line at its level (or above) starts. */
@@ -525,51 +502,4 @@ export class YamlExportReader {
     if (error) throw error;
     this.composed.readDocument(piece);
   }
-}
-
-/** The scalar of a `- value` line holding one whole scalar (nothing `yaml` must compose), or undefined. */
-function simpleEntry(raw: string, s: string, indent: number, line: number): RawScalar | undefined {
-  if (s.charCodeAt(indent + 1) !== 32 || raw.includes('\t') || s.includes('\r')) return undefined;
-  const value = scanValue(s, indent + 2);
-  if (value?.kind !== 'scalar') return undefined;
-  const { text, plain, tag } = value.scalar;
-  return { text, plain, tag, line };
-}
-
-/** `- ` or a lone `-` at `indent`: an entry of a block sequence. */
-function isSequenceEntry(s: string, indent: number): boolean {
-  if (s.charCodeAt(indent) !== 45) return false;
-  const next = s.charCodeAt(indent + 1);
-  return Number.isNaN(next) || next === 32 || next === 9;
-}
-
-function isDocumentMarker(s: string): boolean {
-  if (!s.startsWith('---') && !s.startsWith('...')) return false;
-  const next = s.charCodeAt(3);
-  return Number.isNaN(next) || next === 32 || next === 9;
-}
-
-function endsLine(s: string, at: number): boolean {
-  while (s.charCodeAt(at) === 32) at++;
-  return at === s.length || (s.charCodeAt(at) === 35 && s.charCodeAt(at - 1) === 32);
-}
-
-/**
- * YAML's line folding in a quoted scalar: spaces around a line break go, a single break becomes a
- * space, and each empty line between two lines becomes a line feed.
- */
-function foldQuoted(parts: readonly string[]): string {
-  let text = parts[0]!.trimEnd();
-  let empty = 0;
-  for (let i = 1; i < parts.length; i++) {
-    const isLast = i === parts.length - 1;
-    const part = isLast ? parts[i]!.trimStart() : parts[i]!.trim();
-    if (part === '' && !isLast) {
-      empty++;
-      continue;
-    }
-    text += (empty > 0 ? '\n'.repeat(empty) : ' ') + part;
-    empty = 0;
-  }
-  return text;
 }
