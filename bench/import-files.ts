@@ -5,7 +5,7 @@
 //
 // Usage (from the repository root):
 //   node --import tsx bench/import-files.ts [--nodes 100000] [--dir bench/data] [--formats yaml,xml]
-//        [--routes cli,http] [--pg [--pg-url postgres://postgres@127.0.0.1:5432]] [--json] [--no-build] [--keep]
+//        [--routes cli,http] [--pg [--pg-url postgres://postgres@127.0.0.1:5432]] [--json] [--no-build] [--keep] [--bin OTHER/bin/petal.js]
 //   --nodes N     products (folders of 1,000 under one root folder: N + ceil(N/1000) + 1 nodes in all)
 //   --dir D       where the generated files are kept: D/import-files-n<N>-v<version>/products.catalog.{yaml,xml};
 //                 existing ones are reused (generating 1M nodes takes minutes), delete the folder to rebuild
@@ -15,6 +15,8 @@
 //   --no-build    run dist/ as it is; by default it is rebuilt (tsc -p tsconfig.build.json) when src/ is newer,
 //                 since bin/petal.js runs the compiled dist/cli.js, as an installed petal does
 //   --keep        keep the stores (their paths/URLs are printed) instead of deleting them
+//   --bin P       run another build's bin/petal.js (built already), e.g. a worktree of an older commit, so
+//                 that a before and an after are measured in one sitting on the same files
 // Peak RSS: of the `petal import` process by GNU time's %M (wait4's ru_maxrss: the whole process, worker
 // threads included), else by polling /proc/PID/status VmHWM every 50 ms; of the `petal serve` process by
 // its VmHWM read after the response (it includes the server's start, shown apart as "RSS before").
@@ -36,6 +38,8 @@ import pg from 'pg';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PETAL = join(ROOT, 'bin/petal.js');
+/** The build that imports: this checkout's, or another's given with --bin (a before/after in one run). */
+let petalBin = PETAL;
 const GNU_TIME = '/usr/bin/time';
 /** Bump when the generated content changes, so cached files of the old shape are not reused. */
 const GENERATOR_VERSION = 2;
@@ -57,6 +61,8 @@ export interface Options {
   json: boolean;
   build: boolean;
   keep: boolean;
+  /** bin/petal.js of the build to run (default: this checkout's). */
+  bin: string;
 }
 
 export interface RunResult {
@@ -315,7 +321,7 @@ function collect(stream: NodeJS.ReadableStream | null): () => string {
 interface Measured { ms: number; peakKb: number; stdout: string }
 
 async function viaCli(file: string, store: string, scratch: string): Promise<Measured> {
-  const args = [PETAL, 'import', '--store', store, file];
+  const args = [petalBin, 'import', '--store', store, file];
   const timeFile = join(scratch, 'time.txt');
   const useTime = existsSync(GNU_TIME);
   const started = performance.now();
@@ -366,7 +372,7 @@ security:
 
 async function startServer(store: string, scratch: string): Promise<{ child: ChildProcess; port: number; stderr: () => string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [PETAL, 'serve', '--config', serveConfig(scratch), '--store', store, '--port', String(port), '--host', '127.0.0.1'],
+  const child = spawn(process.execPath, [petalBin, 'serve', '--config', serveConfig(scratch), '--store', store, '--port', String(port), '--host', '127.0.0.1'],
     { cwd: scratch, env: childEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
   const stderr = collect(child.stderr);
   let gone = false;
@@ -511,7 +517,7 @@ function list<T extends string>(text: string, allowed: readonly T[], flag: strin
 export function parseOptions(argv: readonly string[]): Options {
   const o: Options = {
     nodes: 100_000, dir: join(ROOT, 'bench/data'), formats: ['yaml', 'xml'], routes: ['cli', 'http'],
-    pg: false, pgUrl: 'postgres://postgres@127.0.0.1:5432', json: false, build: true, keep: false,
+    pg: false, pgUrl: 'postgres://postgres@127.0.0.1:5432', json: false, build: true, keep: false, bin: PETAL,
   };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]!;
@@ -529,6 +535,7 @@ export function parseOptions(argv: readonly string[]): Options {
     else if (flag === '--json') o.json = true;
     else if (flag === '--no-build') o.build = false;
     else if (flag === '--keep') o.keep = true;
+    else if (flag === '--bin') o.bin = resolve(value());
     else throw new Error(`unknown flag ${flag}`);
   }
   if (!Number.isInteger(o.nodes) || o.nodes < 1) throw new Error('--nodes must be a positive integer');
@@ -537,7 +544,8 @@ export function parseOptions(argv: readonly string[]): Options {
 
 export async function main(argv: readonly string[]): Promise<RunResult[]> {
   const o = parseOptions(argv);
-  if (o.build) ensureBuilt();
+  if (o.build && o.bin === PETAL) ensureBuilt();
+  petalBin = o.bin;
   const results: RunResult[] = [];
   for (const format of o.formats) {
     const started = performance.now();
