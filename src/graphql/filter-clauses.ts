@@ -6,7 +6,7 @@ import { FilterExpressionError } from './filter-expression-error.js';
 import type { Comparison, Expr } from './filter-syntax.js';
 
 /** More clauses than this from one OR is no filter a person wrote: refused rather than multiplied out. */
-export const MAX_CLAUSES = 1024;
+export const MAX_CLAUSES = 256;
 
 /** Comparisons numbered by first appearance (equal ones share a number); clauses are sorted number lists. */
 export interface Clauses {

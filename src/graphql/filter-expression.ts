@@ -20,7 +20,7 @@ const EXAMPLE = "@title LIKE '%War%' OR @title LIKE '%Struggle%'";
  */
 export function parseFilterExpression(text: string, target: (name: string) => Target | undefined): FilterSpec[] {
   if (text.length > MAX_FILTER_LENGTH) {
-    throw new FilterExpressionError(`the filter is longer than ${MAX_FILTER_LENGTH} characters`, MAX_FILTER_LENGTH);
+    throw new FilterExpressionError(`the filter is longer than ${MAX_FILTER_LENGTH} characters (at ${MAX_FILTER_LENGTH})`, MAX_FILTER_LENGTH);
   }
   if (text.trim() === '') return [];
   return toFilters(toClauses(parseSyntax(text, tokenize(text), target)));
