@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRAPHIQL_CSP, GRAPHIQL_PATH, graphiqlEnabled, registerGraphiqlRoutes } from '../../src/http/routes/graphiql.js';
+import { SCROLL_LOCK_STYLE_HASH } from '../../src/http/routes/graphiql-page.js';
 
 const packageDir = (name: string): string => dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
 
@@ -53,7 +54,9 @@ describe('the GraphiQL page', () => {
     const directives = new Map(GRAPHIQL_CSP.split('; ').map((d) => [d.split(' ')[0], d.split(' ').slice(1)]));
     expect(directives.get('default-src')).toEqual(["'none'"]);
     expect(directives.get('script-src')).toEqual(["'self'"]);
-    expect(directives.get('style-src')).toEqual(["'self'"]);
+    // One inline stylesheet by its hash (GraphiQL's scroll lock while a dialog is open), never 'unsafe-inline'.
+    expect(directives.get('style-src')).toEqual(["'self'", SCROLL_LOCK_STYLE_HASH]);
+    expect(SCROLL_LOCK_STYLE_HASH).toMatch(/^'sha256-[A-Za-z0-9+/]{43}='$/);
     expect(directives.get('connect-src')).toEqual(["'self'"]);
     expect(directives.get('frame-ancestors')).toEqual(["'none'"]);
     expect(GRAPHIQL_CSP).not.toContain('unsafe');
@@ -99,6 +102,9 @@ describe('the GraphiQL page', () => {
     const css = await app.inject({ method: 'GET', url: '/cms/.graphiql/graphiql-page.css' });
     expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
     expect(css.body).toContain('#graphiql { height: 100vh; }');
+    // The scroll lock's hash holds only while the body has no margin and the page no scrollbar.
+    expect(css.body).toContain('html { height: 100%; overflow: hidden; }');
+    expect(css.body).toContain('body { height: 100%; margin: 0; }');
   });
 
   it('serves only its allow-listed files: no other file of the packages, no traversal', async () => {

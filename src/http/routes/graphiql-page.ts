@@ -2,13 +2,23 @@
 // page's own stylesheet. Data reach the script through data- attributes, so no script is templated.
 
 /**
- * No inline script or style. GraphiQL's stylesheet embeds its fonts and a few images as `data:` URLs;
- * its requests (introspection, queries) go to the endpoint, a path on this origin. React and CodeMirror
- * set styles through the CSSOM (`element.style`), which style-src does not govern.
+ * The one inline stylesheet GraphiQL adds: while a dialog (settings, short keys) is open, Radix's
+ * react-remove-scroll-bar puts a `<style>` in the head that locks the page's scroll. Its text depends
+ * only on the body's margins and the scrollbar's width, both 0 on this page (GRAPHIQL_PAGE_CSS), so it is
+ * always the same text and allowed by its hash, not by 'unsafe-inline'. Another GraphiQL version may
+ * change the text: the browser test opens a dialog, and Chromium's report names the new hash.
+ */
+export const SCROLL_LOCK_STYLE_HASH = "'sha256-Y/huXlwoYkVyQlxwSVcCi1RCDGDCSVBzDt0hYP9qlTc='";
+
+/**
+ * No inline script, no inline style but the scroll lock above. GraphiQL's stylesheet embeds its fonts
+ * and a few images as `data:` URLs; its requests (introspection, queries) go to the endpoint, a path on
+ * this origin. React and CodeMirror set styles through the CSSOM (`element.style`), which style-src
+ * does not govern.
  */
 export const GRAPHIQL_CSP = [
-  "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "font-src 'self' data:",
-  "connect-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+  "default-src 'none'", "script-src 'self'", `style-src 'self' ${SCROLL_LOCK_STYLE_HASH}`, "img-src 'self' data:",
+  "font-src 'self' data:", "connect-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
 ].join('; ');
 
 /**
@@ -30,8 +40,13 @@ export const GRAPHIQL_INIT = `(function () {
 })();
 `;
 
-/** GraphiQL fills its container: the container must have a height (the CDN example does this inline). */
-export const GRAPHIQL_PAGE_CSS = `html, body { height: 100%; margin: 0; overflow: hidden; }
+/**
+ * GraphiQL fills its container, which needs a height (the CDN example sets it inline). The page never
+ * scrolls: hidden overflow on html, not body (on body GraphiQL's dialogs log an error, unable to measure
+ * the scrollbar), and no margin, which keeps the scroll lock's text constant (SCROLL_LOCK_STYLE_HASH).
+ */
+export const GRAPHIQL_PAGE_CSS = `html { height: 100%; overflow: hidden; }
+body { height: 100%; margin: 0; }
 #graphiql { height: 100vh; }
 `;
 
