@@ -1,0 +1,108 @@
+// HTTP layer: GraphiQL at `/.graphiql`, as Magnolia serves it beside `/.graphql`: React and GraphiQL
+// from Petal's own dependencies (its `cdn/enabled: false`), nothing from a CDN, a strict CSP.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { sendError } from '../error-handler.js';
+import { etagOf, ifNoneMatchHits } from '../etag.js';
+import { GRAPHIQL_CSP, GRAPHIQL_INIT, GRAPHIQL_PAGE_CSS, graphiqlPage } from './graphiql-page.js';
+
+export { GRAPHIQL_CSP } from './graphiql-page.js';
+
+export const GRAPHIQL_PATH = '/.graphiql';
+/** Where the GraphQL API answers, below the context path. */
+const GRAPHQL_PATH = '/.graphql';
+
+interface Asset {
+  readonly type: string;
+  /** Read on first use: GraphiQL's bundle is 3.5 MB and most processes never serve it. */
+  readonly load: () => Buffer;
+}
+
+const JS = 'text/javascript; charset=utf-8';
+const CSS = 'text/css; charset=utf-8';
+
+/** A package's folder, found through its package.json (loading its index would run browser code in Node). */
+function packageDir(name: string): string {
+  return dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
+}
+
+/**
+ * The only files served below the page: a fixed allow-list, so no request names a path on disk. The
+ * packages are found now (a missing one fails at start), their files read on first request.
+ */
+function assets(): ReadonlyMap<string, Asset> {
+  const file = (pkg: string, path: string, type: string): [string, Asset] => {
+    const at = join(packageDir(pkg), path);
+    return [path.slice(path.lastIndexOf('/') + 1), { type, load: () => readFileSync(at) }];
+  };
+  const own = (name: string, type: string, text: string): [string, Asset] => [name, { type, load: () => Buffer.from(text) }];
+  return new Map<string, Asset>([
+    // GraphiQL's UMD bundle expects React 18 as the globals React and ReactDOM; it carries graphql itself.
+    file('react', 'umd/react.production.min.js', JS),
+    file('react-dom', 'umd/react-dom.production.min.js', JS),
+    file('graphiql', 'graphiql.min.js', JS),
+    file('graphiql', 'graphiql.min.css', CSS),
+    own('graphiql-init.js', JS, GRAPHIQL_INIT),
+    own('graphiql-page.css', CSS, GRAPHIQL_PAGE_CSS),
+  ]);
+}
+
+export interface GraphiqlOptions {
+  readonly contextPath: string;
+  /** The URL path the page posts queries to; by default `${contextPath}/.graphql`. */
+  readonly endpoint?: string;
+}
+
+/**
+ * The endpoint must be a path on this origin: the page's CSP allows requests to it only, and its
+ * cookies go only there. `//host` and `/\host` would name another host.
+ */
+function checkEndpoint(endpoint: string): string {
+  if (!/^\/(?![/\\])[^\s\\]*$/.test(endpoint)) {
+    throw new Error(`GraphiQL endpoint ${JSON.stringify(endpoint)}: expected a path on this server, such as /.graphql`);
+  }
+  return endpoint;
+}
+
+function secure(reply: FastifyReply): FastifyReply {
+  return reply.header('content-security-policy', GRAPHIQL_CSP).header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer');
+}
+
+/**
+ * Registers the page and its files. The page is small and names the context path: revalidated each
+ * time. The files change only with the packages' versions: cached for a day, then revalidated.
+ */
+export function registerGraphiqlRoutes(app: FastifyInstance, o: GraphiqlOptions): void {
+  const base = o.contextPath + GRAPHIQL_PATH;
+  const page = graphiqlPage(base, checkEndpoint(o.endpoint ?? o.contextPath + GRAPHQL_PATH));
+  const pageTag = etagOf(page);
+  const files = assets();
+  const loaded = new Map<string, { readonly body: Buffer; readonly etag: string }>();
+
+  app.get(base, async (request: FastifyRequest, reply: FastifyReply) => {
+    secure(reply).header('cache-control', 'no-cache').header('etag', pageTag);
+    if (ifNoneMatchHits(request.headers['if-none-match'], pageTag)) return reply.code(304).send();
+    return reply.type('text/html; charset=utf-8').send(page);
+  });
+  app.get(`${base}/:file`, async (request: FastifyRequest<{ Params: { file: string } }>, reply: FastifyReply) => {
+    const name = request.params.file;
+    const asset = files.get(name);
+    if (asset === undefined) return sendError(reply, 'notFound', `No GraphiQL file ${JSON.stringify(name)}`);
+    let hit = loaded.get(name);
+    if (hit === undefined) {
+      const body = asset.load();
+      loaded.set(name, (hit = { body, etag: etagOf(body) }));
+    }
+    secure(reply).header('cache-control', 'public, max-age=86400').header('etag', hit.etag);
+    if (ifNoneMatchHits(request.headers['if-none-match'], hit.etag)) return reply.code(304).send();
+    return reply.type(asset.type).send(hit.body);
+  });
+}
+
+/** petal.yaml's GraphiQL switch: as configured; when absent, on except in production. */
+export function graphiqlEnabled(configured: boolean | undefined, nodeEnv: string | undefined): boolean {
+  return configured ?? nodeEnv !== 'production';
+}
