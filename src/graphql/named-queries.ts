@@ -28,9 +28,30 @@ function reasonOf(err: unknown): string {
   return typeof code === 'string' ? code : err instanceof Error ? err.message : String(err);
 }
 
+/** The modules of a light-modules folder (its sub-folders), sorted; none when it cannot be listed. */
+function modulesOf(root: string): string[] {
+  try {
+    return readdirSync(root, { withFileTypes: true })
+      .filter((e) => e.isDirectory() || (e.isSymbolicLink() && isFolder(join(root, e.name))))
+      .map((e) => e.name)
+      .sort();
+  } catch {
+    return []; // a missing light-modules folder is the configuration's to report
+  }
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /**
- * The named queries of the modules, in the order of `moduleRoots` and then of file names; a name
- * taken by an earlier module keeps its first file. A module without `graphql/queries` has none.
+ * The named queries of the modules in these light-modules folders (`<root>/<module>/graphql/queries/
+ * <name>.graphql`), in the order of the folders, then of modules and file names; a name taken by an
+ * earlier module keeps its first file. A module without `graphql/queries` has none.
  */
 export function loadNamedQueries(
   moduleRoots: readonly string[],
@@ -40,8 +61,7 @@ export function loadNamedQueries(
   const queries: NamedQuery[] = [];
   const problems: NamedQueryProblem[] = [];
   const taken = new Map<string, string>();
-  for (const root of moduleRoots) {
-    const folder = join(root, 'graphql', 'queries');
+  for (const folder of moduleRoots.flatMap((root) => modulesOf(root).map((module) => join(root, module, 'graphql', 'queries')))) {
     let names: string[];
     try {
       names = readdirSync(folder).filter((n) => n.endsWith(EXTENSION)).sort();

@@ -208,8 +208,9 @@ describe('loadNamedQueries', () => {
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'petal-named-queries-'));
-    first = join(dir, 'first');
-    second = join(dir, 'second');
+    // two light-modules folders: one with the modules first and plain, the other with second
+    first = join(dir, 'light-modules', 'first');
+    second = join(dir, 'more-modules', 'second');
     write(first, 'books.graphql', '{ books { title } }\n');
     write(first, 'authors.list.graphql', 'query Authors { authors { name } }');
     write(first, 'notes.txt', 'not a query');
@@ -222,24 +223,31 @@ describe('loadNamedQueries', () => {
     symlinkSync(join(dir, 'missing'), join(first, 'graphql', 'queries', 'dangling.graphql'));
     write(second, 'books.graphql', '{ books { publisher } }');
     write(second, 'book.graphql', '{ book(id: "1") { title } }');
-    mkdirSync(join(dir, 'third'));
+    mkdirSync(join(dir, 'light-modules', 'plain', 'contentTypes'), { recursive: true });
+    writeFileSync(join(dir, 'light-modules', 'README.md'), 'not a module');
+    symlinkSync(second, join(dir, 'light-modules', 'zlinked'));
   });
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('reads every <module>/graphql/queries/*.graphql, named after the file, the first module keeping a name', () => {
-    const { queries } = loadNamedQueries([first, second, join(dir, 'third'), join(dir, 'absent')], { maxBytes: 100 });
+  const roots = (): string[] => [join(dir, 'light-modules'), join(dir, 'more-modules')];
+
+  it('reads every <module>/graphql/queries/*.graphql of the light-modules folders, named after the file, the first module keeping a name', () => {
+    const { queries } = loadNamedQueries([...roots(), join(dir, 'absent')], { maxBytes: 100 });
     expect(queries.map((x) => [x.name, x.query])).toEqual([
       ['authors.list', 'query Authors { authors { name } }'],
       ['books', '{ books { title } }\n'],
-      ['book', '{ book(id: "1") { title } }'],
+      ['book', '{ book(id: "1") { title } }'], // through the link zlinked
     ]);
     expect(queries[1]!.file).toBe(join(first, 'graphql', 'queries', 'books.graphql'));
+    expect(queries[2]!.file).toBe(join(dir, 'light-modules', 'zlinked', 'graphql', 'queries', 'book.graphql'));
+    expect(loadNamedQueries([first]).queries).toEqual([]); // a module is not a light-modules folder
   });
 
   it('reports the files it cannot use, and why', () => {
-    const { problems } = loadNamedQueries([first, second], { maxBytes: 100 });
+    const { problems } = loadNamedQueries(roots(), { maxBytes: 100 });
     const at = (module: string, name: string) => join(module, 'graphql', 'queries', name);
+    const linked = join(dir, 'light-modules', 'zlinked');
     expect(problems).toEqual([
       { file: at(first, 'big.graphql'), reason: 'is 133 bytes, over the limit of 100' },
       { file: at(first, 'broken.graphql'), reason: 'is not a GraphQL document: Syntax Error: Expected Name, found <EOF>. (line 1, column 18)' },
@@ -248,21 +256,23 @@ describe('loadNamedQueries', () => {
       { file: at(first, 'folder.graphql'), reason: 'is not a file' },
       { file: at(first, 'latin1.graphql'), reason: 'is not UTF-8 text' },
       { file: at(first, 'with space.graphql'), reason: 'the name "with space" may hold only letters, digits, \'_\', \'-\' and \'.\' (not first)' },
+      { file: at(linked, 'books.graphql'), reason: `the name "books" is already taken by ${at(first, 'books.graphql')}; this file is ignored` },
+      { file: at(second, 'book.graphql'), reason: `the name "book" is already taken by ${at(linked, 'book.graphql')}; this file is ignored` },
       { file: at(second, 'books.graphql'), reason: `the name "books" is already taken by ${at(first, 'books.graphql')}; this file is ignored` },
     ]);
   });
 
   it('reports a queries folder that is not a folder, and loads big files up to the default limit', () => {
-    const odd = join(dir, 'odd');
+    const odd = join(dir, 'odd-modules', 'odd');
     mkdirSync(join(odd, 'graphql'), { recursive: true });
     writeFileSync(join(odd, 'graphql', 'queries'), 'a file');
-    expect(loadNamedQueries([odd]).problems).toEqual([{ file: join(odd, 'graphql', 'queries'), reason: 'cannot be listed (ENOTDIR)' }]);
-    expect(loadNamedQueries([first]).queries.map((x) => x.name)).toContain('big');
+    expect(loadNamedQueries([join(dir, 'odd-modules')]).problems).toEqual([{ file: join(odd, 'graphql', 'queries'), reason: 'cannot be listed (ENOTDIR)' }]);
+    expect(loadNamedQueries(roots()).queries.map((x) => x.name)).toContain('big');
   });
 
   it('gives queries a store finds by name and by sha256', () => {
     const store = new PersistedQueries();
-    for (const named of loadNamedQueries([first, second]).queries) store.addNamed(named.name, named.query);
+    for (const named of loadNamedQueries(roots()).queries) store.addNamed(named.name, named.query);
     expect(store.byName('book')).toBe('{ book(id: "1") { title } }');
     expect(resolvePersisted({ extensions: ext(sha256Hex('{ books { title } }\n')) }, store, { automatic: false })).toEqual({ query: '{ books { title } }\n' });
   });
