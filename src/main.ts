@@ -46,6 +46,8 @@ import { Purger } from './notify/purger.js';
 import { endpointKey } from './repository/dependencies.js';
 import { purgeSenders } from './notify/purge-targets.js';
 import { explorerEnabled } from './http/routes/explorer.js';
+import { GraphqlApi, graphqlSettingsOf } from './graphql/graphql-api.js';
+import { graphiqlEnabled } from './http/routes/graphiql.js';
 
 /** JSON lines for machines; readable lines on a terminal (unless PETAL_LOG_FORMAT=json). */
 export function createLogger(level: string): Logger {
@@ -155,6 +157,8 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   for (const p of themes.problems) log.warn(`theme ${p.file}: ${p.reason}`);
   for (const p of site.corsProblems ?? []) log.warn(`CORS: ${p}`);
   const renditions = openRenditions(store, config, log);
+  const graphql = config.graphql?.enabled === false ? undefined : new GraphqlApi(config.modules, graphqlSettingsOf(config.graphql, process.env.NODE_ENV));
+  for (const p of graphql?.current.problems ?? []) log.warn(p);
   let security: SecurityService;
   let responseCache: ResponseCache | null = null; // set once the app exists
   let watcher: ModuleWatcher | undefined;
@@ -169,6 +173,8 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
         purger?.purgeKeys(registry.list().map((d) => endpointKey(d.endpointPath)));
         for (const p of themes.reload(config.modules)) log.warn(`theme ${p.file}: ${p.reason}`);
         for (const p of pages.reload(config.modules)) log.warn(`${p.file}: ${p.reason}`);
+        for (const p of graphql?.reload() ?? []) log.warn(p);
+        purger?.purgeKeys(graphql !== undefined ? [endpointKey(graphql.current.endpoint.endpointPath)] : []);
         logProblems(log, result.problems);
         for (const f of kept) log.warn(`endpoint definition ${f}: still serving its last good version`);
         log.info(`endpoint definitions reloaded: ${registry.size} endpoints`);
@@ -210,6 +216,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     ...(config.cdn !== undefined ? { tagHeader: config.cdn.tagHeader } : {}),
     rateLimit: rateLimitOptionsOf(config),
     explorer: explorerEnabled(config.explorer, process.env.NODE_ENV),
+    ...(graphql !== undefined ? { graphql, graphiql: graphiqlEnabled(config.graphql?.graphiql, process.env.NODE_ENV) } : {}),
     metrics,
   });
   responseCache = app.responseCache;

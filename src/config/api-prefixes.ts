@@ -8,3 +8,5 @@ export const IMPORT_PATH = '/.rest/import/v1';
 export const EXPORT_PREFIX = '/.rest/export/v1';
 /** The deprecated shop API. */
 export const SHOP_PREFIX = '/shop/v1';
+/** The GraphQL API (its GraphiQL page is at routes/graphiql.ts's GRAPHIQL_PATH). */
+export const GRAPHQL_PATH = '/.graphql';

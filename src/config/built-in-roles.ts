@@ -24,6 +24,8 @@ export const BUILT_IN_ROLES: ReadonlyMap<string, RoleConfig> = new Map<string, R
       { path: '/.rest/delivery/*', permission: 'get' }, { path: '/shop/v1/*', permission: 'getAndPost' },
       { path: '/.rest/openapi.json', permission: 'get' }, { path: '/.rest/openapi.yaml', permission: 'get' },
       { path: '/.petal/explorer', permission: 'get' }, { path: '/.petal/explorer/*', permission: 'get' },
+      // GraphQL reads with POST too; what it returns is decided by the workspaces' permissions, as for delivery.
+      { path: '/.graphql', permission: 'getAndPost' }, { path: '/.graphiql', permission: 'get' }, { path: '/.graphiql/*', permission: 'get' },
     ],
     workspacePermissions: new Map(),
   }],

@@ -173,6 +173,23 @@ export const configSchema = z.strictObject({
   }).optional(),
   /** The API explorer page at /.petal/explorer (README: OpenAPI); off by default when NODE_ENV=production. */
   explorer: z.boolean().optional(),
+  /** The GraphQL API at /.graphql over the content types of the light modules (README: GraphQL). */
+  graphql: z.strictObject({
+    enabled: z.boolean().optional(),
+    /** Introspection queries; off by default when NODE_ENV=production. */
+    introspection: z.boolean().optional(),
+    /** The GraphiQL page at /.graphiql; off by default when NODE_ENV=production. */
+    graphiql: z.boolean().optional(),
+    maxDepth: z.number().int('an integer').min(1, 'at least 1').max(100, 'at most 100').optional(),
+    maxComplexity: z.number().int('an integer').min(1, 'at least 1').max(100_000, 'at most 100000').optional(),
+    maxAliases: z.number().int('an integer').min(0, 'at least 0').max(10_000, 'at most 10000').optional(),
+    maxRootFields: z.number().int('an integer').min(1, 'at least 1').max(1_000, 'at most 1000').optional(),
+    defaultLimit: z.number().int('an integer').min(1, 'at least 1').max(1_000, 'at most 1000').optional(),
+    maxLimit: z.number().int('an integer').min(1, 'at least 1').max(1_000, 'at most 1000').optional(),
+    /** Automatic persisted queries (a query registered by its SHA-256, then sent by hash: cacheable GETs). */
+    automaticPersistedQueries: z.boolean().optional(),
+  }).refine((g) => g.defaultLimit === undefined || g.maxLimit === undefined || g.defaultLimit <= g.maxLimit,
+    { message: 'defaultLimit must not exceed maxLimit', path: ['defaultLimit'] }).optional(),
   /** Signed POSTs of change events, at least once and in order per webhook (README: Webhooks). */
   webhooks: z.array(webhookSchema).superRefine((hooks, ctx) => {
     const seen = new Set<string>();

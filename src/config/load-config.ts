@@ -28,6 +28,20 @@ export interface SiteConfig {
   readonly corsProblems?: readonly string[];
 }
 
+/** petal.yaml `graphql:` as written (README: GraphQL). */
+export interface GraphqlConfig {
+  readonly enabled?: boolean;
+  readonly introspection?: boolean;
+  readonly graphiql?: boolean;
+  readonly maxDepth?: number;
+  readonly maxComplexity?: number;
+  readonly maxAliases?: number;
+  readonly maxRootFields?: number;
+  readonly defaultLimit?: number;
+  readonly maxLimit?: number;
+  readonly automaticPersistedQueries?: boolean;
+}
+
 /** Limits of the /shop/v1 API (petal.yaml `shop:`). */
 export interface ShopConfig {
   /** Units of one product a cart line, and so an order, may hold. */
@@ -98,6 +112,8 @@ export interface PetalConfig {
   readonly rateLimit?: RateLimitConfig;
   /** The API explorer page (`explorer:`); absent = on, except when NODE_ENV=production. */
   readonly explorer?: boolean;
+  /** The GraphQL API (`graphql:`): only the keys petal.yaml sets (graphql/graphql-api.ts has the defaults). */
+  readonly graphql?: GraphqlConfig;
   /** Working and published content (`publishing:`); absent = off (the working content is served). */
   readonly publishing?: PublishingConfig;
   /** Shop limits (absent = DEFAULT_SHOP_CONFIG). */
@@ -281,6 +297,7 @@ export function loadConfig(overrides: CliOverrides = {}, env: NodeJS.ProcessEnv 
     ...(raw.metrics !== undefined ? { metrics: { enabled: raw.metrics.enabled ?? true, ...(raw.metrics.tokenEnv !== undefined ? { tokenEnv: raw.metrics.tokenEnv } : {}) } } : {}),
     ...(raw.rateLimit !== undefined ? { rateLimit: rateLimitOf(raw.rateLimit) } : {}),
     ...(raw.explorer !== undefined ? { explorer: raw.explorer } : {}),
+    ...(raw.graphql !== undefined ? { graphql: raw.graphql } : {}),
     shop: {
       maxUnitsPerOrderLine: raw.shop?.maxUnitsPerOrderLine ?? DEFAULT_SHOP_CONFIG.maxUnitsPerOrderLine,
       rateLimit: { ...DEFAULT_SHOP_CONFIG.rateLimit, ...raw.shop?.rateLimit },

@@ -12,6 +12,10 @@ import { answerConnect, answerExpectation, clientErrorHandler, connectionsChecki
 import { registerDeliveryRoutes } from './routes/delivery.js';
 import { registerOpsRoutes } from './routes/ops.js';
 import { registerExplorerRoutes } from './routes/explorer.js';
+import { registerGraphqlRoutes } from './routes/graphql.js';
+import { registerGraphiqlRoutes } from './routes/graphiql.js';
+import type { GraphqlApi } from '../graphql/graphql-api.js';
+import type { GraphqlTheme } from '../graphql/read-context.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerDamRoutes } from './routes/dam.js';
 import { registerImagingRoutes } from './routes/imaging.js';
@@ -76,6 +80,10 @@ export interface AppOptions {
   readonly shop?: ShopService;
   /** The API explorer page at /.petal/explorer (petal.yaml `explorer`, see explorerEnabled); absent = off. */
   readonly explorer?: boolean;
+  /** The GraphQL API at /.graphql (petal.yaml `graphql`); absent = off. */
+  readonly graphql?: GraphqlApi;
+  /** The GraphiQL page at /.graphiql (with `graphql` only). */
+  readonly graphiql?: boolean;
   /** How long clients may take (petal.yaml `limits:`); DEFAULT_TIMEOUTS for what is not given. */
   readonly timeouts?: Partial<HttpTimeouts>;
   /** Body limit of the import route (petal.yaml `limits.importMaxBytes`); 1 GiB by default. */
@@ -221,6 +229,20 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     cache,
     varyByOrigin: (o.corsOrigins ?? []).length > 0 || (o.site().cors ?? []).some((r) => r.origins !== '*'),
   });
+  if (o.graphql !== undefined) {
+    const themes = o.themes;
+    registerGraphqlRoutes(app, {
+      api: o.graphql, repository: o.repository, security: o.security, site: o.site, outName: o.outName, contextPath: o.contextPath ?? '',
+      ...(o.links !== undefined ? { links: o.links } : {}),
+      ...(themes !== undefined ? { theme: () => graphqlThemeOf(themes.themeFor(o.site())) } : {}),
+      ...(o.publishing !== undefined ? { previewContextPath: o.publishing.previewContextPath } : {}),
+      ...(o.cacheControl !== undefined ? { cacheControl: o.cacheControl } : {}),
+      ...(o.tagHeader !== undefined ? { tagHeader: o.tagHeader } : {}),
+      cache,
+      varyByOrigin: (o.corsOrigins ?? []).length > 0 || (o.site().cors ?? []).some((r) => r.origins !== '*'),
+    });
+    if (o.graphiql === true) registerGraphiqlRoutes(app, { contextPath: o.contextPath ?? '' });
+  }
   const assets = {
     repository: o.repository, security: o.security, contextPath: o.contextPath ?? '', imaging: o.imaging ?? PRESETS_ONLY,
     renditions,
@@ -251,4 +273,9 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   });
   await app.ready();
   return app;
+}
+
+/** The site's theme as GraphQL's rendition links need it (every variation's name). */
+function graphqlThemeOf(t: { readonly name: string; readonly variations: ReadonlyMap<string, unknown>; hasVariation(n: string): boolean } | undefined): GraphqlTheme | undefined {
+  return t === undefined ? undefined : { name: t.name, variations: [...t.variations.keys()], hasVariation: (n) => t.hasVariation(n) };
 }

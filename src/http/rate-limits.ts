@@ -6,7 +6,7 @@ import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { Redis } from 'ioredis';
 import { DAM_PREFIX, IMAGING_PREFIX } from '../assets/links.js';
-import { COMMANDS_PREFIX, IMPORT_PATH, NODES_PREFIX, PROPERTIES_PREFIX } from '../config/api-prefixes.js';
+import { COMMANDS_PREFIX, GRAPHQL_PATH, IMPORT_PATH, NODES_PREFIX, PROPERTIES_PREFIX } from '../config/api-prefixes.js';
 import type { RateLimitClass, RateLimitConfig, RateLimitRule } from '../config/notify-config.js';
 import type { EndpointRegistry } from '../delivery/endpoint-registry.js';
 import { parseMethod } from '../delivery/parse-request.js';
@@ -56,6 +56,8 @@ const under = (path: string, prefix: string): boolean => path === prefix || path
  * request tells (read or query); undefined = not limited (health, 405 answers, exports, the Nodes API's reads).
  */
 export function routeClass(method: string, url: string): RateLimitClass | 'delivery' | undefined {
+  // Every GraphQL request may run queries (a POST reads too): counted as queries.
+  if (url === GRAPHQL_PATH) return READS.has(method) || method === 'POST' ? 'queries' : undefined;
   if (READS.has(method)) {
     if (url === '/.rest' || url === '/.rest/*') return 'delivery';
     if (under(url, DAM_PREFIX) || under(url, IMAGING_PREFIX)) return 'deliveryReads';

@@ -65,6 +65,7 @@ export const SERVER_CASES: readonly SmokeCase[] = [
   c('import-http.ts', (d) => ['--folders', '1', d.tours]),
   c('shop.ts', () => ['--seconds', '1']),
   c('renditions.ts', () => ['--rounds', '1']),
+  c('graphql.ts', () => ['--seconds', '1']),
 ];
 
 export const IN_PROCESS_CASES: readonly SmokeCase[] = [

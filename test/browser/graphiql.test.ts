@@ -1,55 +1,64 @@
 // GraphiQL in a real browser: Debian's Chromium (through playwright-core) opens /.graphiql on a listening
 // server, a query is typed into the editor and run, and the answer must appear in the result pane with
-// no CSP violation, console error or failed load. The GraphQL endpoint is a stand-in (serverUnderTest):
-// point that one function at the real /.graphql route once it exists.
+// no CSP violation, console error or failed load, against Petal's own /.graphql over the bookcase module.
 import { existsSync } from 'node:fs';
-import Fastify from 'fastify';
-import { buildSchema, graphql } from 'graphql';
+import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerGraphiqlRoutes } from '../../src/http/routes/graphiql.js';
 import { SESSION_COOKIE } from '../../src/security/security-service.js';
+import { createTestApp } from '../helpers/test-app.js';
+import { hashOf, tempFolder } from '../security-http/helpers.js';
+import { BOOKCASE_SECURITY, FIXTURES } from '../graphql/bookcase.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 // Missing Chromium fails in CI (.ci/run installs it); elsewhere the test is skipped with this reason.
 const missing = !existsSync(CHROMIUM) && process.env.CI === undefined;
 if (missing) console.warn(`test/browser/graphiql.test.ts skipped: ${CHROMIUM} is missing (apt-get install chromium)`);
 
-/** A book anyone may read, and one only a signed-in editor sees. */
-const PUBLIC_BOOK = { id: 'darwin-1859', title: 'On the Origin of Species' };
-const DRAFT_BOOK = { id: 'draft-2025', title: 'A Book in Progress' };
+/** A book anyone may read, and one only a signed-in editor sees (the bookcase's secret folder). */
+const PUBLIC_BOOK = { id: 'b0000000-0000-4000-8000-000000000001', title: 'On the Origin of Species' };
+const DRAFT_BOOK = { id: 'b0000000-0000-4000-8000-000000000004', title: 'AAA Secret War Plans' };
+const PW = 'graphiql-browser-password';
 
 interface ServerUnderTest {
   /** Origin and context path, e.g. `http://127.0.0.1:41234`. */
   readonly base: string;
-  /** Leaves in the browser context what a sign-in would: the session cookie. */
+  /** Leaves in the browser context what a sign-in leaves: the session cookie. */
   readonly signIn: (context: BrowserContext) => Promise<void>;
   readonly close: () => Promise<void>;
 }
 
 /**
- * The app under test: GraphiQL as Petal registers it, and a stand-in POST /.graphql that runs queries
- * with graphql-js on `type Query { book(id: ID): Book } type Book { title: String }`. The draft book is
- * answered only to a request carrying a session cookie, which shows the page sends its cookies.
+ * Petal with the bookcase module and content, the GraphQL API and its GraphiQL page, listening on a
+ * port: anonymous callers read the public books; the editor, signed in by /.auth/login, also the secret one.
  */
 async function serverUnderTest(): Promise<ServerUnderTest> {
-  const app = Fastify();
-  registerGraphiqlRoutes(app, { contextPath: '' });
-  const schema = buildSchema('type Query { book(id: ID): Book } type Book { title: String }');
-  app.post('/.graphql', async (request) => {
-    const body = request.body as { query?: string; variables?: Record<string, unknown>; operationName?: string };
-    const signedIn = (request.headers.cookie ?? '').split(/;\s*/).some((c) => c.startsWith(`${SESSION_COOKIE}=`));
-    const readable = signedIn ? [PUBLIC_BOOK, DRAFT_BOOK] : [PUBLIC_BOOK];
-    return graphql({
-      schema, source: body.query ?? '', variableValues: body.variables ?? null, operationName: body.operationName ?? null,
-      rootValue: { book: ({ id }: { id?: string }) => readable.find((b) => b.id === id) ?? null },
-    });
+  const hash = await hashOf(PW);
+  const t = await createTestApp({
+    moduleRoots: [join(FIXTURES, 'light-modules')], contentPaths: [join(FIXTURES, 'content')], graphql: true, graphiql: true,
+    security: {
+      folder: tempFolder(),
+      roles: {
+        ...BOOKCASE_SECURITY.roles,
+        'rest-anonymous': { uriPermissions: [{ path: '/.graphql', permission: 'getAndPost' }, { path: '/.graphiql', permission: 'get' }, { path: '/.graphiql/*', permission: 'get' }] },
+        editor: { workspacePermissions: { books: [{ path: '/', permission: 'read' }, { path: '/*', permission: 'read' }] } },
+      },
+      users: { ed: { passwordHash: hash, roles: ['editor'] } },
+    },
   });
-  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   return {
     base,
-    signIn: (context) => context.addCookies([{ name: SESSION_COOKIE, value: 'stand-in', url: base, httpOnly: true, sameSite: 'Lax' }]),
-    close: () => app.close(),
+    signIn: async (context) => {
+      const res = await fetch(`${base}/.auth/login`, {
+        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `mgnlUserId=ed&mgnlUserPSWD=${PW}`, redirect: 'manual',
+      });
+      const cookie = (res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`)) ?? '').split(';')[0]!;
+      if (cookie === '') throw new Error(`sign-in failed: ${res.status}`);
+      const [name, value] = [cookie.slice(0, cookie.indexOf('=')), cookie.slice(cookie.indexOf('=') + 1)];
+      await context.addCookies([{ name, value, url: base, httpOnly: true, sameSite: 'Lax' }]);
+    },
+    close: () => t.close(),
   };
 }
 

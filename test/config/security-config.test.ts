@@ -61,6 +61,7 @@ describe('security config', () => {
       { path: '/.rest/delivery/*', permission: 'get' }, { path: '/shop/v1/*', permission: 'getAndPost' },
       { path: '/.rest/openapi.json', permission: 'get' }, { path: '/.rest/openapi.yaml', permission: 'get' },
       { path: '/.petal/explorer', permission: 'get' }, { path: '/.petal/explorer/*', permission: 'get' },
+      { path: '/.graphql', permission: 'getAndPost' }, { path: '/.graphiql', permission: 'get' }, { path: '/.graphiql/*', permission: 'get' },
     ]);
     expect(s.roles.get('rest-anonymous')!.workspacePermissions.size).toBe(0);
     expect(s.roles.get('anonymous')!.uriPermissions).toEqual([
@@ -86,7 +87,7 @@ describe('security config', () => {
       { path: '/travel', permission: 'read' }, { path: '/travel/*', permission: 'read' },
     ]);
     expect(s.definedIn.roles.get('anonymous')).toBe(join(tmp, 'petal.yaml'));
-    expect(s.roles.get('rest-anonymous')!.uriPermissions).toHaveLength(6); // the built-in one, untouched
+    expect(s.roles.get('rest-anonymous')!.uriPermissions).toHaveLength(9); // the built-in one, untouched
   });
 
   it('reads the full shape with its defaults', () => {

@@ -35,6 +35,7 @@ import { RenditionService, type RenditionServiceOptions } from '../../src/assets
 import type { TransformPolicy } from '../../src/assets/image-transform.js';
 import type { MetricsOptions } from '../../src/metrics/metrics-route.js';
 import { publishVersion } from '../../src/repository/writes.js';
+import { DEFAULT_GRAPHQL_SETTINGS, GraphqlApi, type GraphqlSettings } from '../../src/graphql/graphql-api.js';
 
 export interface TestAppOptions {
   /** Endpoint definitions by path below `restEndpoints/` (e.g. `delivery/pages_v1.yaml`). */
@@ -99,6 +100,10 @@ export interface TestAppOptions {
   readonly explorer?: boolean;
   /** Prometheus metrics at /.metrics (default: none). */
   readonly metrics?: MetricsOptions;
+  /** The GraphQL API at /.graphql over the content types of the modules (off by default); `true` = the defaults. */
+  readonly graphql?: true | GraphqlSettings;
+  /** With `graphql`: the GraphiQL page at /.graphiql. */
+  readonly graphiql?: boolean;
 }
 
 /**
@@ -194,6 +199,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     ...(o.tagHeader !== undefined ? { tagHeader: o.tagHeader } : {}),
     ...(o.rateLimit !== undefined ? { rateLimit: o.rateLimit } : {}),
     ...(o.metrics !== undefined ? { metrics: o.metrics } : {}),
+    ...(o.graphql !== undefined ? { graphql: new GraphqlApi(moduleRoots, o.graphql === true ? DEFAULT_GRAPHQL_SETTINGS : o.graphql), graphiql: o.graphiql ?? false } : {}),
   });
   return {
     app, store, repository, load, registry, dir, security, themes, renditions, ...(shopStore ? { shopStore } : {}),

@@ -73,6 +73,10 @@ describe('routeClass: one class per method and route', () => {
     expect(routeClass('GET', '/.rest/nodes/v1/*')).toBeUndefined();
     expect(routeClass('POST', '/.rest/*')).toBeUndefined(); // the delivery API's 405
     expect(routeClass('GET', '/.health')).toBeUndefined();
+    // GraphQL reads by GET and POST alike: both count as queries.
+    expect(routeClass('GET', '/.graphql')).toBe('queries');
+    expect(routeClass('POST', '/.graphql')).toBe('queries');
+    expect(routeClass('PUT', '/.graphql')).toBeUndefined();
   });
 });
 

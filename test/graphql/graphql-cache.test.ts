@@ -1,0 +1,159 @@
+// Issue 32 through HTTP: GET answers of the GraphQL API go through the response cache with an ETag
+// (304 on If-None-Match), Cache-Control and the cache tags of delivery answers, and a change of what
+// they read drops them; persisted queries (automatic by hash, named ones of the light module) make
+// cacheable GETs; with publishing on, /.graphql reads the published content and the preview the
+// working content, uncached; the URI permissions decide who may call it at all.
+import { createHash } from 'node:crypto';
+import { buildClientSchema, getIntrospectionQuery, printSchema, type IntrospectionQuery } from 'graphql';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpointKey, workspaceKey } from '../../src/repository/dependencies.js';
+import { publishState, writeNodes } from '../../src/repository/writes.js';
+import { buildGraphql, DEFAULT_GRAPHQL_SETTINGS } from '../../src/graphql/graphql-api.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { basic, hashOf, tempFolder } from '../security-http/helpers.js';
+import { BOOKCASE_SECURITY } from './bookcase.js';
+
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'graphql');
+const SITE = { name: 'bookcase', locales: ['en', 'de'], defaultLocale: 'en', theme: 'book-theme' };
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const tagsIn = (header: unknown) => String(header ?? '').split(' ').filter((x) => x !== '');
+const get = (t: TestApp, params: Record<string, string>, headers: Record<string, string> = {}) =>
+  t.app.inject({ method: 'GET', url: `/.graphql?${new URLSearchParams(params)}`, headers });
+
+describe('GET answers, cached and tagged', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({
+      moduleRoots: [join(FIXTURES, 'light-modules')], contentPaths: [join(FIXTURES, 'content')], site: SITE,
+      security: BOOKCASE_SECURITY, tagHeader: 'surrogate-key', cacheControl: { maxAge: 60 }, graphql: true,
+    });
+  });
+  afterAll(async () => t?.close());
+
+  const QUERY = '{ books(sort: TITLE_ASC) { title } }';
+
+  it('carry an ETag, Cache-Control and the tags of what they read; If-None-Match gives 304', async () => {
+    const first = await get(t, { query: QUERY });
+    expect(first.statusCode).toBe(200);
+    expect(first.headers.etag).toBeDefined();
+    expect(first.headers['cache-control']).toContain('max-age=60');
+    const tags = tagsIn(first.headers['surrogate-key']);
+    expect(tags).toContain(endpointKey('graphql'));
+    expect(tags).toContain(workspaceKey('books'));
+    const again = await get(t, { query: QUERY }, { 'if-none-match': String(first.headers.etag) });
+    expect(again.statusCode).toBe(304);
+  });
+
+  it('a change of the content drops the cached answer', async () => {
+    const before = JSON.parse((await get(t, { query: QUERY })).body);
+    await writeNodes(t.store, 'books', [{ op: 'update', path: '/My-Good-Reads/Sci-Fi/Wells-1898', node: { name: 'Wells-1898', properties: [['title', 'String', 'The War of the Worlds (2nd ed.)']], children: [], field: '' } }], { by: 'test' });
+    const after = JSON.parse((await get(t, { query: QUERY })).body);
+    expect(before.data.books[2].title).toBe('The War of the Worlds');
+    expect(after.data.books[2].title).toBe('The War of the Worlds (2nd ed.)');
+  });
+
+  // With the default limits: GraphiQL's and codegen's introspection query fits them.
+  it('introspection gives the schema the server holds (its SDL)', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/.graphql', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ query: getIntrospectionQuery() }) });
+    expect(res.statusCode).toBe(200);
+    const r = { body: JSON.parse(res.body) };
+    const client = buildClientSchema(r.body.data as IntrospectionQuery);
+    expect(printSchema(client)).toBe(buildGraphql([join(FIXTURES, 'light-modules')], DEFAULT_GRAPHQL_SETTINGS).sdl);
+  });
+
+  it('POST answers are run, not cached by HTTP caches', async () => {
+    const r = await t.app.inject({ method: 'POST', url: '/.graphql', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ query: QUERY }) });
+    expect(r.statusCode).toBe(200);
+    expect(r.headers['cache-control']).toBe('no-store');
+  });
+});
+
+describe('persisted queries', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({
+      moduleRoots: [join(FIXTURES, 'light-modules')], contentPaths: [join(FIXTURES, 'content')], site: SITE,
+      security: BOOKCASE_SECURITY, tagHeader: 'surrogate-key', graphql: true,
+    });
+  });
+  afterAll(async () => t?.close());
+
+  const QUERY = '{ authors(sort: NAME_DESC) { name } }';
+  const ext = (hash: string) => JSON.stringify({ persistedQuery: { version: 1, sha256Hash: hash } });
+
+  it('automatic: an unknown hash asks for the query, a registered one is served by GET with an ETag and 304', async () => {
+    const hash = sha256(QUERY);
+    const unknown = await get(t, { extensions: ext(hash) });
+    expect(unknown.statusCode).toBe(400);
+    expect(JSON.parse(unknown.body).errors[0]).toMatchObject({ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } });
+    const registered = await get(t, { query: QUERY, extensions: ext(hash) });
+    expect(registered.statusCode).toBe(200);
+    const byHash = await get(t, { extensions: ext(hash) });
+    expect(byHash.statusCode).toBe(200);
+    expect(JSON.parse(byHash.body)).toEqual({ data: { authors: [{ name: 'H. G. Wells' }, { name: 'Charles Darwin' }] } });
+    expect(tagsIn(byHash.headers['surrogate-key'])).toContain(workspaceKey('authors'));
+    const notModified = await get(t, { extensions: ext(hash) }, { 'if-none-match': String(byHash.headers.etag) });
+    expect(notModified.statusCode).toBe(304);
+  });
+
+  it('a hash that is not the query\'s is refused', async () => {
+    const r = await get(t, { query: QUERY, extensions: ext(sha256('something else')) });
+    expect(r.statusCode).toBe(400);
+    expect(JSON.parse(r.body).errors[0].extensions.code).toBe('PERSISTED_QUERY_HASH_MISMATCH');
+  });
+
+  it('a named query of the light module (graphql/queries/*.graphql) is served by its hash', async () => {
+    const text = await import('node:fs').then((fs) => fs.readFileSync(join(FIXTURES, 'light-modules/bookcase/graphql/queries/bookTitles.graphql'), 'utf8'));
+    const r = await get(t, { extensions: ext(sha256(text)) });
+    expect(r.statusCode).toBe(200);
+    expect(JSON.parse(r.body).data.books.map((b: { title: string }) => b.title)).toEqual(['A Brief History of Time', 'On the Origin of Species', 'The War of the Worlds']);
+  });
+});
+
+describe('published and preview, and who may call it', () => {
+  const PW = 'graphql-preview-password';
+  let t: TestApp;
+  beforeAll(async () => {
+    const hash = await hashOf(PW);
+    t = await createTestApp({
+      moduleRoots: [join(FIXTURES, 'light-modules')], contentPaths: [join(FIXTURES, 'content')], site: SITE, graphql: true,
+      publishing: { previewContextPath: '/preview', previewRoles: ['editor'] },
+      security: {
+        folder: tempFolder(),
+        // Signed-in users get rest-anonymous by default (and with it /.graphql): not here.
+        authenticatedRoles: [],
+        roles: {
+          ...BOOKCASE_SECURITY.roles,
+          editor: { uriPermissions: [{ path: '/.graphql', permission: 'getAndPost' }], workspacePermissions: BOOKCASE_SECURITY.roles.anonymous.workspacePermissions },
+          outsider: { uriPermissions: [], workspacePermissions: {} },
+        },
+        users: { ed: { passwordHash: hash, roles: ['editor'] }, out: { passwordHash: hash, roles: ['outsider'] } },
+      },
+    });
+    // Only Darwin (with its folders) is published.
+    for (const path of ['/My-Good-Reads', '/My-Good-Reads/Science', '/My-Good-Reads/Science/Darwin-1859']) {
+      await publishState(t.store, { workspace: 'books', path, recursive: false, takenAlong: () => false, by: 'test' });
+    }
+  });
+  afterAll(async () => t?.close());
+
+  const post = (url: string, query: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify({ query }) });
+
+  it('/.graphql reads the published content, the preview the working content (uncached)', async () => {
+    const pub = await post('/.graphql', '{ books(sort: TITLE_ASC) { title } }');
+    expect(JSON.parse(pub.body).data.books).toEqual([{ title: 'On the Origin of Species' }]);
+    const preview = await post('/preview/.graphql', '{ books(sort: TITLE_ASC) { title } }', { authorization: basic('ed', PW) });
+    expect(preview.statusCode).toBe(200);
+    expect(JSON.parse(preview.body).data.books).toHaveLength(3);
+    expect(preview.headers['cache-control']).toBe('private, no-store');
+    const previewGet = await t.app.inject({ method: 'GET', url: `/preview/.graphql?query=${encodeURIComponent('{ books { title } }')}`, headers: { authorization: basic('ed', PW) } });
+    expect(previewGet.headers['cache-control']).toBe('private, no-store');
+  });
+
+  it('the preview refuses anonymous callers; a role without the URI permission is refused', async () => {
+    expect((await post('/preview/.graphql', '{ books { title } }')).statusCode).toBe(401);
+    expect((await post('/.graphql', '{ books { title } }', { authorization: basic('out', PW) })).statusCode).toBe(403);
+  });
+});
