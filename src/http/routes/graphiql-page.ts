@@ -22,19 +22,17 @@ export const GRAPHIQL_CSP = [
 ].join('; ');
 
 /**
- * Starts GraphiQL in `#graphiql`, posting to its data-endpoint. Cookies go with each request
- * (same-origin), so a signed-in editor sees what they may read; incremental delivery is off because the
- * endpoint answers plain JSON (the multipart fetcher would only add an Accept header it ignores).
+ * Starts GraphiQL in `#graphiql`, posting to its data-endpoint. Cookies go with each request: the
+ * browser's fetch sends them to its own origin by default (credentials "same-origin"), so a signed-in
+ * editor sees what they may read; incremental delivery is off because the endpoint answers plain JSON
+ * (the multipart fetcher would only add an Accept header it ignores).
  */
 export const GRAPHIQL_INIT = `(function () {
   'use strict';
   var root = document.getElementById('graphiql');
   var fetcher = GraphiQL.createFetcher({
     url: root.getAttribute('data-endpoint'),
-    enableIncrementalDelivery: false,
-    fetch: function (url, init) {
-      return window.fetch(url, Object.assign({}, init, { credentials: 'same-origin' }));
-    }
+    enableIncrementalDelivery: false
   });
   ReactDOM.createRoot(root).render(React.createElement(GraphiQL, { fetcher: fetcher }));
 })();
