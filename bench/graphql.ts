@@ -3,6 +3,7 @@
 // cache (a GET query, cached) and without it (POST queries, and the delivery API's Query nodes over the
 // same books for comparison: the same page, order and reference resolution).
 // Usage: node --import tsx bench/graphql.ts [--books 1000] [--seconds 5]   (runs bin/petal.js: `npm run build` first)
+// PETAL_BENCH_CPU_PROF=DIR writes a CPU profile of each server there (node --cpu-prof) when it stops.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -86,7 +87,8 @@ function run(args: readonly string[]): Promise<void> {
 }
 
 async function serve(configFile: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--config', configFile, '--port', String(port), '--host', '127.0.0.1'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const prof = process.env.PETAL_BENCH_CPU_PROF;
+  const child = spawn(process.execPath, [...(prof !== undefined ? ['--cpu-prof', '--cpu-prof-dir', prof] : []), CLI, 'serve', '--config', configFile, '--port', String(port), '--host', '127.0.0.1'], { stdio: ['ignore', 'ignore', 'inherit'] });
   for (let i = 0; i < 150; i++) {
     try { if ((await fetch(`http://127.0.0.1:${port}/.health`)).ok) return child; } catch { /* starting */ }
     await new Promise((r) => setTimeout(r, 200));
@@ -123,5 +125,7 @@ try {
   await measure('GraphQL POST (uncached): one book by id, authors and cover', post(`http://127.0.0.1:${off}/.graphql`, SINGLE));
 } finally {
   for (const s of servers) s.kill('SIGTERM');
+  // A profile is written as the server exits.
+  await Promise.all(servers.map((s) => (s.exitCode === null ? new Promise((r) => s.once('exit', r)) : undefined)));
   rmSync(dir, { recursive: true, force: true });
 }
