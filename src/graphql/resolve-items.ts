@@ -239,22 +239,23 @@ export async function assetsIn(
     folder = checkedPath(args.path ?? '/', 'path');
   }
   if (folder === undefined || limit === 0) return [];
-  const out: AssetValue[] = [];
+  const chosen: NodeRecord[] = [];
   let skipped = 0;
   let request: ChildPageRequest = { parentPath: folder };
   // Pages of children until the window is full: children the caller may not read are left out by the session.
-  for (;;) {
+  pages: for (;;) {
     const [page] = await ctx.session.getChildrenPages(DAM, [request], Math.min(500, offset + limit + 1));
     if (page === undefined) break;
     for (const child of page.nodes) {
       if (child.type === 'cms:folder' || child.name === 'jcr:content') continue;
       if (skipped < offset) { skipped++; continue; }
-      const a = await assetValue(child, ctx);
-      if (a !== null) out.push(a);
-      if (out.length >= limit) return out;
+      chosen.push(child);
+      if (chosen.length >= limit) break pages;
     }
     if (page.next === undefined) break;
     request = { parentPath: folder, after: page.next };
   }
-  return out;
+  // Their resource nodes in one batch.
+  const assets = await Promise.all(chosen.map((n) => assetValue(n, ctx)));
+  return assets.filter((a): a is AssetValue => a !== null);
 }

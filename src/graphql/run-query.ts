@@ -9,6 +9,7 @@ import {
   type DocumentNode, type ExecutionResult, type GraphQLFormattedError, type OperationDefinitionNode, type ValidationRule,
 } from 'graphql';
 import { ByteLru } from '../cache/byte-lru.js';
+import { isPetalError } from '../errors.js';
 import type { BuiltSchema } from './build-schema.js';
 import { limitRules, type QueryLimits } from './query-limits.js';
 import type { ReadContext } from './read-context.js';
@@ -39,14 +40,20 @@ export function requestError(message: string, code: string): GraphqlAnswer {
   return { status: 400, body: JSON.stringify({ errors: [{ message, extensions: { code } }] }) };
 }
 
-function formatted(errors: readonly GraphQLError[]): GraphQLFormattedError[] {
+/** Called with a resolver's unexpected error (the answer says only that something failed). */
+export type InternalErrorLog = (err: unknown) => void;
+
+function formatted(errors: readonly GraphQLError[], log?: InternalErrorLog): GraphQLFormattedError[] {
   return errors.map((e) => {
     const f = e.toJSON();
-    // A resolver's unexpected error says no more than that: its message may name internals.
-    if (e.originalError !== undefined && !(e.originalError instanceof GraphQLError) && f.extensions?.code === undefined) {
-      return { ...f, message: 'Internal error while reading this field', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
-    }
-    return f;
+    const cause = e.originalError;
+    if (cause === undefined || cause instanceof GraphQLError || f.extensions?.code !== undefined) return f;
+    // A refusal of the caller's input below GraphQL (a filter value that is not of the property's
+    // kind, say) is the caller's to read, with Petal's error code.
+    if (isPetalError(cause) && cause.status < 500) return { ...f, message: cause.message, extensions: { code: cause.code } };
+    // Anything else says no more than that: its message may name internals.
+    log?.(cause);
+    return { ...f, message: 'Internal error while reading this field', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
   });
 }
 
@@ -89,17 +96,17 @@ export class QueryRunner {
     return name === undefined ? (ops.length === 1 ? ops[0] : undefined) : ops.find((o) => o.name?.value === name);
   }
 
-  async run(doc: DocumentNode, request: GraphqlRequest, ctx: ReadContext): Promise<GraphqlAnswer> {
+  async run(doc: DocumentNode, request: GraphqlRequest, ctx: ReadContext, log?: InternalErrorLog): Promise<GraphqlAnswer> {
     const result: ExecutionResult = await execute({
       schema: this.#o.built.schema, document: doc, contextValue: ctx,
       variableValues: request.variables ?? null, operationName: request.operationName ?? null,
     });
     // Errors of the request itself (a missing variable, an unknown operation) leave no data at all.
     if (!('data' in result) || result.data === undefined) {
-      return { status: 400, body: JSON.stringify({ errors: formatted(result.errors ?? []) }) };
+      return { status: 400, body: JSON.stringify({ errors: formatted(result.errors ?? [], log) }) };
     }
     const body = result.errors !== undefined && result.errors.length > 0
-      ? { data: result.data, errors: formatted(result.errors) } : { data: result.data };
+      ? { data: result.data, errors: formatted(result.errors, log) } : { data: result.data };
     return { status: 200, body: JSON.stringify(body) };
   }
 }

@@ -156,6 +156,13 @@ describe('lists', () => {
     expect(or.body.data).toBeNull();
   });
 
+  it('a filter value that is not of the property\'s kind is the caller\'s error, with its message', async () => {
+    const r = await gql(`{ books(filter: "@publish_date > 'not a date'") { title } }`);
+    expect(r.status).toBe(200);
+    expect(r.body.errors[0].extensions.code).toBe('invalidValueFormat');
+    expect(r.body.errors[0].message).toContain('not a date');
+  });
+
   it('references of a whole list are read in a bounded number of batches (no N+1)', async () => {
     const before = reads;
     const r = await gql('{ books { title authors { name } editor { name } frontcover { fileName } } }');

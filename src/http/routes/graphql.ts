@@ -160,6 +160,8 @@ export function registerGraphqlRoutes(app: FastifyInstance, o: GraphqlRouteOptio
     });
   };
 
+  const logFor = (request: FastifyRequest) => (err: unknown) => request.log.error({ err }, 'GraphQL: a field failed');
+
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const get = request.method === 'GET' || request.method === 'HEAD';
     const preview = previewLinks !== undefined && request.contentState === 'working';
@@ -173,7 +175,7 @@ export function registerGraphqlRoutes(app: FastifyInstance, o: GraphqlRouteOptio
     const { build, doc } = prepared;
     if (!get) {
       // A POST is not cached by anyone (HTTP caches do not keep POST answers): it is run.
-      const answer = await build.runner.run(doc, prepared.request, contextFor(request, undefined, preview));
+      const answer = await build.runner.run(doc, prepared.request, contextFor(request, undefined, preview), logFor(request));
       reply.header('cache-control', preview ? PREVIEW_CACHE_CONTROL : 'no-store');
       return sendAnswer(reply, answer);
     }
@@ -185,7 +187,7 @@ export function registerGraphqlRoutes(app: FastifyInstance, o: GraphqlRouteOptio
     };
     const out = await policy.answer(facts, async (deps) => {
       const ctx = contextFor(request, deps, preview);
-      const answer = await build.runner.run(doc, prepared.request, ctx);
+      const answer = await build.runner.run(doc, prepared.request, ctx, logFor(request));
       // Variables were coerced already; only an operation that cannot run at all gets here with a 400.
       if (answer.status !== 200) throw new PetalError('badRequest', JSON.parse(answer.body).errors?.[0]?.message ?? 'bad GraphQL request');
       return { body: answer.body, contentLanguage: ctx.locale(undefined).locale };
