@@ -231,6 +231,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   const nodes = await store.reads.countNodes();
   log.info(`Petal serving ${registry.size} endpoints and ${nodes} nodes at ${url} (store ${config.store})`);
   for (const def of registry.list()) log.info(`  ${url}/.rest${def.endpointPath}  (${def.kind}, workspace ${def.workspace})`);
+  if (graphql !== undefined) log.info(`  ${url}/.graphql  (GraphQL over ${graphql.current.built.types.size} content types)`);
 
   return {
     app,

@@ -30,7 +30,7 @@ export const DEFAULT_RATE_LIMITS: Readonly<Partial<Record<RateLimitClass, RateLi
 
 /** What the 429's message calls the requests of a class. */
 const NOUNS: Readonly<Record<RateLimitClass, string>> = {
-  deliveryReads: 'delivery reads', queries: 'Query nodes requests', shopWrites: 'shop writes', logins: 'logins', writes: 'writes',
+  deliveryReads: 'delivery reads', queries: 'Query nodes and GraphQL requests', shopWrites: 'shop writes', logins: 'logins', writes: 'writes',
 };
 
 export interface RateLimitOptions extends Omit<RateLimitConfig, 'exemptSecretEnv'> {

@@ -157,3 +157,26 @@ describe('published and preview, and who may call it', () => {
     expect((await post('/.graphql', '{ books { title } }', { authorization: basic('out', PW) })).statusCode).toBe(403);
   });
 });
+
+describe('rate limits', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({
+      moduleRoots: [join(FIXTURES, 'light-modules')], contentPaths: [join(FIXTURES, 'content')], site: SITE, security: BOOKCASE_SECURITY,
+      graphql: true, trustProxy: true, rateLimit: { enabled: true, rules: { queries: { max: 2, windowMs: 60_000 } } },
+    });
+  });
+  afterAll(async () => t?.close());
+
+  it('GraphQL requests count as queries, GET and POST together, per client', async () => {
+    const from = (ip: string) => ({ 'x-forwarded-for': ip });
+    const query = '{ books(limit: 1) { title } }';
+    expect((await get(t, { query }, from('10.9.0.1'))).statusCode).toBe(200);
+    const post = () => t.app.inject({ method: 'POST', url: '/.graphql', headers: { 'content-type': 'application/json', ...from('10.9.0.1') }, payload: JSON.stringify({ query }) });
+    expect((await post()).statusCode).toBe(200);
+    const refused = await post();
+    expect(refused.statusCode).toBe(429);
+    expect(JSON.parse(refused.body).error.message).toContain('at most 2 Query nodes and GraphQL requests per minute');
+    expect((await get(t, { query }, from('10.9.0.2'))).statusCode).toBe(200);
+  });
+});

@@ -111,7 +111,7 @@ describe('rate limits on one instance (counters in memory)', () => {
     expect(q.statusCode).toBe(200);
     expect(q.headers['ratelimit-limit']).toBe('2');
     expect((await get(t, QUERY, a)).statusCode).toBe(200);
-    expect429(await get(t, QUERY, a), 2, 'Query nodes requests');
+    expect429(await get(t, QUERY, a), 2, 'Query nodes and GraphQL requests');
     // Other clients keep theirs; unlimited routes meet no limit.
     expect((await get(t, READ, '10.1.0.2')).statusCode).toBe(200);
     const health = await get(t, '/.health', a);
@@ -203,7 +203,7 @@ describe.skipIf(!redisUp)('rate limits shared through Redis', () => {
     expect429(await get(a, READ, c), 3, 'delivery reads');
     // Per class and per client in Redis too.
     expect((await get(b, QUERY, c)).statusCode).toBe(200);
-    expect429(await get(a, QUERY, c), 1, 'Query nodes requests');
+    expect429(await get(a, QUERY, c), 1, 'Query nodes and GraphQL requests');
     expect((await get(a, READ, '10.5.0.2')).statusCode).toBe(200);
   });
 
