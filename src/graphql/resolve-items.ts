@@ -217,12 +217,14 @@ export async function itemsOf(type: ItemType, args: ListArguments, ctx: ReadCont
   }
   const orderBy: OrderSpec[] = (args.sort ?? []).map((s) => ({ target: { kind: 'property', name: s.field }, descending: s.descending }));
   if (limit === 0) return [];
+  const path = args.path != null ? checkedPath(args.path, 'path') : undefined;
   const spec: QuerySpec = {
-    workspace: type.workspace, rootPath: args.path != null ? checkedPath(args.path, 'path') : '/',
+    workspace: type.workspace, rootPath: path ?? '/',
     typeFilter: (t) => type.accepts(t), filters, fullText: [], orderBy, offset, limit,
     defaultLocaleSuffix: `_${ctx.site.defaultLocale}`,
   };
-  const result = await ctx.session.query(spec);
+  // As the original: without `path` every item of the workspace, with it the items directly under it.
+  const result = await ctx.session.query(spec, path === undefined ? [] : [{ kind: 'childOf', path }]);
   return result.nodes.map((node) => ({ node, locale }));
 }
 

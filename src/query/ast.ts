@@ -84,6 +84,8 @@ export type Condition =
   | { readonly kind: 'exists'; readonly name: string; readonly exists: boolean }
   /** Strict descendants of any of `paths`; with `negate`, nodes below none of them. */
   | { readonly kind: 'descendantOf'; readonly paths: readonly string[]; readonly negate?: boolean }
+  /** The children of `path` (one level below it, not deeper). */
+  | { readonly kind: 'childOf'; readonly path: string }
   /** The caller's read scope: the first rule whose pattern matches the path decides (see query/glob). */
   | { readonly kind: 'readable'; readonly rules: readonly ReadRule[] }
   | { readonly kind: 'never' };

@@ -2,6 +2,7 @@
 // order, each child exactly once across pages, several parents in one read, and limits clamped.
 import { describe, expect } from 'vitest';
 import type { ContentStore } from '../../src/store/content-store.js';
+import type { Condition, StoreQuery } from '../../src/query/ast.js';
 import type { NodeRecord } from '../../src/store/rows.js';
 import { MAX_CHILD_PAGE, readChildPages, type ChildCursor } from '../../src/store/child-pages.js';
 import { conformanceTest, useStore, type StoreFixture } from './fixture.js';
@@ -44,6 +45,26 @@ export function childPagesSuite(fixture: StoreFixture): void {
         ]),
       ], NEW);
       await importDocuments(s, [document(hugeWs, '/', [draft('h', {}, Array.from({ length: HUGE }, (_, i) => draft(`n${i}`)))])], NEW);
+    });
+
+    // The GraphQL API's list fields with `path`: the items directly under it (the original's rule).
+    test('a query\'s childOf condition keeps the children of a path, not deeper nodes, with other conditions and totals', async () => {
+      const q = (path: string, extra: Condition[] = [], rootPath = '/'): StoreQuery => ({
+        workspace: ws, rootPath, types: null, conditions: [{ kind: 'childOf', path }, ...extra], fullText: [],
+        orderBy: [{ target: { kind: 'name' }, descending: false }], offset: 0, limit: 10,
+      });
+      const names = async (query: StoreQuery) => {
+        const r = await store().reads.query(query);
+        return { total: r.total, names: r.nodes.map((n) => n.name) };
+      };
+      expect(await names(q('/small'))).toEqual({ total: 3, names: ['a', 'b', 'c'] });
+      expect(await names(q('/'))).toEqual({ total: 4, names: ['empty', 'small', 'wide', 'wide-b'] });
+      expect(await names(q('/wide', [], '/wide'))).toMatchObject({ total: WIDE.length });
+      // /wide/c998/inner is below /wide but not a child of it; /wide-b/x is neither (a sibling's child).
+      expect((await names({ ...q('/wide'), limit: 1_000 })).names).not.toContain('inner');
+      expect((await names({ ...q('/wide'), limit: 1_000 })).names).not.toContain('x');
+      expect(await names(q('/small', [{ kind: 'like', target: { kind: 'name' }, caseInsensitive: false, patterns: ['b%'] }]))).toEqual({ total: 1, names: ['b'] });
+      expect(await names(q('/empty'))).toEqual({ total: 0, names: [] });
     });
 
     test('pages of any size cover every child exactly once, in getSubtree\'s order', async () => {

@@ -143,6 +143,9 @@ describe('lists', () => {
   it('path scopes a list, limit and offset page it', async () => {
     const sci = await gql('{ books(path: "/My-Good-Reads/Science", sort: TITLE_ASC) { title } }');
     expect(sci.body.data.books.map((b: { title: string }) => b.title)).toEqual(['A Brief History of Time', 'On the Origin of Species']);
+    // Directly under the path, as the original: the books are in subfolders of /My-Good-Reads.
+    const top = await gql('{ a: books(path: "/My-Good-Reads") { title } b: books(path: "/") { title } }');
+    expect(top.body.data).toEqual({ a: [], b: [] });
     const page = await gql('{ books(sort: TITLE_ASC, limit: 1, offset: 1) { title } }');
     expect(page.body.data.books).toEqual([{ title: 'On the Origin of Species' }]);
   });

@@ -73,6 +73,15 @@ export async function conditionBits(ctx: ConditionContext, c: Condition): Promis
         return b;
       }).clone();
     }
+    case 'childOf': {
+      // Within the path's descendants (a range of ordinals in path order), those with no `/` after it.
+      const b = new Bitmap(size);
+      const [a, z] = pathRange(ws, ...descendantRange(c.path));
+      const from = c.path === '/' ? 1 : c.path.length + 1;
+      const paths = ws.table.paths;
+      for (let i = a; i < z; i++) if (paths.at(i).indexOf('/', from) < 0) b.set(i);
+      return b;
+    }
     case 'descendantOf': {
       const b = new Bitmap(size);
       // Overlapping ancestors (`/a|/a|/a/b|…`, up to 100) set each ordinal once: work stays O(size).

@@ -47,6 +47,8 @@ function compile(c: Condition): Test {
       return () => false;
     case 'readable':
       return (x) => readableBy(c.rules, x.record.path);
+    case 'childOf':
+      return (x) => x.record.parentPath === c.path;
     case 'descendantOf': {
       const test: Test = (x) => c.paths.some((p) => below(x.record.path, p));
       return c.negate ? (x) => !test(x) : test;

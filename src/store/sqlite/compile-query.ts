@@ -74,6 +74,9 @@ function writeCondition(w: SqlWriter, c: Condition): void {
       if (!c.exists) w.text('NOT ');
       writePropertySet(w, c.name);
       return;
+    case 'childOf':
+      w.text('n.parent_path = ').value(c.path);
+      return;
     case 'descendantOf':
       if (c.negate) w.text('NOT ');
       w.text('(');

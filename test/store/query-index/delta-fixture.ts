@@ -119,13 +119,14 @@ export class Model {
   #condition(): Condition {
     const r = this.r;
     const prop = this.pick(['price', 'title', 'date', 'flag', 'tags', 'mix', 'absent']);
-    switch (this.pick(['ranges', 'like', 'exists', 'name', 'type', 'descendantOf', 'readable', 'path'] as const)) {
+    switch (this.pick(['ranges', 'like', 'exists', 'name', 'type', 'descendantOf', 'childOf', 'readable', 'path'] as const)) {
       case 'ranges': return { kind: 'ranges', target: { kind: 'property', name: prop }, negate: r() < 0.3, ranges: [this.#range(), ...(r() < 0.3 ? [this.#range()] : [])] };
       case 'like': return { kind: 'like', target: { kind: 'property', name: this.pick(['title', 'tags', 'mix']) }, caseInsensitive: r() < 0.5, patterns: [`%${this.pick(WORDS).slice(0, 2)}%`], negate: r() < 0.2 };
       case 'exists': return { kind: 'exists', name: prop, exists: r() < 0.7 };
       case 'name': return { kind: 'like', target: { kind: 'name' }, caseInsensitive: false, patterns: [`${this.pick(['p', 'm', 's'])}%`], negate: r() < 0.3 };
       case 'type': return { kind: 'ranges', target: { kind: 'type' }, negate: r() < 0.3, ranges: [{ kind: 'string', lo: { value: this.pick(TYPES), inclusive: true }, hi: { value: this.pick(TYPES), inclusive: true } }] };
       case 'descendantOf': return { kind: 'descendantOf', paths: [`/${this.pick(this.sections).name}`, `/${this.pick(this.sections).name}`], negate: r() < 0.3 };
+      case 'childOf': return { kind: 'childOf', path: this.r() < 0.2 ? '/' : `/${this.pick(this.sections).name}` };
       case 'readable': return { kind: 'readable', rules: [{ pattern: `/${this.pick(this.sections).name}*`, read: false }, { pattern: '/*', read: true }] };
       case 'path': return { kind: 'ranges', target: { kind: 'path' }, negate: false, ranges: [{ kind: 'string', lo: { value: `/${this.pick(this.sections).name}/p`, inclusive: true } }] };
     }
