@@ -81,8 +81,10 @@ describe('OpenAPI document of the demo', () => {
     const filters = op.parameters.find((p: Json) => p.name === 'filters');
     expect(filters.description).toContain('not-in');
     expect(filters.description).toContain('ilike');
-    expect(op.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/QueryResult');
+    // The demo declares a plant content type: the plants endpoints' results are typed by it.
+    expect(op.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/QueryResult_petal-demo_plant');
     expect(doc.components.schemas.QueryResult.required).toEqual(['total', 'offset', 'limit', 'results']);
+    expect(JSON.stringify(doc.components.schemas['petal-demo_plant'])).toContain('"price":{"type":"number"');
     expect(doc.components.responses.E404.description).toContain('pathNotFound');
     const read = doc.paths['/.rest/delivery/plants/v2/{path}'].get;
     expect(read.parameters.map((p: Json) => p.name)).toContain('version');
