@@ -241,7 +241,9 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
       cache,
       varyByOrigin: (o.corsOrigins ?? []).length > 0 || (o.site().cors ?? []).some((r) => r.origins !== '*'),
     });
-    if (o.graphiql === true) registerGraphiqlRoutes(app, { contextPath: o.contextPath ?? '' });
+    if (o.graphiql === true) {
+      registerGraphiqlRoutes(app, { contextPath: o.contextPath ?? '', ...(o.publishing !== undefined ? { previewContextPath: o.publishing.previewContextPath } : {}) });
+    }
   }
   const assets = {
     repository: o.repository, security: o.security, contextPath: o.contextPath ?? '', imaging: o.imaging ?? PRESETS_ONLY,

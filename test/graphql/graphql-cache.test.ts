@@ -117,7 +117,7 @@ describe('published and preview, and who may call it', () => {
   beforeAll(async () => {
     const hash = await hashOf(PW);
     t = await createTestApp({
-      moduleRoots: [join(FIXTURES, 'light-modules')], contentPaths: [join(FIXTURES, 'content')], site: SITE, graphql: true,
+      moduleRoots: [join(FIXTURES, 'light-modules')], contentPaths: [join(FIXTURES, 'content')], site: SITE, graphql: true, graphiql: true,
       publishing: { previewContextPath: '/preview', previewRoles: ['editor'] },
       security: {
         folder: tempFolder(),
@@ -125,7 +125,10 @@ describe('published and preview, and who may call it', () => {
         authenticatedRoles: [],
         roles: {
           ...BOOKCASE_SECURITY.roles,
-          editor: { uriPermissions: [{ path: '/.graphql', permission: 'getAndPost' }], workspacePermissions: BOOKCASE_SECURITY.roles.anonymous.workspacePermissions },
+          editor: {
+            uriPermissions: [{ path: '/.graphql', permission: 'getAndPost' }, { path: '/.graphiql', permission: 'get' }],
+            workspacePermissions: BOOKCASE_SECURITY.roles.anonymous.workspacePermissions,
+          },
           outsider: { uriPermissions: [], workspacePermissions: {} },
         },
         users: { ed: { passwordHash: hash, roles: ['editor'] }, out: { passwordHash: hash, roles: ['outsider'] } },
@@ -150,6 +153,14 @@ describe('published and preview, and who may call it', () => {
     expect(preview.headers['cache-control']).toBe('private, no-store');
     const previewGet = await t.app.inject({ method: 'GET', url: `/preview/.graphql?query=${encodeURIComponent('{ books { title } }')}`, headers: { authorization: basic('ed', PW) } });
     expect(previewGet.headers['cache-control']).toBe('private, no-store');
+  });
+
+  it('GraphiQL opened under the preview posts to the preview\'s /.graphql', async () => {
+    const page = await t.app.inject({ method: 'GET', url: '/preview/.graphiql', headers: { authorization: basic('ed', PW) } });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('data-endpoint="/preview/.graphql"');
+    const pub = await t.app.inject({ method: 'GET', url: '/.graphiql', headers: { authorization: basic('ed', PW) } });
+    expect(pub.body).toContain('data-endpoint="/.graphql"');
   });
 
   it('the preview refuses anonymous callers; a role without the URI permission is refused', async () => {

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isPreviewRequest } from '../content-state.js';
 import { sendError } from '../error-handler.js';
 import { etagOf, ifNoneMatchHits } from '../etag.js';
 import { GRAPHIQL_CSP, GRAPHIQL_INIT, GRAPHIQL_PAGE_CSS, graphiqlPage } from './graphiql-page.js';
@@ -53,6 +54,11 @@ export interface GraphiqlOptions {
   readonly contextPath: string;
   /** The URL path the page posts queries to; by default `${contextPath}/.graphql`. */
   readonly endpoint?: string;
+  /**
+   * Publishing on: the preview context path. The page opened under it posts to the preview's
+   * `/.graphql` (the working content, for preview roles), and loads its files from there too.
+   */
+  readonly previewContextPath?: string;
 }
 
 /**
@@ -79,13 +85,18 @@ export function registerGraphiqlRoutes(app: FastifyInstance, o: GraphiqlOptions)
   const base = o.contextPath + GRAPHIQL_PATH;
   const page = graphiqlPage(base, checkEndpoint(o.endpoint ?? o.contextPath + GRAPHQL_PATH));
   const pageTag = etagOf(page);
+  const preview = o.previewContextPath === undefined ? undefined
+    : graphiqlPage(o.previewContextPath + GRAPHIQL_PATH, checkEndpoint(o.previewContextPath + GRAPHQL_PATH));
+  const previewTag = preview === undefined ? undefined : etagOf(preview);
   const files = assets();
   const loaded = new Map<string, { readonly body: Buffer; readonly etag: string }>();
 
   app.get(base, async (request: FastifyRequest, reply: FastifyReply) => {
-    secure(reply).header('cache-control', 'no-cache').header('etag', pageTag);
-    if (ifNoneMatchHits(request.headers['if-none-match'], pageTag)) return reply.code(304).send();
-    return reply.type('text/html; charset=utf-8').send(page);
+    const inPreview = preview !== undefined && isPreviewRequest(request.raw);
+    const [body, tag] = inPreview ? [preview, previewTag!] : [page, pageTag];
+    secure(reply).header('cache-control', 'no-cache').header('etag', tag);
+    if (ifNoneMatchHits(request.headers['if-none-match'], tag)) return reply.code(304).send();
+    return reply.type('text/html; charset=utf-8').send(body);
   });
   app.get(`${base}/:file`, async (request: FastifyRequest<{ Params: { file: string } }>, reply: FastifyReply) => {
     const name = request.params.file;
