@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sendError } from '../error-handler.js';
+import { registerAllowListedFiles, type AllowListedFile } from '../allow-listed-files.js';
 import { etagOf, ifNoneMatchHits } from '../etag.js';
 
 export const EXPLORER_PATH = '/.petal/explorer';
@@ -19,12 +19,6 @@ export const EXPLORER_CSP = [
   "default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
   "font-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
 ].join('; ');
-
-interface Asset {
-  readonly type: string;
-  /** Read on first use: the bundle is 1.7 MB and most processes never serve it. */
-  readonly load: () => Buffer;
-}
 
 /** swagger-ui-dist's folder, found without loading its index (which would run the browser bundle in Node). */
 function swaggerUiDir(): string {
@@ -46,10 +40,10 @@ const INITIALIZER = `window.addEventListener('load', function () {
 `;
 
 /** The only files served below the page: a fixed allow-list, so no request names a path on disk. */
-function assets(): ReadonlyMap<string, Asset> {
+function assets(): ReadonlyMap<string, AllowListedFile> {
   const dir = swaggerUiDir();
-  const fromDist = (name: string, type: string): [string, Asset] => [name, { type, load: () => readFileSync(join(dir, name)) }];
-  return new Map<string, Asset>([
+  const fromDist = (name: string, type: string): [string, AllowListedFile] => [name, { type, load: () => readFileSync(join(dir, name)) }];
+  return new Map<string, AllowListedFile>([
     fromDist('swagger-ui.css', 'text/css; charset=utf-8'),
     fromDist('swagger-ui-bundle.js', 'text/javascript; charset=utf-8'),
     // Named by the page, so the browser asks for no /favicon.ico (a 404 in its console).
@@ -94,26 +88,13 @@ export function registerExplorerRoutes(app: FastifyInstance, o: { readonly conte
   const page = explorerPage(o.contextPath);
   const pageTag = etagOf(page);
   const files = assets();
-  const loaded = new Map<string, { readonly body: Buffer; readonly etag: string }>();
 
   app.get(base, async (request: FastifyRequest, reply: FastifyReply) => {
     secure(reply).header('cache-control', 'no-cache').header('etag', pageTag);
     if (ifNoneMatchHits(request.headers['if-none-match'], pageTag)) return reply.code(304).send();
     return reply.type('text/html; charset=utf-8').send(page);
   });
-  app.get(`${base}/:file`, async (request: FastifyRequest<{ Params: { file: string } }>, reply: FastifyReply) => {
-    const name = request.params.file;
-    const asset = files.get(name);
-    if (asset === undefined) return sendError(reply, 'notFound', `No explorer file ${JSON.stringify(name)}`);
-    let hit = loaded.get(name);
-    if (hit === undefined) {
-      const body = asset.load();
-      loaded.set(name, (hit = { body, etag: etagOf(body) }));
-    }
-    secure(reply).header('cache-control', 'public, max-age=86400').header('etag', hit.etag);
-    if (ifNoneMatchHits(request.headers['if-none-match'], hit.etag)) return reply.code(304).send();
-    return reply.type(asset.type).send(hit.body);
-  });
+  registerAllowListedFiles(app, { base, files, label: 'explorer', secure });
 }
 
 /** petal.yaml `explorer`: as configured; when absent, on except in production. */

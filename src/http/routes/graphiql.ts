@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isPreviewRequest } from '../content-state.js';
-import { sendError } from '../error-handler.js';
+import { registerAllowListedFiles, type AllowListedFile } from '../allow-listed-files.js';
 import { etagOf, ifNoneMatchHits } from '../etag.js';
 import { GRAPHIQL_CSP, GRAPHIQL_INIT, GRAPHIQL_PAGE_CSS, graphiqlPage } from './graphiql-page.js';
 
@@ -14,12 +14,6 @@ export { GRAPHIQL_CSP } from './graphiql-page.js';
 export const GRAPHIQL_PATH = '/.graphiql';
 /** Where the GraphQL API answers, below the context path. */
 const GRAPHQL_PATH = '/.graphql';
-
-interface Asset {
-  readonly type: string;
-  /** Read on first use: GraphiQL's bundle is 3.5 MB and most processes never serve it. */
-  readonly load: () => Buffer;
-}
 
 const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
@@ -33,13 +27,13 @@ function packageDir(name: string): string {
  * The only files served below the page: a fixed allow-list, so no request names a path on disk. The
  * packages are found now (a missing one fails at start), their files read on first request.
  */
-function assets(): ReadonlyMap<string, Asset> {
-  const file = (pkg: string, path: string, type: string): [string, Asset] => {
+function assets(): ReadonlyMap<string, AllowListedFile> {
+  const file = (pkg: string, path: string, type: string): [string, AllowListedFile] => {
     const at = join(packageDir(pkg), path);
     return [path.slice(path.lastIndexOf('/') + 1), { type, load: () => readFileSync(at) }];
   };
-  const own = (name: string, type: string, text: string): [string, Asset] => [name, { type, load: () => Buffer.from(text) }];
-  return new Map<string, Asset>([
+  const own = (name: string, type: string, text: string): [string, AllowListedFile] => [name, { type, load: () => Buffer.from(text) }];
+  return new Map<string, AllowListedFile>([
     // GraphiQL's UMD bundle expects React 18 as the globals React and ReactDOM; it carries graphql itself.
     file('react', 'umd/react.production.min.js', JS),
     file('react-dom', 'umd/react-dom.production.min.js', JS),
@@ -89,7 +83,6 @@ export function registerGraphiqlRoutes(app: FastifyInstance, o: GraphiqlOptions)
     : graphiqlPage(o.previewContextPath + GRAPHIQL_PATH, checkEndpoint(o.previewContextPath + GRAPHQL_PATH));
   const previewTag = preview === undefined ? undefined : etagOf(preview);
   const files = assets();
-  const loaded = new Map<string, { readonly body: Buffer; readonly etag: string }>();
 
   app.get(base, async (request: FastifyRequest, reply: FastifyReply) => {
     const inPreview = preview !== undefined && isPreviewRequest(request.raw);
@@ -98,19 +91,7 @@ export function registerGraphiqlRoutes(app: FastifyInstance, o: GraphiqlOptions)
     if (ifNoneMatchHits(request.headers['if-none-match'], tag)) return reply.code(304).send();
     return reply.type('text/html; charset=utf-8').send(body);
   });
-  app.get(`${base}/:file`, async (request: FastifyRequest<{ Params: { file: string } }>, reply: FastifyReply) => {
-    const name = request.params.file;
-    const asset = files.get(name);
-    if (asset === undefined) return sendError(reply, 'notFound', `No GraphiQL file ${JSON.stringify(name)}`);
-    let hit = loaded.get(name);
-    if (hit === undefined) {
-      const body = asset.load();
-      loaded.set(name, (hit = { body, etag: etagOf(body) }));
-    }
-    secure(reply).header('cache-control', 'public, max-age=86400').header('etag', hit.etag);
-    if (ifNoneMatchHits(request.headers['if-none-match'], hit.etag)) return reply.code(304).send();
-    return reply.type(asset.type).send(hit.body);
-  });
+  registerAllowListedFiles(app, { base, files, label: 'GraphiQL', secure });
 }
 
 /** petal.yaml's GraphiQL switch: as configured; when absent, on except in production. */
