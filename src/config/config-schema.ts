@@ -186,6 +186,8 @@ export const configSchema = z.strictObject({
     maxRootFields: z.number().int('an integer').min(1, 'at least 1').max(1_000, 'at most 1000').optional(),
     defaultLimit: z.number().int('an integer').min(1, 'at least 1').max(1_000, 'at most 1000').optional(),
     maxLimit: z.number().int('an integer').min(1, 'at least 1').max(1_000, 'at most 1000').optional(),
+    /** Most items (content items and assets, references included) one answer may hold. */
+    maxItems: z.number().int('an integer').min(1, 'at least 1').max(1_000_000, 'at most 1000000').optional(),
     /** Automatic persisted queries (a query registered by its SHA-256, then sent by hash: cacheable GETs). */
     automaticPersistedQueries: z.boolean().optional(),
   }).refine((g) => g.defaultLimit === undefined || g.maxLimit === undefined || g.defaultLimit <= g.maxLimit,

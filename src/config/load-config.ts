@@ -39,6 +39,7 @@ export interface GraphqlConfig {
   readonly maxRootFields?: number;
   readonly defaultLimit?: number;
   readonly maxLimit?: number;
+  readonly maxItems?: number;
   readonly automaticPersistedQueries?: boolean;
 }
 

@@ -18,10 +18,12 @@ export interface GraphqlSettings {
   readonly automaticPersistedQueries: boolean;
   /** Items of a list field when the query gives no `limit`. */
   readonly defaultLimit: number;
+  /** Most items (content items and assets, references included) one answer may hold. */
+  readonly maxItems: number;
 }
 
 export const DEFAULT_GRAPHQL_SETTINGS: GraphqlSettings = {
-  limits: DEFAULT_QUERY_LIMITS, introspection: true, automaticPersistedQueries: true, defaultLimit: 20,
+  limits: DEFAULT_QUERY_LIMITS, introspection: true, automaticPersistedQueries: true, defaultLimit: 20, maxItems: 5_000,
 };
 
 /** petal.yaml `graphql:` with the defaults: introspection on except when NODE_ENV=production. */
@@ -37,6 +39,7 @@ export function graphqlSettingsOf(c: GraphqlConfig | undefined, nodeEnv: string 
     introspection: c?.introspection ?? nodeEnv !== 'production',
     automaticPersistedQueries: c?.automaticPersistedQueries ?? true,
     defaultLimit: Math.min(c?.defaultLimit ?? DEFAULT_GRAPHQL_SETTINGS.defaultLimit, c?.maxLimit ?? d.maxListLimit),
+    maxItems: c?.maxItems ?? DEFAULT_GRAPHQL_SETTINGS.maxItems,
   };
 }
 

@@ -4,6 +4,7 @@
 // Look-ups by id are batched per workspace within a tick (DataLoader), so a list of 100 items with a
 // reference each costs one read of the targets, not 100.
 import DataLoader from 'dataloader';
+import { GraphQLError } from 'graphql';
 import type { SiteConfig } from '../config/load-config.js';
 import type { LinkConfig } from '../config/link-config.js';
 import type { Session } from '../repository/session.js';
@@ -28,6 +29,8 @@ export interface ReadContextOptions {
   /** Largest `limit` of a list field (and its default when absent). */
   readonly maxLimit: number;
   readonly defaultLimit: number;
+  /** Most items (content items and assets) one answer may hold, references of references included. */
+  readonly maxItems: number;
 }
 
 const DAM = 'dam';
@@ -41,6 +44,8 @@ export class ReadContext {
   readonly outName: (name: string) => string;
   readonly maxLimit: number;
   readonly defaultLimit: number;
+  readonly maxItems: number;
+  #items = 0;
   readonly #acceptLanguage: string | undefined;
   readonly #byId = new Map<string, DataLoader<string, NodeRecord | undefined>>();
   readonly #resources: DataLoader<string, NodeRecord | undefined>;
@@ -54,6 +59,7 @@ export class ReadContext {
     this.outName = o.outName;
     this.maxLimit = o.maxLimit;
     this.defaultLimit = o.defaultLimit;
+    this.maxItems = o.maxItems;
     this.#acceptLanguage = o.acceptLanguage;
     // An asset's file name and type sit on its resource child, read for all assets of a tick at once.
     this.#resources = new DataLoader(async (paths) => {
@@ -85,6 +91,18 @@ export class ReadContext {
   /** The `jcr:content` child of an asset (file name, extension, MIME type). */
   resourceOf(asset: NodeRecord): Promise<NodeRecord | undefined> {
     return this.#resources.load(asset.path);
+  }
+
+  /**
+   * Counts `n` more items into the answer. Depth and cost are checked before execution, but lists of
+   * references multiply (100 books × their authors × ...): this bounds what one answer reads and holds.
+   */
+  charge(n: number): void {
+    this.#items += n;
+    if (this.#items > this.maxItems) {
+      throw new GraphQLError(`The answer would hold more than ${this.maxItems} items: ask for fewer (smaller limits, fewer nested references)`,
+        { extensions: { code: 'ANSWER_TOO_LARGE' } });
+    }
   }
 
   /** The language of a field: its `locale` argument, else `Accept-Language`, else the site's default. */

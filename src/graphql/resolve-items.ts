@@ -112,6 +112,7 @@ export async function referencesOf(from: Item, name: string, target: ItemType, m
   const ids = listOf(localized(from, name)).map(uuidOf).filter((v): v is string => v !== undefined);
   const found = await Promise.all((many ? ids : ids.slice(0, 1)).map(async (id) => item(target, await ctx.node(target.workspace, id), from.locale)));
   const items = found.filter((i): i is Item => i !== null);
+  ctx.charge(items.length);
   return many ? items : items[0] ?? null;
 }
 
@@ -144,6 +145,7 @@ export async function assetOf(
   const ids = listOf(from === undefined ? undefined : localized(from, ref)).map(uuidOf).filter((v): v is string => v !== undefined);
   const found = await Promise.all((many ? ids : ids.slice(0, 1)).map(async (id) => assetValue(await ctx.node(DAM, id), ctx)));
   const assets = found.filter((a): a is AssetValue => a !== null);
+  ctx.charge(assets.length);
   return many ? assets : assets[0] ?? null;
 }
 
@@ -225,6 +227,7 @@ export async function itemsOf(type: ItemType, args: ListArguments, ctx: ReadCont
   };
   // As the original: without `path` every item of the workspace, with it the items directly under it.
   const result = await ctx.session.query(spec, path === undefined ? [] : [{ kind: 'childOf', path }]);
+  ctx.charge(result.nodes.length);
   return result.nodes.map((node) => ({ node, locale }));
 }
 
@@ -257,6 +260,7 @@ export async function assetsIn(
     if (page.next === undefined) break;
     request = { parentPath: folder, after: page.next };
   }
+  ctx.charge(chosen.length);
   // Their resource nodes in one batch.
   const assets = await Promise.all(chosen.map((n) => assetValue(n, ctx)));
   return assets.filter((a): a is AssetValue => a !== null);

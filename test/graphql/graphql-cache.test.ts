@@ -191,3 +191,22 @@ describe('rate limits', () => {
     expect((await get(t, { query }, from('10.9.0.2'))).statusCode).toBe(200);
   });
 });
+
+describe('how much one answer may hold', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({
+      moduleRoots: [join(FIXTURES, 'light-modules')], contentPaths: [join(FIXTURES, 'content')], site: SITE, security: BOOKCASE_SECURITY,
+      graphql: { ...DEFAULT_GRAPHQL_SETTINGS, maxItems: 4 },
+    });
+  });
+  afterAll(async () => t?.close());
+
+  it('items and the references they bring are counted; past graphql.maxItems the answer is refused', async () => {
+    const post = async (query: string) => JSON.parse((await t.app.inject({ method: 'POST', url: '/.graphql', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ query }) })).body);
+    expect((await post('{ books { title } }')).data.books).toHaveLength(3);
+    const many = await post('{ books { title authors { name } } }');
+    expect(many.errors[0].extensions.code).toBe('ANSWER_TOO_LARGE');
+    expect(many.errors[0].message).toContain('more than 4 items');
+  });
+});

@@ -156,7 +156,7 @@ export function registerGraphqlRoutes(app: FastifyInstance, o: GraphqlRouteOptio
       session: o.repository.session(o.security.readAccess(request.caller), deps, request.contentState),
       site: o.site(), acceptLanguage: request.headers['accept-language'], outName: o.outName,
       links: (preview ? previewLinks : o.links) ?? DEFAULT_LINKS, ...(theme !== undefined ? { theme } : {}),
-      maxLimit: o.api.settings.limits.maxListLimit, defaultLimit: o.api.settings.defaultLimit,
+      maxLimit: o.api.settings.limits.maxListLimit, defaultLimit: o.api.settings.defaultLimit, maxItems: o.api.settings.maxItems,
     });
   };
 
