@@ -24,6 +24,8 @@ export interface GraphqlRequest {
 export interface GraphqlAnswer {
   readonly status: number;
   readonly body: string;
+  /** Unexpected errors of resolvers (a store that cannot be reached…): such an answer must not be cached. */
+  readonly failures?: readonly unknown[];
 }
 
 export interface QueryRunnerOptions {
@@ -101,13 +103,18 @@ export class QueryRunner {
       schema: this.#o.built.schema, document: doc, contextValue: ctx,
       variableValues: request.variables ?? null, operationName: request.operationName ?? null,
     });
+    const failures: unknown[] = [];
+    const note: InternalErrorLog = (err) => {
+      failures.push(err);
+      log?.(err);
+    };
     // Errors of the request itself (a missing variable, an unknown operation) leave no data at all.
     if (!('data' in result) || result.data === undefined) {
-      return { status: 400, body: JSON.stringify({ errors: formatted(result.errors ?? [], log) }) };
+      return { status: 400, body: JSON.stringify({ errors: formatted(result.errors ?? [], note) }), failures };
     }
     const body = result.errors !== undefined && result.errors.length > 0
-      ? { data: result.data, errors: formatted(result.errors, log) } : { data: result.data };
-    return { status: 200, body: JSON.stringify(body) };
+      ? { data: result.data, errors: formatted(result.errors, note) } : { data: result.data };
+    return { status: 200, body: JSON.stringify(body), failures };
   }
 }
 

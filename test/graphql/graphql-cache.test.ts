@@ -62,6 +62,23 @@ describe('GET answers, cached and tagged', () => {
     expect(printSchema(client)).toBe(buildGraphql([join(FIXTURES, 'light-modules')], DEFAULT_GRAPHQL_SETTINGS).sdl);
   });
 
+  it('a failure while reading is no answer to keep: a 500 saying nothing of it, and the next request reads again', async () => {
+    const q = '{ books(sort: PRICE_ASC, limit: 2) { title } }';
+    const query = t.store.reads.query.bind(t.store.reads);
+    t.store.reads.query = async () => { throw new Error('disk on fire'); };
+    let failed;
+    try {
+      failed = await get(t, { query: q });
+    } finally {
+      t.store.reads.query = query;
+    }
+    expect(failed.statusCode).toBe(500);
+    expect(failed.body).not.toContain('disk on fire');
+    const again = await get(t, { query: q });
+    expect(again.statusCode).toBe(200);
+    expect(JSON.parse(again.body).data.books).toHaveLength(2);
+  });
+
   it('POST answers are run, not cached by HTTP caches', async () => {
     const r = await t.app.inject({ method: 'POST', url: '/.graphql', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ query: QUERY }) });
     expect(r.statusCode).toBe(200);

@@ -188,6 +188,8 @@ export function registerGraphqlRoutes(app: FastifyInstance, o: GraphqlRouteOptio
     const out = await policy.answer(facts, async (deps) => {
       const ctx = contextFor(request, deps, preview);
       const answer = await build.runner.run(doc, prepared.request, ctx, logFor(request));
+      // Not an answer to keep: a store that could not be reached (503, or a stale answer) or a failure (500).
+      if (answer.failures !== undefined && answer.failures.length > 0) throw answer.failures[0];
       // Variables were coerced already; only an operation that cannot run at all gets here with a 400.
       if (answer.status !== 200) throw new PetalError('badRequest', JSON.parse(answer.body).errors?.[0]?.message ?? 'bad GraphQL request');
       return { body: answer.body, contentLanguage: ctx.locale(undefined).locale };
