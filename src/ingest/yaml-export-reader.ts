@@ -9,47 +9,19 @@
 import type { BlobSpool } from '../store/rows.js';
 import type { DraftSink } from './draft-sink.js';
 import { ImportError } from './import-error.js';
-import { Base64Spool } from './blob-spool.js';
-import { nodeNameProblem, propertyNameProblem } from './node-draft.js';
-import { MAX_IMPORT_DEPTH } from './import-limits.js';
-import {
-  isNullScalar, typeScalar, typeSequence, type RawScalar, type TypingContext,
-} from './yaml-scalar-typing.js';
-import {
-  closingSingleQuote, scanKey, scanValue, unquoteSingle, type ScannedScalar, type ScannedValue,
-} from './yaml-line-scan.js';
+import { closingSingleQuote, scanKey, scanValue, unquoteSingle, type ScannedValue } from './yaml-line-scan.js';
+import { YamlItemRules } from './yaml-item-rules.js';
+import { ChunkLines } from './chunk-lines.js';
+import { pieceOf, type Level, type Pending, type Piece } from './yaml-pending-items.js';
 import { ComposedPiece, ComposedReader } from './yaml-composed-items.js';
 import { KeySet, endsLine, foldQuoted, isDocumentMarker, isSequenceEntry, simpleEntry } from './yaml-line-shapes.js';
 
-/** A block mapping being read: the document's top level (depth 0) or an open node's (its depth). */
-interface Level {
-  readonly indent: number;
-  readonly depth: number;
-  /** Keys read so far: YAML refuses a key twice in one mapping. */
-  readonly keys: KeySet;
-}
-
-/** The item being read: complete once a line at its level (or above) starts. */
-type Pending =
-  | { kind: 'leaf'; level: Level; key: string; line: number; value: ScannedValue; raw: string[] }
-  | { kind: 'open'; level: Level; key: string; line: number; raw: string[] }
-  | { kind: 'quote'; level: Level; key: string; line: number; tag: string | undefined; parts: string[]; raw: string[] }
-  /** A block sequence of one-line scalars (how Magnolia writes a multi-value property): `key:` then `- a` lines. */
-  | { kind: 'seq'; level: Level; key: string; line: number; itemIndent: number; seqAtIndent: boolean; items: RawScalar[]; raw: string[] }
-  | {
-    kind: 'piece'; level: Level; line: number; raw: string[]; keyChecked: boolean; seqAtIndent: boolean;
-    /** Cut by a line a quoted scalar may not hold: `yaml` ends the scalar before that line break, so the piece does too. */
-    cut?: boolean;
-  };
-
 const NO_VALUE: ScannedValue = { kind: 'none' };
-const EMPTY_PLAIN: ScannedScalar = { text: '', plain: true, tag: undefined };
 
 export class YamlExportReader {
   private readonly levels: Level[] = [];
   private pending: Pending | undefined;
-  /** A line not ended by the last chunk. */
-  private carry = '';
+  private readonly lines = new ChunkLines((line) => this.line(line));
   private lineNo = 0;
   /** Lines before the first content line, kept in case the document is not one the line reader starts on. */
   private preamble: string[] | undefined = [];
@@ -62,50 +34,20 @@ export class YamlExportReader {
   private shapeFailure: ImportError | undefined;
   private contentFailure: ImportError | undefined;
   private readonly composed: ComposedReader;
-  private readonly typing: TypingContext;
-  private readonly spooled = new Map<string, BlobSpool>();
-  private pendingSpools: Base64Spool[] = [];
+  private readonly rules: YamlItemRules;
 
-  constructor(private readonly file: string, private readonly spoolDir: string, private readonly sink: DraftSink) {
-    this.typing = {
-      fail: (line, reason, cause) => new ImportError(file, line, reason, cause === undefined ? undefined : { cause }),
-      spoolBinary: (text) => {
-        const spool = new Base64Spool(this.spoolDir);
-        this.pendingSpools.push(spool);
-        spool.appendBase64(text);
-        const blob = spool.end();
-        this.spooled.set(blob.hash, blob);
-        return blob;
-      },
-    };
-    this.composed = new ComposedReader(file, this.typing, () => this.sink);
+  constructor(private readonly file: string, spoolDir: string, private readonly sink: DraftSink) {
+    this.rules = new YamlItemRules(file, spoolDir, sink);
+    this.composed = new ComposedReader(file, this.rules.typing, () => this.sink);
   }
 
   write(chunk: string): void {
-    let start = 0;
-    let nl = chunk.indexOf('\n');
-    if (nl < 0) {
-      this.carry += chunk;
-      return;
-    }
-    this.line(this.carry + chunk.slice(0, nl));
-    this.carry = '';
-    start = nl + 1;
-    while ((nl = chunk.indexOf('\n', start)) >= 0) {
-      this.line(chunk.slice(start, nl));
-      start = nl + 1;
-    }
-    this.carry = chunk.slice(start);
+    this.lines.write(chunk);
   }
 
   end(): void {
-    if (this.carry !== '') {
-      const last = this.carry;
-      this.carry = '';
-      this.line(last);
-      // Only the item still pending holds the last line.
-      this.noFinalNewline = true;
-    }
+    // Only the item still pending holds the last line.
+    if (this.lines.end()) this.noFinalNewline = true;
     if (this.whole) {
       this.readWhole();
       return;
@@ -118,17 +60,17 @@ export class YamlExportReader {
     if (failure) throw failure;
   }
 
-  async settled(): Promise<void> {
-    for (const spool of this.pendingSpools) await spool.settled();
-    this.pendingSpools = [];
+  /** Waits for the binaries spooled so far to be on disk. */
+  settled(): Promise<void> {
+    return this.rules.settled();
   }
 
-  async abort(): Promise<void> {
-    await Promise.all(this.pendingSpools.map((spool) => spool.abort()));
+  abort(): Promise<void> {
+    return this.rules.abort();
   }
 
   blobs(): BlobSpool[] {
-    return [...this.spooled.values()];
+    return this.rules.blobs();
   }
 
   private get failed(): boolean {
@@ -203,7 +145,7 @@ export class YamlExportReader {
     if (indent === levelIndent && !tabbed && isSequenceEntry(s, indent)) {
       // A block sequence may sit at its key's indentation (`key:` then `- a`).
       if (p.kind === 'open') {
-        this.pending = { kind: 'piece', level: p.level, line: p.line, raw: [...p.raw, raw], keyChecked: true, seqAtIndent: true };
+        this.pending = pieceOf(p, raw, true);
         return true;
       }
       if (p.kind === 'piece' && p.seqAtIndent) {
@@ -218,12 +160,12 @@ export class YamlExportReader {
         p.raw.push(raw);
         return true;
       case 'leaf':
-        this.pending = { kind: 'piece', level: p.level, line: p.line, raw: [...p.raw, raw], keyChecked: true, seqAtIndent: false };
+        this.pending = pieceOf(p, raw);
         return true;
       case 'open': {
         const key = tabbed ? undefined : scanKey(s, indent);
         if (!key) {
-          this.pending = { kind: 'piece', level: p.level, line: p.line, raw: [...p.raw, raw], keyChecked: true, seqAtIndent: false };
+          this.pending = pieceOf(p, raw);
           return true;
         }
         // The first key of a nested mapping: the item is a node, read as its lines come.
@@ -255,7 +197,7 @@ export class YamlExportReader {
     }
     const levelIndent = p.level.indent;
     if (indent < levelIndent || (indent === levelIndent && !(p.seqAtIndent && entry))) return false;
-    this.pending = { kind: 'piece', level: p.level, line: p.line, raw: [...p.raw, raw], keyChecked: true, seqAtIndent: p.seqAtIndent };
+    this.pending = pieceOf(p, raw, p.seqAtIndent);
     return true;
   }
 
@@ -335,7 +277,7 @@ export class YamlExportReader {
     // Tabs, stray carriage returns and lines the scalar may not hold (too little indentation) go to `yaml`.
     if (raw.includes('\t') || s.includes('\r') || (!emptyLine && indent <= p.level.indent)) {
       const cut = !emptyLine && indent <= p.level.indent;
-      this.pending = { kind: 'piece', level: p.level, line: p.line, raw: p.raw, keyChecked: true, seqAtIndent: false, cut };
+      this.pending = { ...pieceOf(p), cut };
       if (cut) {
         this.complete(this.pending);
         this.pending = undefined;
@@ -353,7 +295,7 @@ export class YamlExportReader {
     }
     p.parts.push(s.slice(0, end));
     if (!endsLine(s, end + 1)) {
-      this.pending = { kind: 'piece', level: p.level, line: p.line, raw: p.raw, keyChecked: true, seqAtIndent: false };
+      this.pending = pieceOf(p);
       return;
     }
     const text = unquoteSingle(foldQuoted(p.parts), 0, Infinity);
@@ -383,16 +325,9 @@ export class YamlExportReader {
   private openNode(p: Pending & { kind: 'open' }): void {
     const depth = p.level.depth + 1;
     this.content(() => {
-      this.checkNodeName(p.key, p.line, depth);
+      this.rules.checkNodeName(p.key, p.line, depth);
       this.sink.openNode(p.key, p.line);
     });
-  }
-
-  private checkNodeName(name: string, line: number, depth: number): void {
-    if (name === '') throw this.typing.fail(line, 'a key must be a non-empty string (a node or property name)');
-    const problem = nodeNameProblem(name);
-    if (problem !== undefined) throw this.typing.fail(line, problem);
-    if (depth > MAX_IMPORT_DEPTH) throw this.typing.fail(line, `nodes nested more than ${MAX_IMPORT_DEPTH} deep`);
   }
 
   private complete(p: Pending): void {
@@ -408,7 +343,7 @@ export class YamlExportReader {
         return;
       case 'quote':
         // The file ended inside the quotes: `yaml` says how.
-        this.completePiece({ kind: 'piece', level: p.level, line: p.line, raw: p.raw, keyChecked: true, seqAtIndent: false });
+        this.completePiece(pieceOf(p));
         return;
       case 'piece':
         this.completePiece(p);
@@ -419,64 +354,24 @@ export class YamlExportReader {
     if (this.failed) return;
     // Not through `content()`: this runs for every property, and a closure each time shows in profiles.
     try {
-      if (level.depth === 0) this.readRootLeaf(key, line, value);
-      else this.readLeaf(level, key, line, value);
+      if (level.depth === 0) this.rules.rootLeaf(key, line, value);
+      else this.rules.leaf(level.depth, key, line, value);
     } catch (err) {
       if (!(err instanceof ImportError)) throw err;
       this.contentFailure = err;
     }
-  }
-
-  private readRootLeaf(key: string, line: number, value: ScannedValue): void {
-    this.checkNodeName(key, line, 1);
-    const empty = value.kind === 'none' || value.kind === 'emptyMap'
-      || (value.kind === 'scalar' && value.scalar.plain && isNullScalar({ ...value.scalar, tag: undefined, line }));
-    if (!empty) throw this.typing.fail(line, `node "${key}" must be a mapping`);
-    this.sink.openNode(key, line);
-    this.sink.closeNode();
-  }
-
-  private readLeaf(level: Level, key: string, line: number, value: ScannedValue): void {
-    if (key === '') throw this.typing.fail(line, 'a key must be a non-empty string (a node or property name)');
-    if (value.kind === 'emptyMap') {
-      this.checkNodeName(key, line, level.depth + 1);
-      this.sink.openNode(key, line);
-      this.sink.closeNode();
-      return;
-    }
-    const problem = propertyNameProblem(key);
-    if (problem !== undefined) throw this.typing.fail(line, problem);
-    if (value.kind === 'sequence') {
-      const items: RawScalar[] = value.items.map((item) => ({ text: item.text, plain: item.plain, tag: item.tag, line }));
-      const multi = typeSequence(this.typing, key, items, value.tag, line);
-      this.sink.property(key, multi.type, multi.values, line);
-      return;
-    }
-    const scalar = value.kind === 'scalar' ? value.scalar : EMPTY_PLAIN;
-    const single = typeScalar(this.typing, key, { text: scalar.text, plain: scalar.plain, tag: scalar.tag, line }, undefined);
-    if (single) this.sink.property(key, single.type, single.value, line);
   }
 
   private completeSequence(p: Pending & { kind: 'seq' }): void {
     // The top-level key's value must be a mapping: `yaml` says where this one is wrong.
     if (p.level.depth === 0) {
-      this.completePiece({ kind: 'piece', level: p.level, line: p.line, raw: p.raw, keyChecked: true, seqAtIndent: p.seqAtIndent });
+      this.completePiece(pieceOf(p, undefined, p.seqAtIndent));
       return;
     }
-    if (this.failed) return;
-    try {
-      if (p.key === '') throw this.typing.fail(p.line, 'a key must be a non-empty string (a node or property name)');
-      const problem = propertyNameProblem(p.key);
-      if (problem !== undefined) throw this.typing.fail(p.line, problem);
-      const multi = typeSequence(this.typing, p.key, p.items, undefined, p.line);
-      this.sink.property(p.key, multi.type, multi.values, p.line);
-    } catch (err) {
-      if (!(err instanceof ImportError)) throw err;
-      this.contentFailure = err;
-    }
+    this.content(() => this.rules.sequence(p.key, p.line, p.items));
   }
 
-  private completePiece(p: Pending & { kind: 'piece' }): void {
+  private completePiece(p: Piece): void {
     const text = p.raw.join('\n') + (this.noFinalNewline || p.cut ? '' : '\n');
     const piece = new ComposedPiece(text, p.line);
     const pair = ComposedReader.pairOf(piece);

@@ -19,7 +19,6 @@ describe('bench scripts that measure in process, in smoke mode', () => {
   }
 
   // Skipped without PETAL_TEST_PG (no PostgreSQL to run on); CI sets it.
-
   it.skipIf(!pg)('generate.ts and column-load.ts on PostgreSQL (a database of their own)', async () => {
     const db = (await createScratchDatabase())!;
     try {
