@@ -4,10 +4,11 @@
 // same files succeed, with the same text pieces and the same positions for error lines.
 
 import {
-  ELEMENT_NAMES, NODE, OTHER, PROPERTY, VALUE, GT, SLASH, BANG, QUESTION, EQ, DQ, SQ, DASH, LBRACKET, HASH, SEMI,
-  isSpace, endsName, attributeOf, byLength, elementAt, knownNameEnd, svAttributeAt, type Element,
+  ELEMENT_NAMES, NODE, OTHER, PROPERTY, VALUE, GT, SLASH, BANG, QUESTION, DASH, LBRACKET, HASH, SEMI,
+  isSpace, endsName, byLength, elementAt, knownNameEnd, type Element,
 } from './system-view-names.js';
 import { INCOMPLETE, NO_ENTITY, XmlReferences } from './xml-references.js';
+import { TagAttributes } from './system-view-attributes.js';
 
 export { ELEMENT_NAMES, NODE, OTHER, PROPERTY, VALUE, type Element };
 
@@ -33,8 +34,6 @@ const IN_ATTRIBUTES = 0, AFTER_SLASH = 1;
 /** What end() does with a tail left unfinished by the input's end. */
 const TAIL_NOTHING = 0, TAIL_TEXT = 1, TAIL_START_TAG = 2, TAIL_COMMENT = 3, TAIL_CDATA = 4;
 
-
-
 /** `scan` reads a chunk, not a bridge. */
 const NOT_A_BRIDGE = -1;
 /**
@@ -52,11 +51,12 @@ const CDATA_OPEN = 'CDATA[';
  * with the next chunk; text is reported up to each chunk's end, as htmlparser2 does.
  */
 export class SystemViewScanner {
-  private readonly references = new XmlReferences();
   /** sv:name, sv:type and sv:multiple of the start tag being reported (the first of each, entity-decoded). */
-  svName: string | undefined;
-  svType: string | undefined;
-  svMultiple: string | undefined;
+  get svName(): string | undefined { return this.tag.svName; }
+  get svType(): string | undefined { return this.tag.svType; }
+  get svMultiple(): string | undefined { return this.tag.svMultiple; }
+  private readonly references = new XmlReferences();
+  private readonly tag = new TagAttributes(this.references);
   /** The name of an OTHER element being reported. */
   otherName = '';
   /**
@@ -398,86 +398,16 @@ export class SystemViewScanner {
       }
     }
     const nameEnd = p;
-    this.svName = undefined;
-    this.svType = undefined;
-    this.svMultiple = undefined;
-    let selfClosing = false;
-    let afterSlash = false;
-    let lastAttrStart = -1;
-    for (;;) {
-      if (p >= len) {
-        this.tailKind = TAIL_START_TAG;
-        this.tailTagName = buf.slice(nameStart, nameEnd);
-        this.tailTagState = afterSlash ? AFTER_SLASH : IN_ATTRIBUTES;
-        this.tailAttrStart = lastAttrStart === -1 ? -1 : lastAttrStart - lt;
-        return INCOMPLETE;
-      }
-      let c = buf.charCodeAt(p);
-      if (c === GT) {
-        selfClosing = afterSlash;
-        break;
-      }
-      if (c === SLASH) {
-        afterSlash = true;
-        p++;
-        continue;
-      }
-      if (isSpace(c)) {
-        p++;
-        continue;
-      }
-      afterSlash = false;
-      const attrStart = p;
-      const which = svAttributeAt(buf, p);
-      if (which !== 0) {
-        // The usual sv:name="…", sv:type="…": read as below, without the loops.
-        lastAttrStart = attrStart;
-        const close = buf.indexOf('"', p + 9);
-        if (close === -1) {
-          p = len;
-          continue;
-        }
-        const raw = buf.slice(p + 9, close);
-        const amp = raw.indexOf('&');
-        const value = amp === -1 ? raw : this.references.decodeAll(raw, amp);
-        if (which === 1) this.svName ??= value;
-        else this.svType ??= value;
-        p = close + 1;
-        continue;
-      }
-      // An attribute name: up to `=`, a space, `/` or `>`.
-      p++;
-      while (p < len && (c = buf.charCodeAt(p)) !== EQ && !endsName(c)) p++;
-      if (p >= len) continue;
-      const attrEnd = p;
-      lastAttrStart = attrStart;
-      while (p < len && isSpace(buf.charCodeAt(p))) p++;
-      if (p >= len) continue;
-      if (buf.charCodeAt(p) !== EQ) {
-        // No value (`<a b>`, `<a b c="1">`): an empty one.
-        this.attribute(buf, attrStart, attrEnd, '');
-        continue;
-      }
-      p++;
-      while (p < len && isSpace(buf.charCodeAt(p))) p++;
-      if (p >= len) continue;
-      c = buf.charCodeAt(p);
-      if (c === DQ || c === SQ) {
-        const close = buf.indexOf(c === DQ ? '"' : "'", p + 1);
-        if (close === -1) {
-          p = len;
-          continue;
-        }
-        this.attributeValue(buf, attrStart, attrEnd, p + 1, close);
-        p = close + 1;
-      } else {
-        // Unquoted: up to a space or `>` (a `/` belongs to the value).
-        const valueStart = p;
-        while (p < len && (c = buf.charCodeAt(p)) !== GT && !isSpace(c)) p++;
-        if (p >= len) continue;
-        this.attributeValue(buf, attrStart, attrEnd, valueStart, p);
-      }
+    const tag = this.tag;
+    p = tag.read(buf, p, len);
+    if (p === -1) {
+      this.tailKind = TAIL_START_TAG;
+      this.tailTagName = buf.slice(nameStart, nameEnd);
+      this.tailTagState = tag.afterSlash ? AFTER_SLASH : IN_ATTRIBUTES;
+      this.tailAttrStart = tag.lastAttrStart === -1 ? -1 : tag.lastAttrStart - lt;
+      return INCOMPLETE;
     }
+    const selfClosing = tag.afterSlash;
     const element = known ? byLength(nameEnd - nameStart) : elementAt(buf, nameStart, nameEnd);
     if (element === OTHER) this.otherName = buf.slice(nameStart, nameEnd);
     this.events.openElement(element);
@@ -485,28 +415,4 @@ export class SystemViewScanner {
     this.startIndex = this.base + p + 1;
     return p + 1;
   }
-
-  private attributeValue(buf: string, nameStart: number, nameEnd: number, start: number, end: number): void {
-    if (attributeOf(buf, nameStart, nameEnd) === 0) return;
-    const raw = buf.slice(start, end);
-    const amp = raw.indexOf('&');
-    this.attribute(buf, nameStart, nameEnd, amp === -1 ? raw : this.references.decodeAll(raw, amp));
-  }
-
-  /** Keeps the first sv:name, sv:type and sv:multiple of a tag (htmlparser2 keeps the first of a repeated attribute). */
-  private attribute(buf: string, nameStart: number, nameEnd: number, value: string): void {
-    switch (attributeOf(buf, nameStart, nameEnd)) {
-      case 1:
-        this.svName ??= value;
-        return;
-      case 2:
-        this.svType ??= value;
-        return;
-      case 3:
-        this.svMultiple ??= value;
-        return;
-      default:
-    }
-  }
-
 }
