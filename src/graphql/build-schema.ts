@@ -53,19 +53,22 @@ function kindOf(p: ContentTypeProperty): Kind {
 const SCALARS = { String: GraphQLString, Boolean: GraphQLBoolean, Long: LongScalar, Float: GraphQLFloat, Date: DateScalar } as const;
 const FOLDERS = new Set(['cms:folder']);
 
-const JcrMetadata = new GraphQLObjectType<Item, ReadContext>({
+/** What `_metadata` resolves to: read once per item, its fields plain values. */
+type Metadata = ReturnType<typeof metadataOf> & { readonly nodeType: string };
+
+const JcrMetadata = new GraphQLObjectType<Metadata, ReadContext>({
   name: 'JcrMetadata',
   description: 'The node behind an item: its id, name, path, type, and who created and last changed it when.',
   fields: {
-    id: { type: new GraphQLNonNull(GraphQLID), resolve: (i) => metadataOf(i).id },
-    name: { type: new GraphQLNonNull(GraphQLString), resolve: (i) => metadataOf(i).name },
-    path: { type: new GraphQLNonNull(GraphQLString), resolve: (i) => metadataOf(i).path },
-    nodeType: { type: new GraphQLNonNull(GraphQLString), resolve: (i, _a, ctx) => ctx.outName(i.node.type) },
-    created: { type: DateScalar, resolve: (i) => metadataOf(i).created },
-    createdBy: { type: GraphQLString, resolve: (i) => metadataOf(i).createdBy },
-    lastModified: { type: DateScalar, resolve: (i) => metadataOf(i).lastModified },
-    lastModifiedBy: { type: GraphQLString, resolve: (i) => metadataOf(i).lastModifiedBy },
-    tags: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))), resolve: (i) => metadataOf(i).tags },
+    id: { type: new GraphQLNonNull(GraphQLID) },
+    name: { type: new GraphQLNonNull(GraphQLString) },
+    path: { type: new GraphQLNonNull(GraphQLString) },
+    nodeType: { type: new GraphQLNonNull(GraphQLString) },
+    created: { type: DateScalar },
+    createdBy: { type: GraphQLString },
+    lastModified: { type: DateScalar },
+    lastModifiedBy: { type: GraphQLString },
+    tags: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))) },
   },
 });
 
@@ -161,7 +164,7 @@ export function buildSchema(contentTypes: readonly ContentType[]): BuiltSchema {
       description: `Content type ${p.contentType.name} (module ${p.contentType.module}, workspace ${p.contentType.workspace}).`,
       fields: () => {
         const fields: GraphQLFieldConfigMap<Item, ReadContext> = {
-          _metadata: { type: new GraphQLNonNull(JcrMetadata), resolve: (i) => i },
+          _metadata: { type: new GraphQLNonNull(JcrMetadata), resolve: (i, _a, ctx): Metadata => ({ ...metadataOf(i), nodeType: ctx.outName(i.node.type) }) },
         };
         for (const { property, kind } of p.properties) fields[property.name] = fieldOf(property, kind);
         return fields;

@@ -277,7 +277,13 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
-/** The site's theme as GraphQL's rendition links need it (every variation's name). */
-function graphqlThemeOf(t: { readonly name: string; readonly variations: ReadonlyMap<string, unknown>; hasVariation(n: string): boolean } | undefined): GraphqlTheme | undefined {
-  return t === undefined ? undefined : { name: t.name, variations: [...t.variations.keys()], hasVariation: (n) => t.hasVariation(n) };
+type ThemeLike = { readonly name: string; readonly variations: ReadonlyMap<string, unknown>; hasVariation(n: string): boolean };
+const graphqlThemes = new WeakMap<ThemeLike, GraphqlTheme>();
+
+/** The site's theme as GraphQL's rendition links need it (every variation's name), made once per theme. */
+function graphqlThemeOf(t: ThemeLike | undefined): GraphqlTheme | undefined {
+  if (t === undefined) return undefined;
+  let g = graphqlThemes.get(t);
+  if (g === undefined) graphqlThemes.set(t, (g = { name: t.name, variations: [...t.variations.keys()], hasVariation: (n) => t.hasVariation(n) }));
+  return g;
 }

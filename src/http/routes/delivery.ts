@@ -16,7 +16,8 @@ import type { ThemeInfo } from '../../delivery/resolvers/reference-renderer.js';
 import { LIMITS } from '../limits.js';
 import { etagOf, ifNoneMatchHits } from '../etag.js';
 import type { ResponseCache } from '../response-cache.js';
-import { ResponseCachePolicy, type Outgoing } from '../response-cache-policy.js';
+import { ResponseCachePolicy } from '../response-cache-policy.js';
+import { sendOutgoing } from '../send-outgoing.js';
 import type { PagesRegistry } from '../../delivery/pages/pages-registry.js';
 import { traitValuesOf } from '../trait-values.js';
 import { templateAnnotations } from '../../delivery/pages/template-annotations.js';
@@ -55,16 +56,6 @@ const REST_PREFIX = '/.rest';
 export function restPathOf(canonical: string): string {
   const rest = canonical.slice(REST_PREFIX.length);
   return rest === '' ? '/' : rest;
-}
-
-/** Writes what the response-cache policy says: its headers, then the JSON body, a 304 or the error. */
-function send(reply: FastifyReply, out: Outgoing): FastifyReply {
-  reply.headers(out.headers);
-  switch (out.kind) {
-    case 'error': return sendError(reply, out.code, out.message);
-    case 'notModified': return reply.code(304).send();
-    case 'json': return reply.header('content-type', 'application/json; charset=utf-8').send(out.body);
-  }
 }
 
 const NO_TRAITS: ReadonlyMap<string, string> = new Map();
@@ -150,8 +141,8 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
         case 'query': return queryNodes({ endpoint, path: '/', query, acceptLanguage }, env);
       }
     });
-    if (out instanceof Promise) return out.then((o) => send(reply, o));
-    send(reply, out);
+    if (out instanceof Promise) return out.then((o) => sendOutgoing(reply, o));
+    sendOutgoing(reply, out);
     return undefined;
   };
 

@@ -19,7 +19,8 @@ import type { SecurityService } from '../../security/security-service.js';
 import { isPreviewRequest, PREVIEW_CACHE_CONTROL } from '../content-state.js';
 import { sendError } from '../error-handler.js';
 import type { ResponseCache } from '../response-cache.js';
-import { ResponseCachePolicy, type Outgoing } from '../response-cache-policy.js';
+import { ResponseCachePolicy } from '../response-cache-policy.js';
+import { sendOutgoing } from '../send-outgoing.js';
 
 /** A GraphQL document or body is text a person wrote: 100 KB is far more than any real one. */
 const MAX_BODY_BYTES = 100 * 1024;
@@ -132,15 +133,6 @@ function prepare(api: GraphqlApi, p: Params, get: boolean): Prepared {
     throw new BadRequest({ status: 400, body: JSON.stringify({ errors: coerced.errors.map((e) => ({ ...e.toJSON(), extensions: { code: 'BAD_USER_INPUT' } })) }) });
   }
   return { build, doc, request: { query: persisted.query, variables: p.variables, operationName: p.operationName } };
-}
-
-function sendOutgoing(reply: FastifyReply, out: Outgoing): FastifyReply {
-  reply.headers(out.headers);
-  switch (out.kind) {
-    case 'error': return sendError(reply, out.code, out.message);
-    case 'notModified': return reply.code(304).send();
-    case 'json': return reply.header('content-type', JSON_TYPE).send(out.body);
-  }
 }
 
 export function registerGraphqlRoutes(app: FastifyInstance, o: GraphqlRouteOptions): void {
