@@ -1,7 +1,7 @@
 // HTTP layer: builds the Fastify app (routes, limits, error mapping, request logging); it is handed
 // services from the composition root and never sees a store or SQL.
 import { PRESETS_ONLY, type TransformPolicy } from '../assets/image-transform.js';
-import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { normalizeTrustProxy, type SiteConfig, type TrustProxy } from '../config/load-config.js';
@@ -46,6 +46,12 @@ import type { ShopService } from '../shop/shop-api.js';
 import { registerShopRoutes } from './routes/shop.js';
 import { registerRateLimits, type RateLimitOptions } from './rate-limits.js';
 import { registerMetrics, scrapeGateOf, type MetricsOptions } from '../metrics/metrics-route.js';
+import type { RecordAnswer } from '../metrics/http-metrics.js';
+import { CachedHits } from './cached-hits.js';
+import { CanonicalPaths } from './canonical-paths.js';
+import { parseQueryString } from './query-string.js';
+import { requestIdOf } from './request-id.js';
+import { logRequest } from './request-log.js';
 
 export interface AppOptions {
   readonly registry: EndpointRegistry;
@@ -102,6 +108,11 @@ export interface AppOptions {
   readonly rateLimit?: RateLimitOptions;
   /** Prometheus metrics at /.metrics (petal.yaml `metrics:`); absent = none (main passes petal.yaml's, on by default). */
   readonly metrics?: MetricsOptions;
+  /**
+   * Cached delivery answers for anonymous callers given before Fastify's pipeline (cached-hits.ts);
+   * on by default. Tests turn it off to compare the two.
+   */
+  readonly cachedHitPath?: boolean;
 }
 
 declare module 'fastify' {
@@ -112,9 +123,6 @@ declare module 'fastify' {
 }
 
 export const MAX_URL_LENGTH = LIMITS.maxUrlLength;
-const REQUEST_ID = /^[\w.:-]{1,64}$/;
-const bootId = randomUUID().slice(0, 8);
-let requestCount = 0;
 
 /** Fastify's form of the option: hops as a function (as Fastify builds for a number), addresses as an array. */
 function trustProxyOption(t: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
@@ -125,16 +133,24 @@ function trustProxyOption(t: TrustProxy): boolean | string[] | ((address: string
 
 export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   const timeouts: HttpTimeouts = { ...DEFAULT_TIMEOUTS, ...o.timeouts };
+  // Set once the app is built: the server asks it first for every request (cached-hits.ts).
+  let cachedHits: CachedHits | undefined;
   const app = Fastify({
     ...(o.logger ? { loggerInstance: o.logger as FastifyBaseLogger } : { logger: false }),
     // One log line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
     // No child logger per request (1.8 % of a cached answer): every line we log names reqId itself.
     childLoggerFactory: (logger) => logger,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      // A process-unique prefix and a counter: unique across instances, no random bytes per request.
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `${bootId}-${(++requestCount).toString(36)}`;
+    genReqId: (req) => requestIdOf(req.headers),
+    // Fastify's own server, as it makes it (server.js), with a listener that lets cached answers skip the pipeline.
+    serverFactory: (handler, opts) => {
+      const server: Server = createServer(opts.http ?? {}, (req: IncomingMessage, res: ServerResponse) => {
+        if (cachedHits === undefined || !cachedHits.answer(req, res)) handler(req, res);
+      });
+      server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
+      server.requestTimeout = timeouts.requestTimeoutMs;
+      server.setTimeout(0);
+      return server;
     },
     bodyLimit: LIMITS.maxBodyBytes,
     requestTimeout: timeouts.requestTimeoutMs,
@@ -153,7 +169,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     frameworkErrors: (error, request, reply) => {
       handleError(error, request, reply);
     },
-    routerOptions: { ignoreDuplicateSlashes: true, maxParamLength: MAX_URL_LENGTH },
+    routerOptions: { ignoreDuplicateSlashes: true, maxParamLength: MAX_URL_LENGTH, querystringParser: parseQueryString },
     ...(o.publishing !== undefined ? { rewriteUrl: previewRewrite(o.publishing.previewContextPath, o.contextPath ?? '') } : {}),
   });
 
@@ -170,30 +186,31 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     const publishing = o.publishing !== undefined;
     app.addHook('onResponse', (request, reply, done) => {
       const state = servedState(request, publishing);
-      request.log.info(
-        { reqId: request.id, method: request.method, url: requestedUrl(request.raw), ...(state !== undefined ? { state } : {}), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
-        'request',
-      );
+      logRequest(request.log as Logger, {
+        reqId: request.id, method: request.method, url: requestedUrl(request.raw), ...(state !== undefined ? { state } : {}), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10,
+      });
       done();
     });
   }
 
   registerRequestGuard(app); // first: its header is on every answer, and `#` never reaches a route
   const renditions = o.renditions ?? new RenditionService(o.repository.store.blobs, { cacheDir: defaultRenditionCacheDir() });
+  let record: RecordAnswer | undefined;
   if (o.metrics?.enabled === true) { // before the security hook: refused requests are timed and counted too
-    registerMetrics(app, { registry: o.registry, contextPath: o.contextPath ?? '', repository: o.repository, renditions, responseCache: () => app.responseCache });
+    record = registerMetrics(app, { registry: o.registry, contextPath: o.contextPath ?? '', repository: o.repository, renditions, responseCache: () => app.responseCache }).record;
   }
-  registerGracefulClose(app);
+  const draining = registerGracefulClose(app);
   registerJsonBodyParser(app);
   await app.register(fastifyCookie);
   // Before the security hook: preflights carry no credentials and must not meet a 401.
   await registerCors(app, o.corsOrigins ?? [], { rules: () => o.site().cors ?? [], contextPath: o.contextPath ?? '' });
   const gate = { contextPath: o.contextPath ?? '', corsOrigins: o.corsOrigins ?? [], maxUrlLength: MAX_URL_LENGTH };
+  const canonicalPaths = new CanonicalPaths(o.contextPath ?? '');
   registerContentState(app, o.publishing);
   const scrapeGate = scrapeGateOf(o.metrics);
   registerSecurityHook(app, o.security, {
     ...gate, ...(o.publishing !== undefined ? { previewRoles: o.publishing.previewRoles } : {}),
-    ...(scrapeGate !== undefined ? { ownCredential: scrapeGate } : {}),
+    ...(scrapeGate !== undefined ? { ownCredential: scrapeGate } : {}), canonicalPaths,
   });
 
   app.setErrorHandler(handleError);
@@ -213,7 +230,7 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
   registerOpsRoutes(app, o.repository, o.contextPath ?? '');
   if (o.explorer === true) registerExplorerRoutes(app, { contextPath: o.contextPath ?? '' });
   registerAuthRoutes(app, o.security, gate);
-  registerDeliveryRoutes(app, {
+  const deliveryPolicy = registerDeliveryRoutes(app, {
     ...(o.pages !== undefined ? { pages: o.pages, pagesOnAllEndpoints: o.pagesOnAllEndpoints ?? false } : {}),
     registry: o.registry,
     repository: o.repository,
@@ -274,6 +291,21 @@ export async function buildApp(o: AppOptions): Promise<FastifyInstance> {
     publishing: o.publishing !== undefined, shop: o.shop !== undefined, ...(o.moduleRoots !== undefined ? { moduleRoots: o.moduleRoots } : {}),
   });
   await app.ready();
+  // Only where the pipeline adds nothing to a cached anonymous GET but what cached-hits.ts writes: no
+  // CORS headers (registered only when origins or site rules are configured), no rate limit counting
+  // delivery requests (off by default: behind a CDN every miss comes from a few edge addresses).
+  const corsRegistered = (o.corsOrigins ?? []).length > 0 || (o.site().cors ?? []).length > 0;
+  const deliveryLimited = o.rateLimit?.enabled === true && (o.rateLimit.rules.deliveryReads !== undefined || o.rateLimit.rules.queries !== undefined);
+  if (cache !== null && o.cachedHitPath !== false && !corsRegistered && !deliveryLimited) {
+    const logger = o.logger && o.logger.isLevelEnabled('info') ? o.logger : undefined;
+    cachedHits = new CachedHits({
+      policy: deliveryPolicy, facts: { registry: o.registry, site: o.site, ...(o.pages !== undefined ? { pages: o.pages } : {}) },
+      security: o.security, canonicalPaths, contextPath: o.contextPath ?? '', draining,
+      ...(o.publishing !== undefined ? { previewContextPath: o.publishing.previewContextPath } : {}),
+      ...(record !== undefined ? { record } : {}),
+      ...(logger !== undefined ? { log: (line) => logRequest(logger, line) } : {}),
+    });
+  }
   return app;
 }
 

@@ -14,8 +14,11 @@ interface DrainState {
 
 const states = new WeakMap<FastifyInstance, DrainState>();
 
-/** Tracks connections (one Set entry each) and marks answers written while draining `Connection: close`. */
-export function registerGracefulClose(app: FastifyInstance): void {
+/**
+ * Tracks connections (one Set entry each) and marks answers written while draining `Connection: close`;
+ * returns whether the app drains now (for answers written outside Fastify: cached-hits.ts).
+ */
+export function registerGracefulClose(app: FastifyInstance): () => boolean {
   const state: DrainState = { draining: false, sockets: new Set() };
   states.set(app, state);
   app.server.on('connection', (socket: Socket) => {
@@ -26,6 +29,7 @@ export function registerGracefulClose(app: FastifyInstance): void {
     if (state.draining) reply.header('connection', 'close');
     done(null, payload);
   });
+  return () => state.draining;
 }
 
 /** Closes `app` (its onClose hooks included) within about `graceMs`, whatever its clients do. */

@@ -12,7 +12,7 @@ import type { EndpointRegistry } from '../delivery/endpoint-registry.js';
 import { parseMethod } from '../delivery/parse-request.js';
 import { PetalError } from '../errors.js';
 import { exemptionOf } from './rate-limit-exempt.js';
-import { restPathOf } from './routes/delivery.js';
+import { restPathOf } from './delivery-facts.js';
 
 /**
  * Per client address and minute, for the classes limited by default. Delivery reads and queries are

@@ -56,7 +56,7 @@ export type Outgoing =
 /** The store's generation and the change feed that catches the caches up to it (the repository). */
 export interface ContentClock {
   readonly store: { generationHint?(): number | undefined; generation(): Promise<number> };
-  readonly changes: { sync(generation: number): Promise<void> | undefined };
+  readonly changes: { sync(generation: number): Promise<void> | undefined; caughtUp(generation: number): boolean };
 }
 
 export interface ResponseCachePolicyOptions {
@@ -109,6 +109,21 @@ export class ResponseCachePolicy {
     const behind = changes.sync(generation);
     if (behind !== undefined) return behind.then(() => this.#fromCache(cache, f, render));
     return this.#fromCache(cache, f, render);
+  }
+
+  /**
+   * A cached answer the cache can give right now, or undefined: not cacheable (the preview), no
+   * generation known without asking the store, changes not yet applied, or no entry. Nothing is
+   * rendered; the caller answers any other way (answer()) when this gives nothing.
+   */
+  hit(f: DeliveryRequestFacts): Outgoing | undefined {
+    const cache = f.preview ? null : this.#o.cache;
+    if (cache === null) return undefined;
+    const generation = this.#o.clock.store.generationHint?.();
+    if (generation === undefined || !this.#o.clock.changes.caughtUp(generation)) return undefined;
+    cache.observe(this.#o.securityConfig(), f.site);
+    const hit = cache.get(cacheKey(f), f.endpoint);
+    return hit !== undefined ? outgoing(hit, f.ifNoneMatch) : undefined;
   }
 
   /** The generation asked of the store: while it cannot be reached, only cached answers are served. */

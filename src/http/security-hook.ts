@@ -2,7 +2,7 @@
 // identifies the caller, and applies the URI permissions and the CSRF rule before any route runs.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/cookie';
-import { canonicalPath, type CanonicalPath } from '../security/canonical-path.js';
+import type { CanonicalPaths } from './canonical-paths.js';
 import { isSameOrAllowedOrigin } from '../security/csrf.js';
 import { SESSION_COOKIE, type Caller, type Identification, type Refusal, type SecurityService } from '../security/security-service.js';
 import { sendError, sendUnavailable } from './error-handler.js';
@@ -43,20 +43,10 @@ export function registerSecurityHook(
     previewRoles?: readonly string[];
     /** True for a request that carries its path's own credential (the metrics scrape token): no other check. */
     ownCredential?: (path: string, authorization: string | undefined) => boolean;
+    /** The app's memo of canonical paths (shared with cached-hits.ts). */
+    canonicalPaths: CanonicalPaths;
   },
 ): void {
-  // Results for the raw targets seen lately: a pure function of the string, and popular URLs repeat.
-  let recent = new Map<string, CanonicalPath>();
-  const canonical = (raw: string): CanonicalPath => {
-    if (raw.length > 512) return canonicalPath(raw, o.contextPath); // bounded memory: long targets are rare
-    let cp = recent.get(raw);
-    if (cp === undefined) {
-      cp = canonicalPath(raw, o.contextPath);
-      if (recent.size >= 4_096) recent = new Map();
-      recent.set(raw, cp);
-    }
-    return cp;
-  };
   app.decorateRequest('canonicalPath', '');
   app.decorateRequest('caller', null as unknown as Caller);
   /** After the caller is known: the auth routes, the preview roles, the URI rule and the CSRF rule. */
@@ -104,7 +94,7 @@ export function registerSecurityHook(
       request.caller = security.anonymous();
       return undefined;
     }
-    const cp = canonical(target);
+    const cp = o.canonicalPaths.of(target);
     if (!cp.ok) {
       if (cp.reason === 'outside context path') sendError(reply, 'notFound', 'No route for this URL');
       else sendError(reply, 'badRequest', `Malformed path: ${cp.reason}`);

@@ -40,19 +40,15 @@ interface Collected {
   reset(): void;
 }
 
-export function registerHttpMetrics(app: FastifyInstance, registry: Registry, kindOf: (request: FastifyRequest) => RouteKind): void {
+/** Counts one answer: its route kind, method, status and the seconds it took. */
+export type RecordAnswer = (route: RouteKind, method: string, status: number, seconds: number) => void;
+
+/** Registers the hooks and metrics; returns the recorder, for answers given before Fastify (cached-hits.ts). */
+export function registerHttpMetrics(app: FastifyInstance, registry: Registry, kindOf: (request: FastifyRequest) => RouteKind): RecordAnswer {
   let series = new Map<string, Series>();
   // The same series by route kind, method and status without a key string built per answer.
   let found = new Map<RouteKind, Map<string, Map<number, Series>>>();
-  app.decorateRequest(STARTED, 0);
-  app.addHook('onRequest', (request, _reply, done) => {
-    request[STARTED] = performance.now();
-    done();
-  });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    const route = kindOf(request);
-    const method = request.method;
-    const status = reply.statusCode;
+  const record: RecordAnswer = (route, method, status, seconds) => {
     let s = found.get(route)?.get(method)?.get(status);
     if (s === undefined) {
       const key = `${route} ${method} ${status}`;
@@ -67,12 +63,19 @@ export function registerHttpMetrics(app: FastifyInstance, registry: Registry, ki
       if (byStatus === undefined) byMethod.set(method, byStatus = new Map());
       byStatus.set(status, s);
     }
-    const seconds = (performance.now() - request[STARTED]) / 1000;
     s.count++;
     s.sum += seconds;
     let b = 0;
     while (b < BUCKETS.length && seconds > BUCKETS[b]!) b++;
     s.buckets[b]!++;
+  };
+  app.decorateRequest(STARTED, 0);
+  app.addHook('onRequest', (request, _reply, done) => {
+    request[STARTED] = performance.now();
+    done();
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    record(kindOf(request), request.method, reply.statusCode, (performance.now() - request[STARTED]) / 1000);
     done(null, payload);
   });
 
@@ -95,6 +98,7 @@ export function registerHttpMetrics(app: FastifyInstance, registry: Registry, ki
   // The registry takes any object of this shape; its TypeScript type names only prom-client's classes.
   registry.registerMetric(requests as unknown as Parameters<Registry['registerMetric']>[0]);
   registry.registerMetric(duration as unknown as Parameters<Registry['registerMetric']>[0]);
+  return record;
 }
 
 /** Histogram samples by route and method (statuses merged): cumulative buckets, `+Inf`, sum and count. */

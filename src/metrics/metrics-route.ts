@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { EndpointRegistry } from '../delivery/endpoint-registry.js';
 import { bearerMatcher } from './bearer-token.js';
-import { registerHttpMetrics } from './http-metrics.js';
+import { registerHttpMetrics, type RecordAnswer } from './http-metrics.js';
 import { routeClassifier } from './route-kind.js';
 import { registerStateCollectors, type StateSources } from './state-collectors.js';
 
@@ -31,14 +31,14 @@ export function scrapeGateOf(o: MetricsOptions | undefined): ScrapeGate | undefi
 export function registerMetrics(
   app: FastifyInstance,
   o: StateSources & { readonly registry: EndpointRegistry; readonly contextPath: string },
-): Registry {
+): { readonly registry: Registry; readonly record: RecordAnswer } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  registerHttpMetrics(app, registry, routeClassifier(o.registry, o.contextPath));
+  const record = registerHttpMetrics(app, registry, routeClassifier(o.registry, o.contextPath));
   registerStateCollectors(registry, o);
   app.get(o.contextPath + METRICS_PATH, async (_request, reply) => {
     const text = await registry.metrics();
     return reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(text);
   });
-  return registry;
+  return { registry, record };
 }

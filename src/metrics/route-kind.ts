@@ -23,7 +23,13 @@ const MEMO_MAX = 4_096;
 /** Longer paths are classified every time: 4,096 of 8 KB each would hold 64 MB. */
 const MEMO_LONGEST_PATH = 256;
 
-function kindOfPattern(pattern: string): RouteKind | 'delivery' {
+/** The kind of a delivery request by the method its endpoint path names. */
+export function deliveryRouteKind(method: 'read' | 'children' | 'query'): RouteKind {
+  return method === 'read' ? 'delivery_read' : method === 'children' ? 'delivery_children' : 'delivery_query';
+}
+
+/** The kind of a route pattern, or of a path (context path removed): `delivery` for the delivery route's. */
+export function kindOfPattern(pattern: string): RouteKind | 'delivery' {
   for (const [prefix, kind] of PREFIXES) {
     if (pattern === prefix || pattern.startsWith(prefix + '/')) return kind;
   }
@@ -42,8 +48,7 @@ export function routeClassifier(registry: EndpointRegistry, contextPath: string)
     const rest = canonical.slice(REST_PREFIX.length);
     const match = registry.match(rest === '' ? '/' : rest);
     if (match === undefined) return 'other'; // no endpoint there: a 404 (or template annotations)
-    const method = parseMethod(match.rest).kind;
-    return method === 'read' ? 'delivery_read' : method === 'children' ? 'delivery_children' : 'delivery_query';
+    return deliveryRouteKind(parseMethod(match.rest).kind);
   };
   return (request) => {
     const pattern = request.routeOptions.url;

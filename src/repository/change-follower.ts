@@ -97,6 +97,11 @@ export class ChangeFollower {
     return { events: this.#events, resets: this.#resets, sequence: this.#sequence };
   }
 
+  /** True when every change committed up to `generation` has been handed out (sync would do nothing). */
+  caughtUp(generation: number): boolean {
+    return generation === this.#synced;
+  }
+
   /**
    * Resolves once every subscriber has seen the changes committed up to `generation` (read from the
    * store just before). Undefined, at no cost, when that generation is the one last synced (the hot

@@ -104,6 +104,8 @@ export interface TestAppOptions {
   readonly graphql?: true | GraphqlSettings;
   /** With `graphql`: the GraphiQL page at /.graphiql. */
   readonly graphiql?: boolean;
+  /** false: every request through Fastify's pipeline (cached-hits.ts off), to compare the two. */
+  readonly cachedHitPath?: boolean;
 }
 
 /**
@@ -199,6 +201,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
     ...(o.tagHeader !== undefined ? { tagHeader: o.tagHeader } : {}),
     ...(o.rateLimit !== undefined ? { rateLimit: o.rateLimit } : {}),
     ...(o.metrics !== undefined ? { metrics: o.metrics } : {}),
+    ...(o.cachedHitPath !== undefined ? { cachedHitPath: o.cachedHitPath } : {}),
     ...(o.graphql !== undefined ? { graphql: new GraphqlApi(moduleRoots, o.graphql === true ? DEFAULT_GRAPHQL_SETTINGS : o.graphql), graphiql: o.graphiql ?? false } : {}),
   });
   return {

@@ -44,6 +44,7 @@ class FakeClock implements ContentClock {
     },
   };
   readonly changes = {
+    caughtUp: (generation: number): boolean => generation === this.#synced,
     sync: (generation: number): Promise<void> | undefined => {
       if (generation === this.#synced) return undefined;
       this.#synced = generation;
@@ -132,7 +133,7 @@ describe('the content generation', () => {
     const asked: number[] = [];
     const clock: ContentClock = {
       store: { generationHint: () => 7, generation: () => Promise.reject(new Error('not asked')) },
-      changes: { sync: (g) => { asked.push(g); return undefined; } },
+      changes: { sync: (g) => { asked.push(g); return undefined; }, caughtUp: () => true },
     };
     const policy = new ResponseCachePolicy({ cache, clock, securityConfig: () => 'security' });
     const r = renderer();

@@ -2,24 +2,23 @@
 // the query, and hands the request's facts and its rendering by delivery/ to the response-cache policy
 // (response-cache-policy.ts), then writes what it says; other methods than GET/HEAD answer 405.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { PetalError } from '../../errors.js';
 import type { SiteConfig } from '../../config/load-config.js';
 import { compileEndpoint } from '../../delivery/compile-endpoint.js';
 import { getChildren, queryNodes, readNode, type DeliveryEnv, type DeliveryResponse } from '../../delivery/deliver.js';
 import type { EndpointRegistry } from '../../delivery/endpoint-registry.js';
-import { checkQueryText, parseMethod, type QueryParams } from '../../delivery/parse-request.js';
+import { parseMethod, type QueryParams } from '../../delivery/parse-request.js';
 import type { Repository } from '../../repository/session.js';
 import { sendError } from '../error-handler.js';
 import type { SecurityService } from '../../security/security-service.js';
 import { DEFAULT_LINKS, type LinkConfig } from '../../config/link-config.js';
 import type { ThemeInfo } from '../../delivery/resolvers/reference-renderer.js';
-import { LIMITS } from '../limits.js';
 import { etagOf, ifNoneMatchHits } from '../etag.js';
 import type { ResponseCache } from '../response-cache.js';
 import { ResponseCachePolicy } from '../response-cache-policy.js';
 import { sendOutgoing } from '../send-outgoing.js';
 import type { PagesRegistry } from '../../delivery/pages/pages-registry.js';
 import { traitValuesOf } from '../trait-values.js';
+import { deliveryFacts, REST_PREFIX, restPathOf } from '../delivery-facts.js';
 import { templateAnnotations } from '../../delivery/pages/template-annotations.js';
 import { isPreviewRequest, PREVIEW_CACHE_CONTROL } from '../content-state.js';
 import type { CacheControlConfig, TagHeader } from '../../config/notify-config.js';
@@ -50,14 +49,6 @@ export interface DeliveryRouteOptions {
 }
 
 
-const REST_PREFIX = '/.rest';
-
-/** The path after `/.rest` of a canonical path (see security/canonical-path: decoded exactly once). */
-export function restPathOf(canonical: string): string {
-  const rest = canonical.slice(REST_PREFIX.length);
-  return rest === '' ? '/' : rest;
-}
-
 const NO_TRAITS: ReadonlyMap<string, string> = new Map();
 
 /** The original's templating helpers ask for the page editor's comments here (in preview mode). */
@@ -74,7 +65,8 @@ async function sendAnnotations(request: FastifyRequest, reply: FastifyReply, o: 
   return reply.header('content-type', 'application/json; charset=utf-8').send(body);
 }
 
-export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOptions): void {
+/** Registers the routes; returns their cache policy (cached-hits.ts answers hits with it). */
+export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOptions): ResponseCachePolicy {
   const policy = new ResponseCachePolicy({
     cache: o.cache ?? null, clock: o.repository, securityConfig: () => o.security.config,
     tagHeader: o.tagHeader, cacheControl: o.cacheControl, varyByOrigin: o.varyByOrigin,
@@ -87,40 +79,22 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
     const state = request.contentState;
     // Publishing on and the working content read: the preview (content-state.ts).
     const preview = previewLinks !== undefined && state === 'working';
-    const restPath = restPathOf(request.canonicalPath);
-    // `{endpoint}@nodes` (without the slash) is not served: URI rules see the path as written, and
-    // it must not reach what `{endpoint}/@nodes` reaches under other rules.
-    const match = o.registry.match(restPath);
-    const rest = match?.rest;
-    if (match === undefined || rest === undefined) {
+    const resolved = deliveryFacts(o, {
+      canonicalPath: request.canonicalPath, query: request.query as QueryParams, acceptLanguage: request.headers['accept-language'],
+      ifNoneMatch: request.headers['if-none-match'], caller: request.caller, preview, traits: (pages) => traitValuesOf(pages.traits, request),
+    });
+    if (resolved === undefined) {
+      const restPath = restPathOf(request.canonicalPath);
       if (restPath.startsWith(ANNOTATIONS_PREFIX) && o.pages !== undefined) {
         return sendAnnotations(request, reply, o, restPath.slice(ANNOTATIONS_PREFIX.length - 1));
       }
       sendError(reply, 'notFound', `No endpoint at ${REST_PREFIX}${restPath}`);
       return undefined;
     }
-    const definition = match.definition;
-    const query = request.query as QueryParams;
-    let values = 0;
-    for (const key in query) {
-      const v = query[key];
-      values += Array.isArray(v) ? v.length : 1;
-    }
-    if (values > LIMITS.maxQueryParams) {
-      throw new PetalError('badRequest', `At most ${LIMITS.maxQueryParams} query parameters`);
-    }
-    checkQueryText(query);
-    const acceptLanguage = request.headers['accept-language'];
-    const site = o.site();
-    // A personalized answer depends on the visitor's traits: they are part of the cache key and of Vary.
+    const { facts } = resolved;
+    const { definition, rest } = resolved.match;
+    const { query, acceptLanguage, site, traits } = facts;
     const pages = o.pages;
-    const traits = definition.personalized && pages !== undefined ? traitValuesOf(pages.traits, request) : undefined;
-    const facts = {
-      endpoint: definition, restPath, canonicalPath: request.canonicalPath, query, acceptLanguage, site,
-      roleKey: request.caller.roleKey, anonymous: request.caller.via === 'anonymous', preview,
-      ...(traits !== undefined ? { traits } : {}), traitHeaders: pages?.varyHeaders ?? '',
-      ifNoneMatch: request.headers['if-none-match'],
-    };
     const out = policy.answer(facts, async (deps): Promise<DeliveryResponse> => {
       const endpoint = compileEndpoint(definition, o.repository.types);
       const method = parseMethod(rest);
@@ -156,4 +130,5 @@ export function registerDeliveryRoutes(app: FastifyInstance, o: DeliveryRouteOpt
   for (const url of [`${prefix}/*`, prefix]) {
     app.route({ method: ['POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'], url, handler: notAllowed });
   }
+  return policy;
 }
