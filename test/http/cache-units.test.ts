@@ -2,7 +2,7 @@
 // query order of cache keys, the language part of keys, and the byte-bounded LRU.
 import { describe, expect, it } from 'vitest';
 import { etagOf, ifNoneMatchHits } from '../../src/http/etag.js';
-import { parse as parseQuery } from 'fast-querystring';
+import { parseQueryString as parseQuery } from '../../src/http/query-string.js';
 import type { QueryParams } from '../../src/delivery/parse-request.js';
 import { canonicalQuery, languageKey } from '../../src/http/response-cache-key.js';
 import { ResponseCache, type CachedResponse } from '../../src/http/response-cache.js';
@@ -65,8 +65,8 @@ describe('ifNoneMatchHits', () => {
 });
 
 describe('canonicalQuery', () => {
-  // The parsed query, as Fastify's parser (fast-querystring) gives it to the route.
-  const q = (qs: string) => canonicalQuery(parseQuery(qs) as QueryParams);
+  // The parsed query, as the router's parser (http/query-string.ts) gives it to the route.
+  const q = (qs: string) => canonicalQuery(parseQuery(qs));
   it('orders parameters by name so that the order in the URL does not matter', () => {
     expect(q('a=1&b=2')).toBe(q('b=2&a=1'));
     expect(q('')).toBe('');
@@ -110,6 +110,22 @@ describe('ResponseCache', () => {
     expect(cache.has('a')).toBe(true);
     expect(cache.has('b')).toBe(false);
     expect(cache.has('i')).toBe(true);
+  });
+
+  it('moves an answer hit to the end of the order only once it is among the older half', () => {
+    // Each answer costs the same: the budget holds 100 of them.
+    const probe = new ResponseCache({ maxBytes: 10_000_000 });
+    probe.set('probe', answer(1_000), probe.observe('s', 'site'), []);
+    const cache = new ResponseCache({ maxBytes: probe.stats().bytes * 100 });
+    const epoch = cache.observe('s', 'site');
+    for (let i = 0; i < 100; i++) expect(cache.set(`k${i}`, answer(1_000), epoch, [])).toBe(true);
+    expect(cache.get('k0', OWNER)).toBeDefined(); // the oldest: moved to the end
+    expect(cache.get('k70', OWNER)).toBeDefined(); // among the newer half: left in place (no delete and re-add)
+    for (let i = 100; i < 170; i++) cache.set(`k${i}`, answer(1_000), epoch, []); // evicts the first 70 places: k1 … k70
+    expect(cache.has('k0')).toBe(true);
+    expect(cache.has('k1')).toBe(false);
+    expect(cache.has('k70')).toBe(false);
+    expect(cache.has('k71')).toBe(true);
   });
 
   it('does not keep bodies above an eighth of the budget', () => {
