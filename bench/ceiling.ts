@@ -1,6 +1,8 @@
 // Cached versus uncached Read node versus the ceiling: a bare node:http server sending the same bytes.
 // Servers run in child processes; rounds alternate so noise hits all alike.
-// Usage: npm run build && node --import tsx bench/ceiling.ts [--seconds 8] [--rounds 3] [--path P] [--bin OTHER/bin/petal.js] [STORE]
+// Usage: npm run build && node --import tsx bench/ceiling.ts [--seconds 8] [--rounds 3] [--path P] [--entries N] [--bin OTHER/bin/petal.js] [STORE]
+// `--entries N` fills each Petal's response cache with N other answers first (the path with `?entry=i`),
+// as a site's cache holds many pages: the cost of a hit must not grow with them.
 // The store gets bench/content (the 31-node landing page) imported first. Petal runs with bench/petal.yaml,
 // otherwise the default configuration (metrics on, rate limits on, cache tags as configured by default).
 // `--bin` adds the servers of another build (a checkout of another commit, built) to the same rounds.
@@ -20,6 +22,7 @@ const rounds = opt('--rounds', 3);
 const store = args.find((a) => a.endsWith('.db')) ?? join(ROOT, 'bench/data/tours-10000.db');
 const PATH = args.includes('--path') ? args[args.indexOf('--path') + 1]! : '/.rest/delivery/landing/landing';
 const OTHER = args.includes('--bin') ? args[args.indexOf('--bin') + 1]! : undefined;
+const ENTRIES = opt('--entries', 0);
 const BIN = join(ROOT, 'bin/petal.js');
 execFileSync(process.execPath, [join(ROOT, 'bin/petal.js'), 'import', '--store', `sqlite:${store}`, join(ROOT, 'bench/content')], { stdio: 'ignore' });
 
@@ -57,6 +60,16 @@ try {
     await up(`http://127.0.0.1:18304${PATH}`);
     await up(`http://127.0.0.1:18305${PATH}`);
   }
+  for (const port of [18_301, ...(OTHER !== undefined ? [18_304] : [])]) {
+    const sep = PATH.includes('?') ? '&' : '?';
+    for (let i = 0; i < ENTRIES; i += 50) {
+      await Promise.all(Array.from({ length: Math.min(50, ENTRIES - i) }, async (_, j) => {
+        const res = await fetch(`http://127.0.0.1:${port}${PATH}${sep}entry=${i + j}`);
+        await res.arrayBuffer();
+        if (!res.ok) throw new Error(`filling the cache: ${res.status}`);
+      }));
+    }
+  }
   const body = Buffer.from(await (await fetch(`http://127.0.0.1:18301${PATH}`)).arrayBuffer());
   writeFileSync(join(dir, 'body.json'), body);
   writeFileSync(join(dir, 'bare.mjs'), `import http from 'node:http'; import { readFileSync } from 'node:fs';
@@ -86,7 +99,7 @@ http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'applicat
       p99.set(name, [...(p99.get(name) ?? []), res.latency.p99]);
     }
   }
-  console.log(`Read node ${PATH} (${body.length} bytes) on ${store}`);
+  console.log(`Read node ${PATH} (${body.length} bytes) on ${store}${ENTRIES > 0 ? `, ${ENTRIES} other answers cached` : ''}`);
   console.log('| server | req/s per round | p99 ms per round | server CPU µs per answer, per round |');
   console.log('|---|---|---|---|');
   for (const [name] of targets) console.log(`| ${name} | ${rps.get(name)!.join(' / ')} | ${p99.get(name)!.join(' / ')} | ${cpu.get(name)!.map((c) => c.toFixed(1)).join(' / ')} |`);
