@@ -30,8 +30,17 @@ export interface ByteLruStats {
   evictions: number;
 }
 
+interface Entry<V> {
+  readonly value: V;
+  readonly bytes: number;
+  /** `#clock` when the entry was last put at the end of the order. */
+  stamp: number;
+}
+
 export class ByteLru<K, V> {
-  readonly #entries = new Map<K, { value: V; bytes: number }>();
+  readonly #entries = new Map<K, Entry<V>>();
+  /** Counts placements at the end of the order (sets and moves): how far back an entry's stamp is. */
+  #clock = 0;
   readonly #onEvict: ((key: K, value: V) => void) | undefined;
   #bytes = 0;
   #evictions = 0;
@@ -55,12 +64,22 @@ export class ByteLru<K, V> {
     return this.#entries.has(key);
   }
 
-  /** The value, marked as the most recently used. */
+  /**
+   * The value, marked as recently used: moved to the end of the order unless it is among the newer
+   * half already (fewer placements than half the entries since its own), so an entry read is never
+   * among the older half evicted first. Not moved every time because V8's Map keeps a deleted entry in
+   * its bucket's chain until the table is rebuilt: deleting and re-adding the same hot key on every
+   * read made each look-up walk thousands of dead slots (a get measured 7 µs at 3,000 entries, 22 µs
+   * at 10,000; test/cache/byte-lru.test.ts).
+   */
   get(key: K): V | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
+    if (this.#clock - entry.stamp > this.#entries.size >>> 1) {
+      this.#entries.delete(key);
+      entry.stamp = this.#clock++;
+      this.#entries.set(key, entry);
+    }
     return entry.value;
   }
 
@@ -77,7 +96,7 @@ export class ByteLru<K, V> {
     this.delete(key);
     const cost = ENTRY_OVERHEAD + Math.max(0, bytes);
     if (cost > this.maxBytes) return false;
-    this.#entries.set(key, { value, bytes: cost });
+    this.#entries.set(key, { value, bytes: cost, stamp: this.#clock++ });
     this.#bytes += cost;
     this.#shrink();
     return true;
