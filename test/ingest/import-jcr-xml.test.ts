@@ -192,6 +192,8 @@ describe('parseJcrXmlExport errors', () => {
     ['node without name', `<sv:node ${SV}></sv:node>`, 1, /without sv:name/],
     ['bad Long', `<sv:node sv:name="a" ${SV}>\n<sv:property sv:name="n" sv:type="Long">\n<sv:value>abc</sv:value></sv:property></sv:node>`, 2, /property n: not a Long/],
     ['bad base64', `<sv:node sv:name="a" ${SV}>\n<sv:property sv:name="jcr:data" sv:type="Binary">\n<sv:value>ab*d</sv:value></sv:property></sv:node>`, 3, /invalid base64/],
+    // The reader remembers property names it checked: one seen unchecked on the workspace root is still checked on a node.
+    ['a reserved prefix in capitals, first on the workspace root', `<sv:node sv:name="jcr:root" ${SV}>\n<sv:property sv:name="JCR:note" sv:type="String"><sv:value>x</sv:value></sv:property>\n<sv:node sv:name="a">\n<sv:property sv:name="JCR:note" sv:type="String"><sv:value>y</sv:value></sv:property></sv:node></sv:node>`, 4, /prefix jcr: is reserved/],
     ['truncated base64', `<sv:node sv:name="a" ${SV}>\n<sv:property sv:name="jcr:data" sv:type="Binary">\n<sv:value>abcde</sv:value></sv:property></sv:node>`, 2, /truncated/],
   ];
   for (const [title, text, line, reason] of cases) {
