@@ -3,9 +3,10 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readExport as parseJcrXmlExport } from '../../src/ingest/read-export.js';
+import { openExport, readExport as parseJcrXmlExport } from '../../src/ingest/read-export.js';
+import { XML_HELD_NODES } from '../../src/ingest/import-jcr-xml.js';
 import { ImportError } from '../../src/ingest/import-error.js';
-import type { NodeDraft } from '../../src/repository/import-document.js';
+import type { NodeDraft, NodeEntry } from '../../src/repository/import-document.js';
 import type { StoredProperty } from '../../src/model/property-type.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
@@ -245,5 +246,35 @@ describe('parseJcrXmlExport bounds (a hostile export)', () => {
     const err = await parseText('website.big.xml', text).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(ImportError);
     expect((err as ImportError).reason).toMatch(/a value longer than 16777216 characters/);
+  });
+});
+
+describe('a streamed XML export (openExport)', () => {
+  /** Node `a` with `children` child nodes, then a property of `a` after them (outside the system view's order). */
+  function lateProperty(children: number): string {
+    const kids = Array.from({ length: children }, (_, i) => `<sv:node sv:name="c${i}"/>\n`).join('');
+    return `<sv:node sv:name="a" ${SV}>\n${kids}<sv:property sv:name="late" sv:type="String"><sv:value>x</sv:value></sv:property>\n</sv:node>\n`;
+  }
+
+  async function streamed(text: string): Promise<NodeEntry[]> {
+    const file = join(spoolDir, 'website.a.xml');
+    await writeFile(file, text);
+    const doc = await openExport(file, { spoolDir: join(spoolDir, 'blobs') });
+    const out: NodeEntry[] = [];
+    for await (const batch of doc.entries) out.push(...batch);
+    return out;
+  }
+
+  it(`takes a property written after at most ${XML_HELD_NODES} child nodes`, async () => {
+    const entries = await streamed(lateProperty(XML_HELD_NODES - 1));
+    expect(entries).toHaveLength(XML_HELD_NODES);
+    expect(entries[0]!.draft.properties).toEqual([['late', 'String', 'x']]);
+  });
+
+  it(`refuses a property written after more than ${XML_HELD_NODES} child nodes, naming file and line`, async () => {
+    const err = await streamed(lateProperty(XML_HELD_NODES)).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ImportError);
+    expect(err).toMatchObject({ file: join(spoolDir, 'website.a.xml'), line: XML_HELD_NODES + 2 });
+    expect((err as ImportError).reason).toMatch(new RegExp(`property "late" of node "a" comes after more than ${XML_HELD_NODES} nodes below it`));
   });
 });
