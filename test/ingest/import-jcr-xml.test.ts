@@ -278,3 +278,16 @@ describe('a streamed XML export (openExport)', () => {
     expect((err as ImportError).reason).toMatch(new RegExp(`property "late" of node "a" comes after more than ${XML_HELD_NODES} nodes below it`));
   });
 });
+
+describe('decoding', () => {
+  it('reads characters cut by the end of a 256 KiB read, with ASCII chunks around them', async () => {
+    // The file is read in 256 KiB chunks: a padding value puts "é😀" across the first chunk's end, and
+    // the chunks before and after it are ASCII only.
+    const head = `<sv:node sv:name="a" ${SV}>\n<sv:property sv:name="pad" sv:type="String"><sv:value>`;
+    const padding = 'p'.repeat(256 * 1024 - Buffer.byteLength(head) - 3);
+    const tail = `</sv:value></sv:property>\n<sv:property sv:name="t" sv:type="String"><sv:value>${'q'.repeat(300 * 1024)}</sv:value></sv:property>\n</sv:node>\n`;
+    const doc = await parseText('website.a.xml', `${head}${padding}é😀${tail}`);
+    expect(prop(doc.roots[0]!, 'pad')![2]).toBe(`${padding}é😀`);
+    expect((prop(doc.roots[0]!, 't')![2] as string).length).toBe(300 * 1024);
+  });
+});
