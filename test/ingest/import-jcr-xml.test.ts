@@ -181,6 +181,19 @@ describe('parseJcrXmlExport values', () => {
   });
 });
 
+describe('parseJcrXmlExport sv:type', () => {
+  it('reads a type written with a character reference or in another case as the type itself', async () => {
+    const doc = await parseText('website.a.xml', `<sv:node sv:name="a" ${SV}>
+<sv:property sv:name="n1" sv:type="Long"><sv:value>1</sv:value></sv:property>
+<sv:property sv:name="n2" sv:type="Lo&#110;g"><sv:value>2</sv:value></sv:property>
+<sv:property sv:name="n3" sv:type="long"><sv:value>3</sv:value></sv:property>
+<sv:property sv:name="n4" sv:type='Long'><sv:value>4</sv:value></sv:property>
+<sv:property sv:name="s" sv:type="Longer"><sv:value>5</sv:value></sv:property>
+</sv:node>`);
+    expect(doc.roots[0]!.properties).toEqual([['n1', 'Long', 1], ['n2', 'Long', 2], ['n3', 'Long', 3], ['n4', 'Long', 4], ['s', 'String', '5']]);
+  });
+});
+
 describe('parseJcrXmlExport errors', () => {
   const cases: Array<[string, string, number | undefined, RegExp]> = [
     ['unclosed element', `<sv:node sv:name="a" ${SV}>\n<sv:property sv:name="x" sv:type="String">\n<sv:value>v</sv:value>\n</sv:node>`, 4, /<sv:property> is not closed/],
