@@ -33,11 +33,13 @@ export class FileRecords {
 
   readonly #hashes = new Map<string, Hash>();
 
-  /** Feeds the file's bytes, as read, to its hash. */
+  /** Feeds the file's bytes, as read, to its hash, until the file has more paths than are recorded. */
   hasher(file: string): (bytes: Buffer) => void {
     const hash = createHash('sha256');
     this.#hashes.set(file, hash);
-    return (bytes) => { hash.update(bytes); };
+    const key = recordedPath(this.baseDir, file);
+    // A file over the bound is not recorded: the rest of its hash (a second of CPU per GB) would be wasted.
+    return (bytes) => { if (!this.#over.has(key)) hash.update(bytes); };
   }
 
   /** Records the document's paths as they pass. */

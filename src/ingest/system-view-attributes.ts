@@ -1,7 +1,7 @@
 // Ingest layer: the attributes of a start tag of a JCR system-view export, for the scanner
 // (system-view-scanner.ts): only the first sv:name, sv:type and sv:multiple are kept, entity-decoded,
 // as htmlparser2 kept the first of a repeated attribute; the usual `sv:name="…"` is read without loops.
-import { EQ, DQ, GT, SLASH, SQ, attributeOf, endsName, isSpace, svAttributeAt } from './system-view-names.js';
+import { EQ, DQ, GT, SLASH, SQ, attributeOf, endsName, isSpace, propertyTypeAt, svAttributeAt } from './system-view-names.js';
 import type { XmlReferences } from './xml-references.js';
 
 export class TagAttributes {
@@ -46,11 +46,9 @@ export class TagAttributes {
           p = len;
           continue;
         }
-        const raw = buf.slice(p + 9, close);
-        const amp = raw.indexOf('&');
-        const value = amp === -1 ? raw : this.references.decodeAll(raw, amp);
-        if (which === 1) this.svName ??= value;
-        else this.svType ??= value;
+        if (which === 1) this.svName ??= this.valueOf(buf, p + 9, close);
+        // A type's name, as exports write it, is the same string each time: no slice per property.
+        else this.svType ??= propertyTypeAt(buf, p + 9, close) ?? this.valueOf(buf, p + 9, close);
         p = close + 1;
         continue;
       }
@@ -91,9 +89,14 @@ export class TagAttributes {
 
   private attributeValue(buf: string, nameStart: number, nameEnd: number, start: number, end: number): void {
     if (attributeOf(buf, nameStart, nameEnd) === 0) return;
+    this.attribute(buf, nameStart, nameEnd, this.valueOf(buf, start, end));
+  }
+
+  /** An attribute's value, entity-decoded. */
+  private valueOf(buf: string, start: number, end: number): string {
     const raw = buf.slice(start, end);
     const amp = raw.indexOf('&');
-    this.attribute(buf, nameStart, nameEnd, amp === -1 ? raw : this.references.decodeAll(raw, amp));
+    return amp === -1 ? raw : this.references.decodeAll(raw, amp);
   }
 
   private attribute(buf: string, nameStart: number, nameEnd: number, value: string): void {

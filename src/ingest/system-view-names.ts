@@ -1,5 +1,6 @@
 // Ingest layer: the element and attribute names of a JCR system view, recognised in place for the
 // scanner (system-view-scanner.ts).
+import { PROPERTY_TYPES, type PropertyType } from '../model/property-type.js';
 
 /** The elements of a system view; anything else is OTHER (its name in `SystemViewScanner.otherName`). */
 export const OTHER = 0;
@@ -85,6 +86,13 @@ function isMultiple(buf: string, at: number): boolean {
 export function svAttributeAt(buf: string, at: number): number {
   if (!svPrefix(buf, at) || buf.charCodeAt(at + 7) !== EQ || buf.charCodeAt(at + 8) !== DQ) return 0;
   return isName(buf, at) ? 1 : isType(buf, at) ? 2 : 0;
+}
+
+/** The property type written exactly as `buf.slice(start, end)` (`sv:type="Long"`), or undefined. */
+export function propertyTypeAt(buf: string, start: number, end: number): PropertyType | undefined {
+  const length = end - start;
+  for (const type of PROPERTY_TYPES) if (type.length === length && buf.startsWith(type, start)) return type;
+  return undefined;
 }
 
 /** The end of sv:node, sv:property or sv:value written at `at` and ended there (by a space, `/` or `>`), or -1. */

@@ -3,9 +3,10 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readExport as parseJcrXmlExport } from '../../src/ingest/read-export.js';
+import { openExport, readExport as parseJcrXmlExport } from '../../src/ingest/read-export.js';
+import { XML_HELD_NODES } from '../../src/ingest/import-jcr-xml.js';
 import { ImportError } from '../../src/ingest/import-error.js';
-import type { NodeDraft } from '../../src/repository/import-document.js';
+import type { NodeDraft, NodeEntry } from '../../src/repository/import-document.js';
 import type { StoredProperty } from '../../src/model/property-type.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures');
@@ -180,6 +181,19 @@ describe('parseJcrXmlExport values', () => {
   });
 });
 
+describe('parseJcrXmlExport sv:type', () => {
+  it('reads a type written with a character reference or in another case as the type itself', async () => {
+    const doc = await parseText('website.a.xml', `<sv:node sv:name="a" ${SV}>
+<sv:property sv:name="n1" sv:type="Long"><sv:value>1</sv:value></sv:property>
+<sv:property sv:name="n2" sv:type="Lo&#110;g"><sv:value>2</sv:value></sv:property>
+<sv:property sv:name="n3" sv:type="long"><sv:value>3</sv:value></sv:property>
+<sv:property sv:name="n4" sv:type='Long'><sv:value>4</sv:value></sv:property>
+<sv:property sv:name="s" sv:type="Longer"><sv:value>5</sv:value></sv:property>
+</sv:node>`);
+    expect(doc.roots[0]!.properties).toEqual([['n1', 'Long', 1], ['n2', 'Long', 2], ['n3', 'Long', 3], ['n4', 'Long', 4], ['s', 'String', '5']]);
+  });
+});
+
 describe('parseJcrXmlExport errors', () => {
   const cases: Array<[string, string, number | undefined, RegExp]> = [
     ['unclosed element', `<sv:node sv:name="a" ${SV}>\n<sv:property sv:name="x" sv:type="String">\n<sv:value>v</sv:value>\n</sv:node>`, 4, /<sv:property> is not closed/],
@@ -192,6 +206,8 @@ describe('parseJcrXmlExport errors', () => {
     ['node without name', `<sv:node ${SV}></sv:node>`, 1, /without sv:name/],
     ['bad Long', `<sv:node sv:name="a" ${SV}>\n<sv:property sv:name="n" sv:type="Long">\n<sv:value>abc</sv:value></sv:property></sv:node>`, 2, /property n: not a Long/],
     ['bad base64', `<sv:node sv:name="a" ${SV}>\n<sv:property sv:name="jcr:data" sv:type="Binary">\n<sv:value>ab*d</sv:value></sv:property></sv:node>`, 3, /invalid base64/],
+    // The reader remembers property names it checked: one seen unchecked on the workspace root is still checked on a node.
+    ['a reserved prefix in capitals, first on the workspace root', `<sv:node sv:name="jcr:root" ${SV}>\n<sv:property sv:name="JCR:note" sv:type="String"><sv:value>x</sv:value></sv:property>\n<sv:node sv:name="a">\n<sv:property sv:name="JCR:note" sv:type="String"><sv:value>y</sv:value></sv:property></sv:node></sv:node>`, 4, /prefix jcr: is reserved/],
     ['truncated base64', `<sv:node sv:name="a" ${SV}>\n<sv:property sv:name="jcr:data" sv:type="Binary">\n<sv:value>abcde</sv:value></sv:property></sv:node>`, 2, /truncated/],
   ];
   for (const [title, text, line, reason] of cases) {
@@ -243,5 +259,48 @@ describe('parseJcrXmlExport bounds (a hostile export)', () => {
     const err = await parseText('website.big.xml', text).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(ImportError);
     expect((err as ImportError).reason).toMatch(/a value longer than 16777216 characters/);
+  });
+});
+
+describe('a streamed XML export (openExport)', () => {
+  /** Node `a` with `children` child nodes, then a property of `a` after them (outside the system view's order). */
+  function lateProperty(children: number): string {
+    const kids = Array.from({ length: children }, (_, i) => `<sv:node sv:name="c${i}"/>\n`).join('');
+    return `<sv:node sv:name="a" ${SV}>\n${kids}<sv:property sv:name="late" sv:type="String"><sv:value>x</sv:value></sv:property>\n</sv:node>\n`;
+  }
+
+  async function streamed(text: string): Promise<NodeEntry[]> {
+    const file = join(spoolDir, 'website.a.xml');
+    await writeFile(file, text);
+    const doc = await openExport(file, { spoolDir: join(spoolDir, 'blobs') });
+    const out: NodeEntry[] = [];
+    for await (const batch of doc.entries) out.push(...batch);
+    return out;
+  }
+
+  it(`takes a property written after at most ${XML_HELD_NODES} child nodes`, async () => {
+    const entries = await streamed(lateProperty(XML_HELD_NODES - 1));
+    expect(entries).toHaveLength(XML_HELD_NODES);
+    expect(entries[0]!.draft.properties).toEqual([['late', 'String', 'x']]);
+  });
+
+  it(`refuses a property written after more than ${XML_HELD_NODES} child nodes, naming file and line`, async () => {
+    const err = await streamed(lateProperty(XML_HELD_NODES)).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ImportError);
+    expect(err).toMatchObject({ file: join(spoolDir, 'website.a.xml'), line: XML_HELD_NODES + 2 });
+    expect((err as ImportError).reason).toMatch(new RegExp(`property "late" of node "a" comes after more than ${XML_HELD_NODES} nodes below it`));
+  });
+});
+
+describe('decoding', () => {
+  it('reads characters cut by the end of a 256 KiB read, with ASCII chunks around them', async () => {
+    // The file is read in 256 KiB chunks: a padding value puts "é😀" across the first chunk's end, and
+    // the chunks before and after it are ASCII only.
+    const head = `<sv:node sv:name="a" ${SV}>\n<sv:property sv:name="pad" sv:type="String"><sv:value>`;
+    const padding = 'p'.repeat(256 * 1024 - Buffer.byteLength(head) - 3);
+    const tail = `</sv:value></sv:property>\n<sv:property sv:name="t" sv:type="String"><sv:value>${'q'.repeat(300 * 1024)}</sv:value></sv:property>\n</sv:node>\n`;
+    const doc = await parseText('website.a.xml', `${head}${padding}é😀${tail}`);
+    expect(prop(doc.roots[0]!, 'pad')![2]).toBe(`${padding}é😀`);
+    expect((prop(doc.roots[0]!, 't')![2] as string).length).toBe(300 * 1024);
   });
 });
