@@ -8,15 +8,15 @@ import { ImportError } from './import-error.js';
 import { Base64Spool } from './blob-spool.js';
 import { nodeNameProblem, propertyNameProblem } from './node-draft.js';
 import { MAX_IMPORT_DEPTH } from './import-limits.js';
-import { isNullScalar, typeScalar, typeSequence, type RawScalar, type TypingContext } from './yaml-scalar-typing.js';
-import type { ScannedScalar, ScannedValue } from './yaml-line-scan.js';
-
-const EMPTY_PLAIN: ScannedScalar = { text: '', plain: true, tag: undefined };
+import { isNullScalar, typeSequence, typeText, type RawScalar, type TypedValue, type TypingContext } from './yaml-scalar-typing.js';
+import type { ScannedValue } from './yaml-line-scan.js';
 const EMPTY_KEY = 'a key must be a non-empty string (a node or property name)';
 
 export class YamlItemRules {
   readonly typing: TypingContext;
   readonly #spooled = new Map<string, BlobSpool>();
+  /** Where a leaf's value is typed, refilled for each. */
+  readonly #typed: TypedValue = { type: 'String', value: '', text: '', explicit: false };
   #pendingSpools: Base64Spool[] = [];
 
   constructor(file: string, spoolDir: string, readonly sink: DraftSink) {
@@ -59,7 +59,7 @@ export class YamlItemRules {
   rootLeaf(key: string, line: number, value: ScannedValue): void {
     this.checkNodeName(key, line, 1);
     const empty = value.kind === 'none' || value.kind === 'emptyMap'
-      || (value.kind === 'scalar' && value.scalar.plain && isNullScalar({ ...value.scalar, tag: undefined, line }));
+      || (value.kind === 'scalar' && value.plain && isNullScalar({ text: value.text, plain: true, tag: undefined, line }));
     if (!empty) throw this.typing.fail(line, `node "${key}" must be a mapping`);
     this.sink.openNode(key, line);
     this.sink.closeNode();
@@ -81,9 +81,12 @@ export class YamlItemRules {
       this.sink.property(key, multi.type, multi.values, line);
       return;
     }
-    const scalar = value.kind === 'scalar' ? value.scalar : EMPTY_PLAIN;
-    const single = typeScalar(this.typing, key, { text: scalar.text, plain: scalar.plain, tag: scalar.tag, line }, undefined);
-    if (single) this.sink.property(key, single.type, single.value, line);
+    // `key:` alone is an empty plain scalar (null).
+    const scalar = value.kind === 'scalar';
+    const typed = this.#typed;
+    if (typeText(this.typing, key, scalar ? value.text : '', scalar ? value.plain : true, scalar ? value.tag : undefined, line, undefined, typed)) {
+      this.sink.property(key, typed.type, typed.value, line);
+    }
   }
 
   /** A multi-value property written as a block sequence of one-line scalars. */

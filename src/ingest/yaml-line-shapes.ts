@@ -1,7 +1,7 @@
 // Ingest layer: what one line of a YAML export is, for the line reader (yaml-export-reader.ts): a
 // sequence entry, a document marker, the end of a scalar; a mapping's keys; YAML's folding of quoted lines.
 import type { RawScalar } from './yaml-scalar-typing.js';
-import { scanValue } from './yaml-line-scan.js';
+import { scanValue, type ScannedValue } from './yaml-line-scan.js';
 
 /** Most mappings of an export hold a dozen keys: a list is searched faster than a set is hashed then. */
 export class KeySet {
@@ -25,15 +25,21 @@ export class KeySet {
     this.size++;
     return true;
   }
+
+  /** Empty again, for the next mapping read at the same depth. */
+  clear(): void {
+    if (this.list) this.list.length = 0;
+    else this.list = [];
+    this.set = undefined;
+    this.size = 0;
+  }
 }
 
-/** The scalar of a `- value` line holding one whole scalar (nothing `yaml` must compose), or undefined. */
-export function simpleEntry(raw: string, s: string, indent: number, line: number): RawScalar | undefined {
+/** The scalar of a `- value` line holding one whole scalar (nothing `yaml` must compose), or undefined; `scratch` is scanned into. */
+export function simpleEntry(raw: string, s: string, indent: number, line: number, scratch: ScannedValue): RawScalar | undefined {
   if (s.charCodeAt(indent + 1) !== 32 || raw.includes('\t') || s.includes('\r')) return undefined;
-  const value = scanValue(s, indent + 2);
-  if (value?.kind !== 'scalar') return undefined;
-  const { text, plain, tag } = value.scalar;
-  return { text, plain, tag, line };
+  if (!scanValue(s, indent + 2, scratch) || scratch.kind !== 'scalar') return undefined;
+  return { text: scratch.text, plain: scratch.plain, tag: scratch.tag, line };
 }
 
 /** `- ` or a lone `-` at `indent`: an entry of a block sequence. */
