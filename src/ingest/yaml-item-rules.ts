@@ -11,10 +11,14 @@ import { MAX_IMPORT_DEPTH } from './import-limits.js';
 import { isNullScalar, typeSequence, typeText, type RawScalar, type TypedValue, type TypingContext } from './yaml-scalar-typing.js';
 import type { ScannedValue } from './yaml-line-scan.js';
 const EMPTY_KEY = 'a key must be a non-empty string (a node or property name)';
+/** Property names found valid, kept up to this many (a file of ever new names does not grow it past). */
+const CHECKED_NAMES = 4096;
 
 export class YamlItemRules {
   readonly typing: TypingContext;
   readonly #spooled = new Map<string, BlobSpool>();
+  /** Property names found valid: an export repeats a dozen names on every node, each checked once. */
+  readonly #validNames = new Set<string>();
   /** Where a leaf's value is typed, refilled for each. */
   readonly #typed: TypedValue = { type: 'String', value: '', text: '', explicit: false };
   #pendingSpools: Base64Spool[] = [];
@@ -97,8 +101,11 @@ export class YamlItemRules {
   }
 
   private checkPropertyName(key: string, line: number): void {
+    if (this.#validNames.has(key)) return;
     if (key === '') throw this.typing.fail(line, EMPTY_KEY);
     const problem = propertyNameProblem(key);
     if (problem !== undefined) throw this.typing.fail(line, problem);
+    if (this.#validNames.size >= CHECKED_NAMES) this.#validNames.clear();
+    this.#validNames.add(key);
   }
 }

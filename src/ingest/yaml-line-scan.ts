@@ -47,6 +47,29 @@ export class ScannedValue {
 export class ScannedKey {
   key = '';
   next = 0;
+  /**
+   * Quoted keys read before, by a hash of their length and end characters: an export repeats the same
+   * dozen keys node after node, and a key found here is compared in place, not cut out of its line.
+   * Besides a string less per line, every property of a name is then one string, whose hash maps and
+   * sets downstream compute once.
+   */
+  readonly known: (string | undefined)[] = new Array<string | undefined>(KNOWN_KEYS).fill(undefined);
+}
+
+const KNOWN_KEYS = 256;
+
+/** The single-quoted key between `from` and `to` of `line`, the one read before when it is the same. */
+function quotedKey(line: string, from: number, to: number, out: ScannedKey): string {
+  const length = to - from;
+  if (length === 0) return '';
+  const slot = (length * 31 + line.charCodeAt(from) * 7 + line.charCodeAt(to - 1)) & (KNOWN_KEYS - 1);
+  const known = out.known[slot];
+  if (known !== undefined && known.length === length && line.startsWith(known, from)) return known;
+  const key = unquoteSingle(line, from, to);
+  // A key with a quote in it is not its text as written: not kept (startsWith would not find it). A
+  // key kept is copied: a slice of the line would keep the whole chunk it was read from.
+  if (key.length === length) out.known[slot] = (' ' + key).slice(1);
+  return key;
 }
 
 const YAML_TAG = 'tag:yaml.org,2002:';
@@ -64,7 +87,7 @@ export function scanKey(line: string, at: number, out: ScannedKey): boolean {
   if (c === 39 /* ' */) {
     end = closingSingleQuote(line, at + 1);
     if (end < 0) return false;
-    key = unquoteSingle(line, at + 1, end);
+    key = quotedKey(line, at + 1, end, out);
     end++;
   } else if (c === 34 /* " */) {
     end = closingDoubleQuote(line, at + 1);

@@ -216,7 +216,16 @@ function idsOf(batch: readonly NodeEntry[], from: number, to: number): string[] 
 
 /** JSON has no NaN or Infinity: such Double values are kept as their text ("NaN", "Infinity"). */
 export function storable(properties: NodeDraft['properties']): NodeDraft['properties'] {
-  const bad = (v: unknown) => typeof v === 'number' && !Number.isFinite(v);
-  if (!properties.some(([, , v]) => (Array.isArray(v) ? v.some(bad) : bad(v)))) return properties;
+  // A loop, not some() with destructuring closures: this runs for every node of an import.
+  let any = false;
+  for (let i = 0; i < properties.length && !any; i++) {
+    const v = properties[i]![2];
+    any = Array.isArray(v) ? v.some(bad) : bad(v);
+  }
+  if (!any) return properties;
   return properties.map(([n, t, v]) => [n, t, Array.isArray(v) ? v.map((x) => (bad(x) ? String(x) : x)) : bad(v) ? String(v) : v] as const);
+}
+
+function bad(v: unknown): boolean {
+  return typeof v === 'number' && !Number.isFinite(v);
 }
