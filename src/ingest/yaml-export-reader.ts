@@ -145,9 +145,8 @@ export class YamlExportReader {
     const levelIndent = p.level.indent;
     if (p.kind === 'seq') return this.continuesSequence(p, raw, s, indent, tabbed);
     if (p.kind === 'open' && indent >= levelIndent && !tabbed && isSequenceEntry(s, indent)) {
-      const item = simpleEntry(raw, s, indent, this.lineNo, this.scanned);
-      if (item !== undefined) {
-        this.pending = this.seqItem.start(p, indent, item, raw);
+      if (simpleEntry(raw, s, indent, this.scanned)) {
+        this.pending = this.seqItem.start(p, indent, this.scanned, this.lineNo, raw);
         return true;
       }
     }
@@ -196,10 +195,8 @@ export class YamlExportReader {
   private continuesSequence(p: SeqItem, raw: string, s: string, indent: number, tabbed: boolean): boolean {
     const entry = !tabbed && isSequenceEntry(s, indent);
     if (indent === p.itemIndent && entry) {
-      const item = simpleEntry(raw, s, indent, this.lineNo, this.scanned);
-      if (item !== undefined) {
-        p.items.push(item);
-        p.addRaw(raw);
+      if (simpleEntry(raw, s, indent, this.scanned)) {
+        p.addEntry(this.scanned, this.lineNo, raw);
         return true;
       }
     }
@@ -376,7 +373,7 @@ export class YamlExportReader {
       this.completePiece(pieceOf(p, undefined, p.seqAtIndent));
       return;
     }
-    this.content(() => this.rules.sequence(p.key, p.line, p.items));
+    this.content(() => this.rules.sequence(p.key, p.line, p.entries, p.count));
   }
 
   private completePiece(p: Piece): void {

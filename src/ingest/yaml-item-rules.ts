@@ -93,10 +93,10 @@ export class YamlItemRules {
     }
   }
 
-  /** A multi-value property written as a block sequence of one-line scalars. */
-  sequence(key: string, line: number, items: readonly RawScalar[]): void {
+  /** A multi-value property written as a block sequence of one-line scalars (the first `count` of `items`). */
+  sequence(key: string, line: number, items: readonly RawScalar[], count: number): void {
     this.checkPropertyName(key, line);
-    const multi = typeSequence(this.typing, key, items, undefined, line);
+    const multi = typeSequence(this.typing, key, items, undefined, line, count);
     this.sink.property(key, multi.type, multi.values, line);
   }
 

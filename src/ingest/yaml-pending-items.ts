@@ -96,23 +96,44 @@ export class OpenItem extends Item {
   }
 }
 
+/** An entry of a block sequence, refilled for the next sequence (the rules read it, and keep nothing of it). */
+class Entry implements RawScalar {
+  text = '';
+  plain = true;
+  tag: string | undefined = undefined;
+  line = 0;
+}
+
 /** A block sequence of one-line scalars (how Magnolia writes a multi-value property): `key:` then `- a` lines. */
 export class SeqItem extends Item {
   readonly kind = 'seq';
   itemIndent = 0;
   seqAtIndent = false;
-  items: RawScalar[] = [];
+  /** Its entries are the first `count`. */
+  readonly entries: Entry[] = [];
+  count = 0;
 
-  /** The sequence of `open`'s key, its first entry read from `raw`. */
-  start(open: OpenItem, itemIndent: number, first: RawScalar, raw: string): this {
+  /** The sequence of `open`'s key, its first entry (`first`, read from `raw` on `line`). */
+  start(open: OpenItem, itemIndent: number, first: ScannedValue, line: number, raw: string): this {
     this.begin(open.level, open.key, open.line);
     this.itemIndent = itemIndent;
     this.seqAtIndent = itemIndent === open.level.indent;
-    // A new array: the one before went to the rules, which may still hold it.
-    this.items = [first];
+    this.count = 0;
     open.copyRaw(this);
-    this.addRaw(raw);
+    this.addEntry(first, line, raw);
     return this;
+  }
+
+  /** One more entry, a scalar (`value`) read from `raw` on `line`. */
+  addEntry(value: ScannedValue, line: number, raw: string): void {
+    let entry = this.entries[this.count];
+    if (entry === undefined) this.entries.push((entry = new Entry()));
+    this.count++;
+    entry.text = value.text;
+    entry.plain = value.plain;
+    entry.tag = value.tag;
+    entry.line = line;
+    this.addRaw(raw);
   }
 }
 

@@ -98,18 +98,39 @@ function typed(out: TypedValue, type: PropertyType, value: ScalarValue): true {
   return true;
 }
 
-/** A multi-value property; `firstLine` locates a disagreement of explicit types. */
+/**
+ * A multi-value property of the first `count` items (combineSequence's rules, without an object per
+ * item); `firstLine` locates a disagreement of explicit types.
+ */
 export function typeSequence(
   ctx: TypingContext, name: string, items: readonly RawScalar[], seqTag: string | undefined, firstLine: number | undefined,
+  count = items.length,
 ): { type: PropertyType; values: ScalarValue[] } {
-  const read: TypedValue[] = [];
-  for (const item of items) {
-    const value = typeScalar(ctx, name, item, seqTag);
-    if (!value) throw ctx.fail(item.line, `"${name}": a multi-value property cannot hold null`);
-    read.push(value);
+  const values: ScalarValue[] = [];
+  const typed = SEQUENCE_ITEM;
+  let type: PropertyType = 'String';
+  let same = true;
+  let explicitNotString = false;
+  for (let i = 0; i < count; i++) {
+    const item = items[i]!;
+    if (!typeText(ctx, name, item.text, item.plain, item.tag, item.line, seqTag, typed)) {
+      throw ctx.fail(item.line, `"${name}": a multi-value property cannot hold null`);
+    }
+    if (i === 0) type = typed.type;
+    else if (typed.type !== type) same = false;
+    if (typed.explicit && typed.type !== 'String') explicitNotString = true;
+    values.push(typed.value);
   }
-  return combineSequence(ctx, name, read, firstLine);
+  if (same) return { type, values };
+  // Inferred types may disagree (`[1, a]`); explicitly tagged ones must not, or data would be lost.
+  if (explicitNotString) throw ctx.fail(firstLine, `"${name}": the values of a multi-value property have different types`);
+  const texts: ScalarValue[] = [];
+  for (let i = 0; i < count; i++) texts.push(items[i]!.text);
+  return { type: 'String', values: texts };
 }
+
+/** Where typeSequence types each item (it keeps only the value). */
+const SEQUENCE_ITEM: TypedValue = { type: 'String', value: '', text: '', explicit: false };
 
 export function combineSequence(
   ctx: TypingContext, name: string, read: readonly TypedValue[], firstLine: number | undefined,

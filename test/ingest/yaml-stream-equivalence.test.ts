@@ -250,6 +250,9 @@ const BROKEN: Record<string, string> = {
   contentErrorThenSyntaxError: "'a':\n  'bad/name': 1\n  'b': 1\n  'b': 2\n",
   duplicateKey: "'a':\n  'b': 1\n  'c':\n    'd': 1\n  'b': 2\n",
   duplicateQuotedAndPlain: "'a':\n  'b': 1\n  b: 2\n",
+  // The keys of a mapping are a list up to 16, then a set; a level's list is reused by the next node at its depth.
+  duplicateAfterManyKeys: `'a':\n  'n1':\n${Array.from({ length: 20 }, (_, i) => `    'k${i}': ${i}\n`).join('')}  'n2':\n${Array.from({ length: 20 }, (_, i) => `    'k${i}': ${i}\n`).join('')}    'k3': 3\n`,
+  duplicateInReusedLevel: "'a':\n  'n1':\n    'x': 1\n    'y': 2\n  'n2':\n    'y': 1\n    'x': 2\n    'y': 3\n",
   duplicateInPiece: "'a':\n  'b': 1\n  ? 'b'\n  : 2\n",
   rootScalar: "'a': 'b'\n",
   rootSequence: "'a': [1]\n",
