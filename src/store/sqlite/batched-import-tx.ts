@@ -192,8 +192,20 @@ export class SqliteImportTx implements ImportTx {
   async insertNode(n: InsertNode): Promise<void> {
     const nid = this.#nextNid++;
     (this.#known.get(n.workspace) ?? await this.#of(n.workspace)).inserted(n.id, n.path, n.parentPath, n.position);
-    const full = this.#nodes.add(nid, n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
-      n.mixins.length === 0 ? '[]' : JSON.stringify(n.mixins), JSON.stringify(n.properties));
+    // A value per call, not an array per row (the row of every node of an import).
+    const rows = this.#nodes;
+    rows.put(nid);
+    rows.put(n.workspace);
+    rows.put(n.id);
+    rows.put(n.path);
+    rows.put(n.parentPath);
+    rows.put(n.name);
+    rows.put(n.depth);
+    rows.put(n.position);
+    rows.put(n.type);
+    rows.put(n.mixins.length === 0 ? '[]' : JSON.stringify(n.mixins));
+    rows.put(JSON.stringify(n.properties));
+    const full = rows.endRow();
     this.#kindsOf = n.workspace;
     this.#kinds.add(n.workspace, n.properties, this.#listKind);
     let types = this.#types.get(n.workspace);
@@ -203,7 +215,11 @@ export class SqliteImportTx implements ImportTx {
       this.#catalogue.push([SQL.insertType, [n.workspace, n.type]]);
     }
     const text = fullTextOf(n.properties);
-    if (text !== '') this.#fts.add(nid, text);
+    if (text !== '') {
+      this.#fts.put(nid);
+      this.#fts.put(text);
+      this.#fts.endRow();
+    }
     if (full) await this.#flush();
   }
 
