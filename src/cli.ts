@@ -7,7 +7,7 @@ import { ConfigError } from './config/config-error.js';
 import { DEFAULT_STORE_FILE, loadConfig, packageRoot, type CliOverrides } from './config/load-config.js';
 import { ImportError } from './ingest/import-error.js';
 import { importPaths, type ImportProgress } from './ingest/run-import.js';
-import { createStore } from './store/create-store.js';
+import { loadStore } from './store/load-store.js';
 import { defaultPublisher, publishNodes, type StoreOpener } from './ingest/version-commands.js';
 import { ImportConflictError, InvalidDocumentError } from './repository/write-import.js';
 import { NodeWriteError } from './repository/node-write.js';
@@ -16,7 +16,6 @@ import { NodeTypeRegistry } from './repository/node-types.js';
 import { takenAlongBy } from './repository/publish-rules.js';
 import { ExportError } from './export/export-error.js';
 import { checkMovedDefaultStore } from './config/moved-default-store.js';
-import { missingStore } from './store/store-exists.js';
 import { publishState } from './repository/writes.js';
 
 const HELP = `Petal: a fast, self-hostable content delivery server (the delivery API of Magnolia CMS).
@@ -241,10 +240,11 @@ const openStore: StoreOpener = async (flags, options = {}) => {
   checkMovedDefaultStore(config, process.cwd());
   const url = config.isDemo ? `sqlite:${resolve(DEFAULT_STORE_FILE)}` : config.store;
   if (options.readOnly === true) {
-    const missing = await missingStore(url);
+    // Loaded here: it brings pg, which a command on a SQLite store does not need.
+    const missing = await (await import('./store/store-exists.js')).missingStore(url);
     if (missing !== undefined) throw new MissingStoreError(`no store at ${missing} (run \`petal serve\` or \`petal import\` first, or pass --store)`);
   }
-  const store = createStore(url, { onNotice: notice });
+  const store = await loadStore(url, { onNotice: notice });
   await store.open();
   return { store, url, config };
 };
@@ -277,7 +277,7 @@ async function runImport(args: string[]): Promise<number> {
   checkMovedDefaultStore(config, process.cwd());
   // Without --store or a petal.yaml, import into the default store that `petal serve --modules` reads.
   const storeUrl = config.isDemo ? `sqlite:${resolve(DEFAULT_STORE_FILE)}` : config.store;
-  const store = createStore(storeUrl, { onNotice: notice, ...(config.persistQueryIndex !== undefined ? { persistQueryIndex: config.persistQueryIndex } : {}) });
+  const store = await loadStore(storeUrl, { onNotice: notice, ...(config.persistQueryIndex !== undefined ? { persistQueryIndex: config.persistQueryIndex } : {}) });
   await store.open();
   const bar = process.stderr.isTTY ? new cliProgress.SingleBar({
     format: '{phase} [{bar}] {percentage}% | {value}/{total} KB | {file}', hideCursor: true, clearOnComplete: true,

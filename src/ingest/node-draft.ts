@@ -22,6 +22,23 @@ export function propertyNameProblem(name: string): string | undefined {
   return nameProblem(name, 'property') ?? reservedPrefixProblem(name);
 }
 
+/** Canonical names of the `mgnl:` names read so far, up to this many: one string per name, not one per property. */
+const CANONICAL_NAMES = 1024;
+const canonicalNames = new Map<string, string>();
+
+/** toCanonicalName of a name an export repeats on every node (types, `mgnl:created`): the same string each time. */
+function canonical(name: string): string {
+  if (!name.startsWith('mgnl:')) return name;
+  let known = canonicalNames.get(name);
+  if (known === undefined) {
+    if (canonicalNames.size >= CANONICAL_NAMES) canonicalNames.clear();
+    // Copied: the name read may be a slice of a whole chunk of the file, which the map would keep.
+    known = (' ' + toCanonicalName(name)).slice(1);
+    canonicalNames.set((' ' + name).slice(1), known);
+  }
+  return known;
+}
+
 export function newDraft(name: string, line: number | undefined): NodeDraft {
   const draft: NodeDraft = { name: toCanonicalName(name), mixins: [], properties: [], children: [] };
   if (line !== undefined) draft.line = line;
@@ -38,11 +55,11 @@ export function addProperty(
   switch (name) {
     case 'jcr:primaryType': {
       const first = Array.isArray(value) ? value[0] : value;
-      if (first !== undefined) draft.type = toCanonicalName(String(first));
+      if (first !== undefined) draft.type = canonical(String(first));
       return;
     }
     case 'jcr:mixinTypes':
-      draft.mixins = (Array.isArray(value) ? value : [value]).map((v) => toCanonicalName(String(v)));
+      draft.mixins = (Array.isArray(value) ? value : [value]).map((v) => canonical(String(v)));
       return;
     case 'jcr:uuid': {
       const first = Array.isArray(value) ? value[0] : value;
@@ -50,6 +67,6 @@ export function addProperty(
       return;
     }
     default:
-      draft.properties.push([toCanonicalName(name), type, value]);
+      draft.properties.push([canonical(name), type, value]);
   }
 }

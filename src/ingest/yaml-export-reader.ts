@@ -9,18 +9,27 @@
 import type { BlobSpool } from '../store/rows.js';
 import type { DraftSink } from './draft-sink.js';
 import { ImportError } from './import-error.js';
-import { closingSingleQuote, scanKey, scanValue, unquoteSingle, type ScannedValue } from './yaml-line-scan.js';
+import { closingSingleQuote, scanKey, scanValue, unquoteSingle, ScannedKey, ScannedValue } from './yaml-line-scan.js';
 import { YamlItemRules } from './yaml-item-rules.js';
 import { ChunkLines } from './chunk-lines.js';
-import { pieceOf, type Level, type Pending, type Piece } from './yaml-pending-items.js';
+import {
+  LeafItem, LevelPool, OpenItem, SeqItem, pieceOf, type Level, type Pending, type Piece, QuoteItem,
+} from './yaml-pending-items.js';
 import { ComposedPiece, ComposedReader } from './yaml-composed-items.js';
-import { KeySet, endsLine, foldQuoted, isDocumentMarker, isSequenceEntry, simpleEntry } from './yaml-line-shapes.js';
+import { endsLine, foldQuoted, isDocumentMarker, isSequenceEntry, simpleEntry } from './yaml-line-shapes.js';
 
-const NO_VALUE: ScannedValue = { kind: 'none' };
+const NO_VALUE = new ScannedValue();
 
 export class YamlExportReader {
   private readonly levels: Level[] = [];
+  private readonly levelPool = new LevelPool();
   private pending: Pending | undefined;
+  // Records refilled line after line (see yaml-pending-items.ts).
+  private readonly leafItem = new LeafItem();
+  private readonly openItem = new OpenItem();
+  private readonly seqItem = new SeqItem();
+  private readonly scannedKey = new ScannedKey();
+  private readonly scanned = new ScannedValue();
   private readonly lines = new ChunkLines((line) => this.line(line));
   private lineNo = 0;
   /** Lines before the first content line, kept in case the document is not one the line reader starts on. */
@@ -118,7 +127,10 @@ export class YamlExportReader {
       return;
     }
     if (blank) {
-      if (p) p.raw.push(raw);
+      if (p) {
+        if (p.kind === 'piece') p.raw.push(raw);
+        else p.addRaw(raw);
+      }
       else if (this.preamble) this.preamble.push(raw);
       return;
     }
@@ -133,12 +145,8 @@ export class YamlExportReader {
     const levelIndent = p.level.indent;
     if (p.kind === 'seq') return this.continuesSequence(p, raw, s, indent, tabbed);
     if (p.kind === 'open' && indent >= levelIndent && !tabbed && isSequenceEntry(s, indent)) {
-      const item = simpleEntry(raw, s, indent, this.lineNo);
-      if (item !== undefined) {
-        this.pending = {
-          kind: 'seq', level: p.level, key: p.key, line: p.line, itemIndent: indent, seqAtIndent: indent === levelIndent,
-          items: [item], raw: [...p.raw, raw],
-        };
+      if (simpleEntry(raw, s, indent, this.scanned)) {
+        this.pending = this.seqItem.start(p, indent, this.scanned, this.lineNo, raw);
         return true;
       }
     }
@@ -163,17 +171,16 @@ export class YamlExportReader {
         this.pending = pieceOf(p, raw);
         return true;
       case 'open': {
-        const key = tabbed ? undefined : scanKey(s, indent);
-        if (!key) {
+        if (tabbed || !scanKey(s, indent, this.scannedKey)) {
           this.pending = pieceOf(p, raw);
           return true;
         }
         // The first key of a nested mapping: the item is a node, read as its lines come.
         this.pending = undefined;
         this.openNode(p);
-        const level: Level = { indent, depth: p.level.depth + 1, keys: new KeySet() };
+        const level = this.levelPool.at(p.level.depth + 1, indent);
         this.levels.push(level);
-        this.keyLine(level, raw, s, key, this.lineNo);
+        this.keyLine(level, raw, s, this.scannedKey, this.lineNo);
         return true;
       }
       default:
@@ -185,13 +192,11 @@ export class YamlExportReader {
    * A line after a block sequence of one-line scalars: another such entry at the same indentation, or
    * the end of the sequence; anything else in it (a nested entry, a continued scalar) is left to `yaml`.
    */
-  private continuesSequence(p: Pending & { kind: 'seq' }, raw: string, s: string, indent: number, tabbed: boolean): boolean {
+  private continuesSequence(p: SeqItem, raw: string, s: string, indent: number, tabbed: boolean): boolean {
     const entry = !tabbed && isSequenceEntry(s, indent);
     if (indent === p.itemIndent && entry) {
-      const item = simpleEntry(raw, s, indent, this.lineNo);
-      if (item !== undefined) {
-        p.items.push(item);
-        p.raw.push(raw);
+      if (simpleEntry(raw, s, indent, this.scanned)) {
+        p.addEntry(this.scanned, this.lineNo, raw);
         return true;
       }
     }
@@ -218,9 +223,8 @@ export class YamlExportReader {
     this.closeLevels(indent);
     const level = this.levels.at(-1)!;
     if (level.indent !== indent) throw this.syntaxError(n, 'All mapping items must start at the same column');
-    const key = scanKey(s, indent);
-    if (key) {
-      this.keyLine(level, raw, s, key, n);
+    if (scanKey(s, indent, this.scannedKey)) {
+      this.keyLine(level, raw, s, this.scannedKey, n);
       return;
     }
     if (isSequenceEntry(s, indent)) throw this.syntaxError(n, 'A block sequence may not be used as an implicit map key');
@@ -233,7 +237,7 @@ export class YamlExportReader {
       this.preamble!.push(raw);
       return;
     }
-    const key = tabbed || s.startsWith('%') || isDocumentMarker(s) ? undefined : scanKey(s, indent);
+    const key = !tabbed && !s.startsWith('%') && !isDocumentMarker(s) && scanKey(s, indent, this.scannedKey);
     if (!key) {
       // Not a block mapping Magnolia would write (a flow mapping, a directive, a scalar…): composed whole.
       this.whole = [...this.preamble!, raw];
@@ -242,25 +246,26 @@ export class YamlExportReader {
     }
     this.preamble = undefined;
     this.started = true;
-    const top: Level = { indent, depth: 0, keys: new KeySet() };
+    const top = this.levelPool.at(0, indent);
     this.levels.push(top);
-    this.keyLine(top, raw, s, key, n);
+    this.keyLine(top, raw, s, this.scannedKey, n);
   }
 
   /** A `key: value` line at `level`: the value decides how the item is read. */
-  private keyLine(level: Level, raw: string, s: string, key: { key: string; next: number }, n: number): void {
-    this.checkKey(level, key.key, n);
-    const value = scanValue(s, key.next);
-    if (value === undefined || (value.kind === 'openQuote' && (raw.includes('\t') || s.includes('\r')))) {
+  private keyLine(level: Level, raw: string, s: string, scanned: ScannedKey, n: number): void {
+    const key = scanned.key;
+    this.checkKey(level, key, n);
+    const value = this.scanned;
+    if (!scanValue(s, scanned.next, value) || (value.kind === 'openQuote' && (raw.includes('\t') || s.includes('\r')))) {
       this.pending = { kind: 'piece', level, line: n, raw: [raw], keyChecked: true, seqAtIndent: false };
     } else if (value.kind === 'none') {
-      this.pending = { kind: 'open', level, key: key.key, line: n, raw: [raw] };
+      this.pending = this.openItem.start(level, key, n, raw);
     } else if (value.kind === 'openQuote') {
-      this.pending = { kind: 'quote', level, key: key.key, line: n, tag: value.tag, parts: [value.text], raw: [raw] };
+      this.pending = new QuoteItem(level, key, n, value.tag, value.text, raw);
     } else if (s.includes('\r')) {
       this.pending = { kind: 'piece', level, line: n, raw: [raw], keyChecked: true, seqAtIndent: false };
     } else {
-      this.pending = { kind: 'leaf', level, key: key.key, line: n, value, raw: [raw] };
+      this.pending = this.leafItem.start(level, key, n, raw, value);
     }
   }
 
@@ -272,7 +277,7 @@ export class YamlExportReader {
   }
 
   /** A line inside a single-quoted scalar that began on an earlier line. */
-  private quoteLine(p: Pending & { kind: 'quote' }, raw: string, s: string, indent: number, blank: boolean): void {
+  private quoteLine(p: QuoteItem, raw: string, s: string, indent: number, blank: boolean): void {
     const emptyLine = indent === s.length;
     // Tabs, stray carriage returns and lines the scalar may not hold (too little indentation) go to `yaml`.
     if (raw.includes('\t') || s.includes('\r') || (!emptyLine && indent <= p.level.indent)) {
@@ -299,10 +304,10 @@ export class YamlExportReader {
       return;
     }
     const text = unquoteSingle(foldQuoted(p.parts), 0, Infinity);
-    this.pending = {
-      kind: 'leaf', level: p.level, key: p.key, line: p.line, raw: p.raw,
-      value: { kind: 'scalar', scalar: { text, plain: false, tag: p.tag } },
-    };
+    this.scanned.set('scalar', text, false, p.tag);
+    const leaf = this.leafItem.start(p.level, p.key, p.line, p.raw[0]!, this.scanned);
+    for (let i = 1; i < p.raw.length; i++) leaf.addRaw(p.raw[i]!);
+    this.pending = leaf;
   }
 
   /** Re-reads a line after the item it ended was completed (the line number is already counted). */
@@ -322,7 +327,7 @@ export class YamlExportReader {
     if (indent < 0) this.levels.length = 0;
   }
 
-  private openNode(p: Pending & { kind: 'open' }): void {
+  private openNode(p: OpenItem): void {
     const depth = p.level.depth + 1;
     this.content(() => {
       this.rules.checkNodeName(p.key, p.line, depth);
@@ -362,13 +367,13 @@ export class YamlExportReader {
     }
   }
 
-  private completeSequence(p: Pending & { kind: 'seq' }): void {
+  private completeSequence(p: SeqItem): void {
     // The top-level key's value must be a mapping: `yaml` says where this one is wrong.
     if (p.level.depth === 0) {
       this.completePiece(pieceOf(p, undefined, p.seqAtIndent));
       return;
     }
-    this.content(() => this.rules.sequence(p.key, p.line, p.items));
+    this.content(() => this.rules.sequence(p.key, p.line, p.entries, p.count));
   }
 
   private completePiece(p: Piece): void {

@@ -8,15 +8,19 @@ import { ImportError } from './import-error.js';
 import { Base64Spool } from './blob-spool.js';
 import { nodeNameProblem, propertyNameProblem } from './node-draft.js';
 import { MAX_IMPORT_DEPTH } from './import-limits.js';
-import { isNullScalar, typeScalar, typeSequence, type RawScalar, type TypingContext } from './yaml-scalar-typing.js';
-import type { ScannedScalar, ScannedValue } from './yaml-line-scan.js';
-
-const EMPTY_PLAIN: ScannedScalar = { text: '', plain: true, tag: undefined };
+import { isNullScalar, typeSequence, typeText, type RawScalar, type TypedValue, type TypingContext } from './yaml-scalar-typing.js';
+import type { ScannedValue } from './yaml-line-scan.js';
 const EMPTY_KEY = 'a key must be a non-empty string (a node or property name)';
+/** Property names found valid, kept up to this many (a file of ever new names does not grow it past). */
+const CHECKED_NAMES = 4096;
 
 export class YamlItemRules {
   readonly typing: TypingContext;
   readonly #spooled = new Map<string, BlobSpool>();
+  /** Property names found valid: an export repeats a dozen names on every node, each checked once. */
+  readonly #validNames = new Set<string>();
+  /** Where a leaf's value is typed, refilled for each. */
+  readonly #typed: TypedValue = { type: 'String', value: '', text: '', explicit: false };
   #pendingSpools: Base64Spool[] = [];
 
   constructor(file: string, spoolDir: string, readonly sink: DraftSink) {
@@ -59,7 +63,7 @@ export class YamlItemRules {
   rootLeaf(key: string, line: number, value: ScannedValue): void {
     this.checkNodeName(key, line, 1);
     const empty = value.kind === 'none' || value.kind === 'emptyMap'
-      || (value.kind === 'scalar' && value.scalar.plain && isNullScalar({ ...value.scalar, tag: undefined, line }));
+      || (value.kind === 'scalar' && value.plain && isNullScalar({ text: value.text, plain: true, tag: undefined, line }));
     if (!empty) throw this.typing.fail(line, `node "${key}" must be a mapping`);
     this.sink.openNode(key, line);
     this.sink.closeNode();
@@ -81,21 +85,27 @@ export class YamlItemRules {
       this.sink.property(key, multi.type, multi.values, line);
       return;
     }
-    const scalar = value.kind === 'scalar' ? value.scalar : EMPTY_PLAIN;
-    const single = typeScalar(this.typing, key, { text: scalar.text, plain: scalar.plain, tag: scalar.tag, line }, undefined);
-    if (single) this.sink.property(key, single.type, single.value, line);
+    // `key:` alone is an empty plain scalar (null).
+    const scalar = value.kind === 'scalar';
+    const typed = this.#typed;
+    if (typeText(this.typing, key, scalar ? value.text : '', scalar ? value.plain : true, scalar ? value.tag : undefined, line, undefined, typed)) {
+      this.sink.property(key, typed.type, typed.value, line);
+    }
   }
 
-  /** A multi-value property written as a block sequence of one-line scalars. */
-  sequence(key: string, line: number, items: readonly RawScalar[]): void {
+  /** A multi-value property written as a block sequence of one-line scalars (the first `count` of `items`). */
+  sequence(key: string, line: number, items: readonly RawScalar[], count: number): void {
     this.checkPropertyName(key, line);
-    const multi = typeSequence(this.typing, key, items, undefined, line);
+    const multi = typeSequence(this.typing, key, items, undefined, line, count);
     this.sink.property(key, multi.type, multi.values, line);
   }
 
   private checkPropertyName(key: string, line: number): void {
+    if (this.#validNames.has(key)) return;
     if (key === '') throw this.typing.fail(line, EMPTY_KEY);
     const problem = propertyNameProblem(key);
     if (problem !== undefined) throw this.typing.fail(line, problem);
+    if (this.#validNames.size >= CHECKED_NAMES) this.#validNames.clear();
+    this.#validNames.add(key);
   }
 }

@@ -3,21 +3,74 @@
 // reader hands that item to the `yaml` package instead, so this scanner only ever accepts what
 // `yaml` reads the same way.
 
-/** A scalar or flow sequence as written on one line (`line` is filled in by the reader). */
+/** An item of a one-line flow sequence as written. */
 export interface ScannedScalar {
   readonly text: string;
   readonly plain: boolean;
   readonly tag: string | undefined;
 }
 
-export type ScannedValue =
-  /** `'key':` with nothing after it: a nested mapping, a block sequence, or null, depending on the next lines. */
-  | { readonly kind: 'none' }
-  | { readonly kind: 'scalar'; readonly scalar: ScannedScalar }
-  | { readonly kind: 'sequence'; readonly tag: string | undefined; readonly items: readonly ScannedScalar[] }
-  | { readonly kind: 'emptyMap' }
-  /** A single-quoted scalar that goes on on the next lines: `text` is what this line holds of it. */
-  | { readonly kind: 'openQuote'; readonly tag: string | undefined; readonly text: string };
+const NO_ITEMS: readonly ScannedScalar[] = [];
+
+/**
+ * The value after a key, as scanValue read it. One record is refilled for each line (not an object per
+ * line: the reader's small objects per line were most of an import's garbage).
+ * - `none`: `'key':` with nothing after it: a nested mapping, a block sequence, or null, depending on the next lines;
+ * - `scalar`: `text`, `plain`, `tag`;
+ * - `sequence`: a one-line flow sequence, `items` with the sequence's `tag`;
+ * - `emptyMap`: `{}`;
+ * - `openQuote`: a single-quoted scalar that goes on on the next lines: `text` is what this line holds of it, `tag` its tag.
+ */
+export class ScannedValue {
+  kind: 'none' | 'scalar' | 'sequence' | 'emptyMap' | 'openQuote' = 'none';
+  text = '';
+  plain = true;
+  tag: string | undefined = undefined;
+  items: readonly ScannedScalar[] = NO_ITEMS;
+
+  set(kind: ScannedValue['kind'], text: string, plain: boolean, tag: string | undefined): true {
+    this.kind = kind;
+    this.text = text;
+    this.plain = plain;
+    this.tag = tag;
+    this.items = NO_ITEMS;
+    return true;
+  }
+
+  copy(from: ScannedValue): void {
+    this.set(from.kind, from.text, from.plain, from.tag);
+    this.items = from.items;
+  }
+}
+
+/** The key scanKey read and where its value starts (refilled, as ScannedValue). */
+export class ScannedKey {
+  key = '';
+  next = 0;
+  /**
+   * Quoted keys read before, by a hash of their length and end characters: an export repeats the same
+   * dozen keys node after node, and a key found here is compared in place, not cut out of its line.
+   * Besides a string less per line, every property of a name is then one string, whose hash maps and
+   * sets downstream compute once.
+   */
+  readonly known: (string | undefined)[] = new Array<string | undefined>(KNOWN_KEYS).fill(undefined);
+}
+
+const KNOWN_KEYS = 256;
+
+/** The single-quoted key between `from` and `to` of `line`, the one read before when it is the same. */
+function quotedKey(line: string, from: number, to: number, out: ScannedKey): string {
+  const length = to - from;
+  if (length === 0) return '';
+  const slot = (length * 31 + line.charCodeAt(from) * 7 + line.charCodeAt(to - 1)) & (KNOWN_KEYS - 1);
+  const known = out.known[slot];
+  if (known !== undefined && known.length === length && line.startsWith(known, from)) return known;
+  const key = unquoteSingle(line, from, to);
+  // A key with a quote in it is not its text as written: not kept (startsWith would not find it). A
+  // key kept is copied: a slice of the line would keep the whole chunk it was read from.
+  if (key.length === length) out.known[slot] = (' ' + key).slice(1);
+  return key;
+}
 
 const YAML_TAG = 'tag:yaml.org,2002:';
 /** Longest implicit key the YAML spec (and `yaml`) allows. */
@@ -26,82 +79,90 @@ const TAG = /^!(!?)([A-Za-z0-9_.:/-]+) +/y;
 const SPACE = 32;
 const HASH = 35;
 
-/** The key of a block-map line starting at `at` (its indentation), and where its value starts; or undefined. */
-export function scanKey(line: string, at: number): { key: string; next: number } | undefined {
+/** The key of a block-map line starting at `at` (its indentation), and where its value starts, into `out`; or false. */
+export function scanKey(line: string, at: number, out: ScannedKey): boolean {
   const c = line.charCodeAt(at);
   let key: string | undefined;
   let end: number;
   if (c === 39 /* ' */) {
     end = closingSingleQuote(line, at + 1);
-    if (end < 0) return undefined;
-    key = unquoteSingle(line, at + 1, end);
+    if (end < 0) return false;
+    key = quotedKey(line, at + 1, end, out);
     end++;
   } else if (c === 34 /* " */) {
     end = closingDoubleQuote(line, at + 1);
-    if (end < 0) return undefined;
+    if (end < 0) return false;
     key = unquoteDouble(line.slice(at + 1, end));
     end++;
   } else {
-    if (!plainStart(line, at)) return undefined;
+    if (!plainStart(line, at)) return false;
     end = line.indexOf(': ', at);
     if (end < 0) {
-      if (line.charCodeAt(line.length - 1) !== 58 /* : */) return undefined;
+      if (line.charCodeAt(line.length - 1) !== 58 /* : */) return false;
       end = line.length - 1;
     }
     key = line.slice(at, end).trimEnd();
-    if (key.includes(' #') || key.includes('\t')) return undefined;
+    if (key.includes(' #') || key.includes('\t')) return false;
   }
-  if (key === undefined || end - at > MAX_KEY_CHARS || line.charCodeAt(end) !== 58) return undefined;
+  if (key === undefined || end - at > MAX_KEY_CHARS || line.charCodeAt(end) !== 58) return false;
   const after = end + 1;
-  if (after < line.length && line.charCodeAt(after) !== SPACE) return undefined;
-  return { key, next: after };
+  if (after < line.length && line.charCodeAt(after) !== SPACE) return false;
+  out.key = key;
+  out.next = after;
+  return true;
 }
 
-/** The value after a key (from `from`, spaces before it allowed), or undefined when it is not a simple one. */
-export function scanValue(line: string, from: number): ScannedValue | undefined {
+/** The value after a key (from `from`, spaces before it allowed) into `out`, or false when it is not a simple one. */
+export function scanValue(line: string, from: number, out: ScannedValue): boolean {
   let at = skipSpaces(line, from);
-  if (at === line.length || line.charCodeAt(at) === HASH) return { kind: 'none' };
+  if (at === line.length || line.charCodeAt(at) === HASH) return out.set('none', '', true, undefined);
   let tag: string | undefined;
   if (line.charCodeAt(at) === 33 /* ! */) {
     TAG.lastIndex = at;
     const m = TAG.exec(line);
-    if (!m) return undefined;
+    if (!m) return false;
     tag = m[1] ? YAML_TAG + m[2] : `!${m[2]}`;
     at = TAG.lastIndex;
-    if (at === line.length || line.charCodeAt(at) === HASH) return undefined;
+    if (at === line.length || line.charCodeAt(at) === HASH) return false;
   }
   const c = line.charCodeAt(at);
-  if (c === 91 /* [ */) return scanFlowSequence(line, at + 1, tag);
+  if (c === 91 /* [ */) {
+    const items = scanFlowSequence(line, at + 1);
+    if (items === undefined) return false;
+    out.set('sequence', '', true, tag);
+    out.items = items;
+    return true;
+  }
   if (c === 123 /* { */) {
     const close = skipSpaces(line, at + 1);
-    if (tag !== undefined || line.charCodeAt(close) !== 125 /* } */ || !endsLine(line, close + 1)) return undefined;
-    return { kind: 'emptyMap' };
+    if (tag !== undefined || line.charCodeAt(close) !== 125 /* } */ || !endsLine(line, close + 1)) return false;
+    return out.set('emptyMap', '', true, undefined);
   }
   if (c === 39 /* ' */) {
     const end = closingSingleQuote(line, at + 1);
-    if (end < 0) return { kind: 'openQuote', tag, text: line.slice(at + 1) };
-    if (!endsLine(line, end + 1)) return undefined;
-    return { kind: 'scalar', scalar: { text: unquoteSingle(line, at + 1, end), plain: false, tag } };
+    if (end < 0) return out.set('openQuote', line.slice(at + 1), false, tag);
+    if (!endsLine(line, end + 1)) return false;
+    return out.set('scalar', unquoteSingle(line, at + 1, end), false, tag);
   }
   if (c === 34 /* " */) {
     const end = closingDoubleQuote(line, at + 1);
-    if (end < 0 || !endsLine(line, end + 1)) return undefined;
+    if (end < 0 || !endsLine(line, end + 1)) return false;
     const text = unquoteDouble(line.slice(at + 1, end));
-    return text === undefined ? undefined : { kind: 'scalar', scalar: { text, plain: false, tag } };
+    return text !== undefined && out.set('scalar', text, false, tag);
   }
-  if (!plainStart(line, at)) return undefined;
+  if (!plainStart(line, at)) return false;
   let stop = line.indexOf(' #', at);
   if (stop < 0) stop = line.length;
   const text = line.slice(at, stop).trimEnd();
-  if (text.includes(': ') || text.charCodeAt(text.length - 1) === 58 || text.includes('\t')) return undefined;
-  return { kind: 'scalar', scalar: { text, plain: true, tag } };
+  if (text.includes(': ') || text.charCodeAt(text.length - 1) === 58 || text.includes('\t')) return false;
+  return out.set('scalar', text, true, tag);
 }
 
-/** `[a, 'b', !long 3]` on one line; undefined for anything else (nesting, an empty item, a trailing comma). */
-function scanFlowSequence(line: string, from: number, tag: string | undefined): ScannedValue | undefined {
+/** The items of `[a, 'b', !long 3]` on one line; undefined for anything else (nesting, an empty item, a trailing comma). */
+function scanFlowSequence(line: string, from: number): ScannedScalar[] | undefined {
   const items: ScannedScalar[] = [];
   let at = skipSpaces(line, from);
-  if (line.charCodeAt(at) === 93 /* ] */) return endsLine(line, at + 1) ? { kind: 'sequence', tag, items } : undefined;
+  if (line.charCodeAt(at) === 93 /* ] */) return endsLine(line, at + 1) ? items : undefined;
   for (;;) {
     let itemTag: string | undefined;
     if (line.charCodeAt(at) === 33 /* ! */) {
@@ -142,7 +203,7 @@ function scanFlowSequence(line: string, from: number, tag: string | undefined): 
     }
     at = skipSpaces(line, end);
     const sep = line.charCodeAt(at);
-    if (sep === 93) return endsLine(line, at + 1) ? { kind: 'sequence', tag, items } : undefined;
+    if (sep === 93) return endsLine(line, at + 1) ? items : undefined;
     if (sep !== 44) return undefined;
     at = skipSpaces(line, at + 1);
     const next = line.charCodeAt(at);

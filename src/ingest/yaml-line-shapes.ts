@@ -1,39 +1,42 @@
 // Ingest layer: what one line of a YAML export is, for the line reader (yaml-export-reader.ts): a
 // sequence entry, a document marker, the end of a scalar; a mapping's keys; YAML's folding of quoted lines.
-import type { RawScalar } from './yaml-scalar-typing.js';
-import { scanValue } from './yaml-line-scan.js';
+import { scanValue, type ScannedValue } from './yaml-line-scan.js';
 
 /** Most mappings of an export hold a dozen keys: a list is searched faster than a set is hashed then. */
 export class KeySet {
-  private list: string[] | undefined = [];
+  /** The keys while there are at most LIST_KEYS: the first `size` of the list (kept when cleared, its store reused). */
+  private readonly list: string[] = [];
   private set: Set<string> | undefined;
   size = 0;
 
   /** False when the key was there already. */
   add(key: string): boolean {
-    if (this.list) {
-      if (this.list.includes(key)) return false;
-      this.list.push(key);
-      if (this.list.length > 16) {
-        this.set = new Set(this.list);
-        this.list = undefined;
-      }
+    if (this.set === undefined) {
+      const list = this.list;
+      for (let i = 0; i < this.size; i++) if (list[i] === key) return false;
+      list[this.size] = key;
+      if (this.size === LIST_KEYS) this.set = new Set(list.slice(0, this.size + 1));
     } else {
-      if (this.set!.has(key)) return false;
-      this.set!.add(key);
+      if (this.set.has(key)) return false;
+      this.set.add(key);
     }
     this.size++;
     return true;
   }
+
+  /** Empty again, for the next mapping read at the same depth. */
+  clear(): void {
+    this.set = undefined;
+    this.size = 0;
+  }
 }
 
-/** The scalar of a `- value` line holding one whole scalar (nothing `yaml` must compose), or undefined. */
-export function simpleEntry(raw: string, s: string, indent: number, line: number): RawScalar | undefined {
-  if (s.charCodeAt(indent + 1) !== 32 || raw.includes('\t') || s.includes('\r')) return undefined;
-  const value = scanValue(s, indent + 2);
-  if (value?.kind !== 'scalar') return undefined;
-  const { text, plain, tag } = value.scalar;
-  return { text, plain, tag, line };
+const LIST_KEYS = 16;
+
+/** Whether a `- value` line holds one whole scalar (nothing `yaml` must compose), scanned into `value`. */
+export function simpleEntry(raw: string, s: string, indent: number, value: ScannedValue): boolean {
+  if (s.charCodeAt(indent + 1) !== 32 || raw.includes('\t') || s.includes('\r')) return false;
+  return scanValue(s, indent + 2, value) && value.kind === 'scalar';
 }
 
 /** `- ` or a lone `-` at `indent`: an entry of a block sequence. */

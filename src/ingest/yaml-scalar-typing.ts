@@ -48,48 +48,89 @@ export function isNullScalar(s: RawScalar): boolean {
 
 /** Returns undefined for a null value, which Magnolia exports never write and which means "no property". */
 export function typeScalar(ctx: TypingContext, name: string, s: RawScalar, seqTag: string | undefined): TypedValue | undefined {
-  const tag = s.tag ?? seqTag;
-  const text = s.text;
+  const out: TypedValue = { type: 'String', value: '', text: '', explicit: false };
+  return typeText(ctx, name, s.text, s.plain, s.tag, s.line, seqTag, out) ? out : undefined;
+}
+
+/**
+ * typeScalar of a scalar given by its parts, into `out` (the line reader types every property of a
+ * file: an object or two per value showed as garbage); false for a null value.
+ */
+export function typeText(
+  ctx: TypingContext, name: string, text: string, plain: boolean, ownTag: string | undefined, line: number | undefined,
+  seqTag: string | undefined, out: TypedValue,
+): boolean {
+  const tag = ownTag ?? seqTag;
   // A binary is spooled to disk, so only the file's size bounds it; other values are kept in memory.
-  if (text.length > MAX_IMPORT_VALUE_CHARS && !(tag !== undefined && tagType(ctx, tag, s.line) === 'Binary')) {
-    throw ctx.fail(s.line, `"${name}": a value longer than ${MAX_IMPORT_VALUE_CHARS} characters`);
+  if (text.length > MAX_IMPORT_VALUE_CHARS && !(tag !== undefined && tagType(ctx, tag, line) === 'Binary')) {
+    throw ctx.fail(line, `"${name}": a value longer than ${MAX_IMPORT_VALUE_CHARS} characters`);
   }
+  out.text = text;
   if (tag === undefined) {
-    if (!s.plain) return { type: 'String', value: text, text, explicit: false };
-    if (NULL_TEXT.test(text)) return undefined;
-    return inferPlain(text);
+    out.explicit = false;
+    if (!plain) return typed(out, 'String', text);
+    if (NULL_TEXT.test(text)) return false;
+    return inferPlain(text, out);
   }
-  const type = tagType(ctx, tag, s.line);
-  if (type === null) return undefined;
+  out.explicit = true;
+  const type = tagType(ctx, tag, line);
+  if (type === null) return false;
   if (type === 'Binary') {
     try {
-      return { type, value: ctx.spoolBinary(text).hash, text, explicit: true };
+      return typed(out, type, ctx.spoolBinary(text).hash);
     } catch (err) {
-      throw ctx.fail(s.line, `"${name}": bad ${tag} value: ${messageOf(err)}`, err);
+      throw ctx.fail(line, `"${name}": bad ${tag} value: ${messageOf(err)}`, err);
     }
   }
   if (type === 'Decimal' && !NUMBER_TEXT.test(text.trim())) {
-    throw ctx.fail(s.line, `"${name}": bad ${tag} value: ${JSON.stringify(text)}`);
+    throw ctx.fail(line, `"${name}": bad ${tag} value: ${JSON.stringify(text)}`);
   }
   try {
-    return { type, value: coerceValue(type, text), text, explicit: true };
+    return typed(out, type, coerceValue(type, text));
   } catch (err) {
-    throw ctx.fail(s.line, `"${name}": bad ${tag} value: ${messageOf(err)}`, err);
+    throw ctx.fail(line, `"${name}": bad ${tag} value: ${messageOf(err)}`, err);
   }
 }
 
-/** A multi-value property; `firstLine` locates a disagreement of explicit types. */
+function typed(out: TypedValue, type: PropertyType, value: ScalarValue): true {
+  out.type = type;
+  out.value = value;
+  return true;
+}
+
+/**
+ * A multi-value property of the first `count` items (combineSequence's rules, without an object per
+ * item); `firstLine` locates a disagreement of explicit types.
+ */
 export function typeSequence(
   ctx: TypingContext, name: string, items: readonly RawScalar[], seqTag: string | undefined, firstLine: number | undefined,
+  count = items.length,
 ): { type: PropertyType; values: ScalarValue[] } {
-  const read: TypedValue[] = [];
-  for (const item of items) {
-    const value = typeScalar(ctx, name, item, seqTag);
-    if (!value) throw ctx.fail(item.line, `"${name}": a multi-value property cannot hold null`);
-    read.push(value);
+  const values: ScalarValue[] = [];
+  const typed = SEQUENCE_ITEM;
+  let type: PropertyType = 'String';
+  let same = true;
+  let explicitNotString = false;
+  for (let i = 0; i < count; i++) {
+    const item = items[i]!;
+    if (!typeText(ctx, name, item.text, item.plain, item.tag, item.line, seqTag, typed)) {
+      throw ctx.fail(item.line, `"${name}": a multi-value property cannot hold null`);
+    }
+    if (i === 0) type = typed.type;
+    else if (typed.type !== type) same = false;
+    if (typed.explicit && typed.type !== 'String') explicitNotString = true;
+    values.push(typed.value);
   }
-  return combineSequence(ctx, name, read, firstLine);
+  if (same) return { type, values };
+  // Inferred types may disagree (`[1, a]`); explicitly tagged ones must not, or data would be lost.
+  if (explicitNotString) throw ctx.fail(firstLine, `"${name}": the values of a multi-value property have different types`);
+  const texts: ScalarValue[] = [];
+  for (let i = 0; i < count; i++) texts.push(items[i]!.text);
+  return { type: 'String', values: texts };
 }
+
+/** Where typeSequence types each item (it keeps only the value). */
+const SEQUENCE_ITEM: TypedValue = { type: 'String', value: '', text: '', explicit: false };
 
 export function combineSequence(
   ctx: TypingContext, name: string, read: readonly TypedValue[], firstLine: number | undefined,
@@ -116,16 +157,22 @@ function tagType(ctx: TypingContext, tag: string, line: number | undefined): Pro
   throw ctx.fail(line, `unknown tag ${tag}`);
 }
 
-/** A plain scalar's JCR type and value (a date is normalized once: that is the costly part). */
-function inferPlain(text: string): TypedValue {
-  if (BOOLEAN_TEXT.test(text)) return { type: 'Boolean', value: coerceValue('Boolean', text), text, explicit: false };
-  if (INTEGER_TEXT.test(text)) return { type: 'Long', value: coerceValue('Long', text), text, explicit: false };
-  if (NUMBER_TEXT.test(text)) return { type: 'Double', value: coerceValue('Double', text), text, explicit: false };
+/** A plain scalar's JCR type and value into `out` (a date is normalized once: that is the costly part). */
+function inferPlain(text: string, out: TypedValue): true {
+  // Most plain scalars of an export are numbers, booleans or dates: the first character picks the test.
+  const c = text.charCodeAt(0);
+  const digitOrSign = (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46;
+  if (!digitOrSign) {
+    if (BOOLEAN_TEXT.test(text)) return typed(out, 'Boolean', coerceValue('Boolean', text));
+    return typed(out, 'String', text);
+  }
+  if (INTEGER_TEXT.test(text)) return typed(out, 'Long', coerceValue('Long', text));
+  if (NUMBER_TEXT.test(text)) return typed(out, 'Double', coerceValue('Double', text));
   if (DATE_TEXT.test(text)) {
     const date = normalizeDate(text);
-    if (date !== undefined) return { type: 'Date', value: date, text, explicit: false };
+    if (date !== undefined) return typed(out, 'Date', date);
   }
-  return { type: 'String', value: text, text, explicit: false };
+  return typed(out, 'String', text);
 }
 
 export function messageOf(err: unknown): string {

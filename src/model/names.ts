@@ -64,6 +64,13 @@ const RESERVED_PREFIXES: ReadonlySet<string> = new Set(['cms', 'mgnl', 'jcr', 'r
 export function reservedPrefixProblem(name: string): string | undefined {
   const colon = name.indexOf(':');
   if (colon <= 0) return undefined;
+  // A prefix of ASCII characters none upper-case is its own lower case: no strings built (every property of an import comes here).
+  let plain = true;
+  for (let i = 0; i < colon && plain; i++) {
+    const c = name.charCodeAt(i);
+    plain = c < 128 && (c < 65 || c > 90);
+  }
+  if (plain) return undefined;
   const prefix = name.slice(0, colon);
   const lower = prefix.toLowerCase();
   if (prefix === lower || !RESERVED_PREFIXES.has(lower)) return undefined;

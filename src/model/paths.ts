@@ -54,13 +54,16 @@ export function normalizePath(raw: string): string | undefined {
   for (const seg of raw.split('/')) {
     if (seg === '' || seg === '.') continue;
     if (seg === '..') return undefined;
-    if (/[\u0000-\u001f\u007f]/.test(seg)) return undefined;
+    if (CONTROL_CHARACTER.test(seg)) return undefined;
     parts.push(seg);
   }
   return parts.length === 0 ? '/' : `/${parts.join('/')}`;
 }
 
+/** Hoisted: a regular expression literal in a function is a new object at each call (imports check millions of names). */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
 /** A node name as the repository accepts it: non-empty, no `/`, not `.`/`..`, no control characters. */
 export function isValidName(name: string): boolean {
-  return name.length > 0 && name !== '.' && name !== '..' && !name.includes('/') && !/[\u0000-\u001f\u007f]/.test(name);
+  return name.length > 0 && name !== '.' && name !== '..' && !name.includes('/') && !CONTROL_CHARACTER.test(name);
 }

@@ -94,10 +94,15 @@ function digits(t: string, at: number, count: number): number {
 
 /** Only the date part (`yyyy-MM-dd`), which JCR exports use for Date values at midnight. */
 export function normalizeDate(text: string): string | undefined {
+  // What exports write, without the trim and the test below (a text this takes has no space around it).
+  const fast = canonicalDateTime(text);
+  if (fast !== undefined) return fast;
   const t = text.trim();
-  if (/^\d{4}-\d{2}-\d{2}$/.test(t)) return normalizeDateTime(`${t}T00:00:00.000Z`);
+  if (DATE_ONLY.test(t)) return normalizeDateTime(`${t}T00:00:00.000Z`);
   return normalizeDateTime(t);
 }
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Converts one textual value (as found in XML exports) to the stored scalar of its type. */
 export function coerceValue(type: PropertyType, text: string): ScalarValue {

@@ -102,7 +102,8 @@ export async function applyImport(
     const open = state.open;
     open.length = 0;
     for await (const batch of doc.entries) {
-      for (const [i, { depth, draft }] of batch.entries()) {
+      for (let i = 0; i < batch.length; i++) {
+        const { depth, draft } = batch[i]!;
         if (i % PREFETCH_ENTRIES === 0 && tx.prefetchIds) await tx.prefetchIds(ws, idsOf(batch, i, i + PREFETCH_ENTRIES));
         if (depth > open.length) throw new InvalidDocumentError(doc.source, `node ${JSON.stringify(draft.name)} comes without its parent`);
         open.length = depth;
@@ -165,14 +166,13 @@ async function insertEntry(
   const ws = doc.workspace;
   const parentPath = parent?.path ?? doc.parentPath;
   const path = joinPath(parentPath, draft.name);
-  const where = draft.line !== undefined ? `${doc.source}:${draft.line}` : doc.source;
-  if (!isValidName(draft.name)) throw new InvalidDocumentError(where, `invalid node name ${JSON.stringify(draft.name)}`);
+  if (!isValidName(draft.name)) throw new InvalidDocumentError(whereOf(doc, draft), `invalid node name ${JSON.stringify(draft.name)}`);
 
   const names = parent?.names;
   const taken = names !== undefined && !names.mayHave(draft.name) ? false : (await tx.positionOf(ws, path)) !== undefined;
   if (taken) {
     // Two siblings of one name in a document (possible in XML): the later one wins, as on re-import.
-    warnings.push(`${where}: ${ws}:${path} appears twice; the later node replaces the earlier`);
+    warnings.push(`${whereOf(doc, draft)}: ${ws}:${path} appears twice; the later node replaces the earlier`);
     await removeSubtree(state, ws, path);
   }
   names?.add(draft.name);
@@ -183,15 +183,15 @@ async function insertEntry(
   if (holder !== undefined) {
     const ancestor = holder === '/' || path.startsWith(`${holder}/`);
     if (options.onUuidCollision === 'fail') {
-      throw new ImportConflictError(where, `uuid ${id} of ${ws}:${path} already belongs to ${ws}:${holder}`, unusableUuidMessage(id, ws, path));
+      throw new ImportConflictError(whereOf(doc, draft), `uuid ${id} of ${ws}:${path} already belongs to ${ws}:${holder}`, unusableUuidMessage(id, ws, path));
     } else if (options.onUuidCollision === 'replace' && !ancestor) {
       options.guard?.remove(ws, holder, id);
-      warnings.push(`${where}: uuid ${id} moved from ${ws}:${holder} (removed with its subtree) to ${ws}:${path}`);
+      warnings.push(`${whereOf(doc, draft)}: uuid ${id} moved from ${ws}:${holder} (removed with its subtree) to ${ws}:${path}`);
       await removeSubtree(state, ws, holder);
     } else {
       // `new`, or `replace` of an ancestor (removing it would orphan this node).
       const fresh = randomUUID();
-      warnings.push(`${where}: uuid ${id} of ${ws}:${path} already belongs to ${ws}:${holder}; ${path} gets the new uuid ${fresh}`);
+      warnings.push(`${whereOf(doc, draft)}: uuid ${id} of ${ws}:${path} already belongs to ${ws}:${holder}; ${path} gets the new uuid ${fresh}`);
       id = fresh;
     }
   }
@@ -202,6 +202,11 @@ async function insertEntry(
   });
   changes.inserted(ws, { id, path, type: draft.type ?? DEFAULT_NODE_TYPE });
   return path;
+}
+
+/** Where a node was read, for a message (made only then: a string per node showed in imports' garbage). */
+function whereOf(doc: StreamedDocument, draft: NodeDraft): string {
+  return draft.line !== undefined ? `${doc.source}:${draft.line}` : doc.source;
 }
 
 /** The ids the nodes of a batch bring from their source (entries `from` to before `to`). */
@@ -216,7 +221,16 @@ function idsOf(batch: readonly NodeEntry[], from: number, to: number): string[] 
 
 /** JSON has no NaN or Infinity: such Double values are kept as their text ("NaN", "Infinity"). */
 export function storable(properties: NodeDraft['properties']): NodeDraft['properties'] {
-  const bad = (v: unknown) => typeof v === 'number' && !Number.isFinite(v);
-  if (!properties.some(([, , v]) => (Array.isArray(v) ? v.some(bad) : bad(v)))) return properties;
+  // A loop, not some() with destructuring closures: this runs for every node of an import.
+  let any = false;
+  for (let i = 0; i < properties.length && !any; i++) {
+    const v = properties[i]![2];
+    any = Array.isArray(v) ? v.some(bad) : bad(v);
+  }
+  if (!any) return properties;
   return properties.map(([n, t, v]) => [n, t, Array.isArray(v) ? v.map((x) => (bad(x) ? String(x) : x)) : bad(v) ? String(v) : v] as const);
+}
+
+function bad(v: unknown): boolean {
+  return typeof v === 'number' && !Number.isFinite(v);
 }

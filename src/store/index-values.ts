@@ -79,12 +79,20 @@ function indexable(kind: ValueKind, v: ScalarValue): boolean {
 
 /**
  * Calls `visit` once per property that has index rows, with its value kind: the `prop_kinds` catalogue
- * (which kinds a filter value is converted to) without deriving every row.
+ * (which kinds a filter value is converted to) without deriving every row. `skip` (name, kind) says the
+ * caller has that pair already: its values are not looked at (a date's is parsed).
  */
-export function forEachIndexedKind(properties: readonly StoredProperty[], visit: (name: string, kind: ValueKind) => void): void {
-  for (const [name, type, value] of properties) {
-    const kind = KIND_OF[type];
+export function forEachIndexedKind(
+  properties: readonly StoredProperty[], visit: (name: string, kind: ValueKind) => void, skip?: (name: string, kind: ValueKind) => boolean,
+): void {
+  // Indexed loops: destructuring each tuple in a for…of showed as garbage in imports.
+  for (let i = 0; i < properties.length; i++) {
+    const property = properties[i]!;
+    const kind = KIND_OF[property[1]];
     if (kind === null) continue;
+    const name = property[0];
+    if (skip?.(name, kind) === true) continue;
+    const value = property[2];
     if (Array.isArray(value) ? value.some((v) => indexable(kind, v as ScalarValue)) : indexable(kind, value as ScalarValue)) visit(name, kind);
   }
 }
@@ -117,7 +125,8 @@ export function plainText(html: string): string {
 /** The text `q` searches: the node's own non-system String properties, every language variant. */
 export function fullTextOf(properties: readonly StoredProperty[]): string {
   const parts: string[] = [];
-  for (const [name, type, value] of properties) {
+  for (let i = 0; i < properties.length; i++) {
+    const [name, type, value] = properties[i]!;
     if (type !== 'String' || isSystemName(name)) continue;
     if (Array.isArray(value)) for (const v of value) parts.push(plainText(String(v)));
     else parts.push(plainText(String(value)));

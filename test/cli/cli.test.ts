@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import type { VersionInfo } from '../../src/store/versions.js';
@@ -157,6 +157,36 @@ describe('petal import', () => {
     expect(Number(m![2])).toBe(readdirSync(RENDER).length);
     expect(r.stdout).toContain(`into sqlite:${db}`);
     expect(await countNodes(db)).toBe(nodes);
+  }, SPAWN_TIMEOUT_MS);
+
+  it('a SQLite import does not load the PostgreSQL backend (pg was a part of the command\'s start)', async () => {
+    const dir = newDir('import-no-pg');
+    // At exit, the child says whether any module of the pg package was loaded (an ESM import of pg is in the CommonJS cache too).
+    const probe = join(dir, 'pg-probe.mjs');
+    writeFileSync(probe, [
+      "import { createRequire } from 'node:module';",
+      "process.on('exit', () => {",
+      '  const loaded = Object.keys(createRequire(import.meta.url).cache).some((k) => /[\\\\/]node_modules[\\\\/]pg[\\\\/]/.test(k));',
+      "  process.stderr.write(`pg loaded: ${loaded}\\n`);",
+      '});',
+    ].join('\n'));
+    const run = (args: readonly string[]) => new Promise<CliRun>((resolvePromise, reject) => {
+      const child = spawn(process.execPath, ['--import', pathToFileURL(probe).href, BIN, ...args], { cwd: dir, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      children.add(child);
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
+      child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+      child.once('error', reject);
+      child.once('close', (code) => { children.delete(child); resolvePromise({ code: code ?? 1, stdout, stderr }); });
+    });
+    const r = await run(['import', RENDER, '--store', `sqlite:${join(dir, 'x.db')}`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('pg loaded: false');
+    // The probe does see pg when something loads it (a command naming a PostgreSQL store loads it to connect).
+    const pg = await run(['import', RENDER, '--store', 'postgres://nobody@127.0.0.1:1/none']);
+    expect(pg.code).not.toBe(0);
+    expect(pg.stderr).toContain('pg loaded: true');
   }, SPAWN_TIMEOUT_MS);
 
   it('takes the store path relative to the working directory, sqlite: prefix optional', async () => {

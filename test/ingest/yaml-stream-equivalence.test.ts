@@ -230,6 +230,12 @@ const TRICKY: Record<string, string> = {
   rootNotFirstColumn: "  'r':\n    'a': 1\n",
   explicitKey: "'r':\n  ? 'a'\n  : 1\n  'b': 2\n",
   anchoredFolder: "'r':\n  'f': &f\n    'p1':\n      'x': 1\n    'p2':\n      'y': 2\n  'g': *f\n",
+  // The reader refills one record per kind of item: blank lines, continuations and a shorter sequence
+  // after a longer one must not see an earlier item's lines or entries.
+  reusedRecords: [
+    "'r':", "  'a': first", '', '    second', "  'b':", '', "    'c': 1", "  's':", '    - x', '    - y', '    - z',
+    "  't':", '    - u', '', '    - v', '      w', "  'u':", '    - k', "  'q': 'one", "    two'", "  'z': 'last'", '',
+  ].join('\n'),
 };
 
 const BROKEN: Record<string, string> = {
@@ -244,6 +250,9 @@ const BROKEN: Record<string, string> = {
   contentErrorThenSyntaxError: "'a':\n  'bad/name': 1\n  'b': 1\n  'b': 2\n",
   duplicateKey: "'a':\n  'b': 1\n  'c':\n    'd': 1\n  'b': 2\n",
   duplicateQuotedAndPlain: "'a':\n  'b': 1\n  b: 2\n",
+  // The keys of a mapping are a list up to 16, then a set; a level's list is reused by the next node at its depth.
+  duplicateAfterManyKeys: `'a':\n  'n1':\n${Array.from({ length: 20 }, (_, i) => `    'k${i}': ${i}\n`).join('')}  'n2':\n${Array.from({ length: 20 }, (_, i) => `    'k${i}': ${i}\n`).join('')}    'k3': 3\n`,
+  duplicateInReusedLevel: "'a':\n  'n1':\n    'x': 1\n    'y': 2\n  'n2':\n    'y': 1\n    'x': 2\n    'y': 3\n",
   duplicateInPiece: "'a':\n  'b': 1\n  ? 'b'\n  : 2\n",
   rootScalar: "'a': 'b'\n",
   rootSequence: "'a': [1]\n",
@@ -268,6 +277,7 @@ const BROKEN: Record<string, string> = {
   unclosedQuote: "'r':\n  'a': 'abc\n  'b': 2\n",
   unclosedQuoteAtEnd: "'r':\n  'a': 'abc\n",
   quoteLessIndented: "'r':\n  'a': 'abc\n def'\n",
+  quoteThenDeeper: "'r':\n  'a': 'abc\n    def'\n    more\n  'b': 1\n",
   tabIndent: "'r':\n\t'a': 1\n",
   tabAfterSpaces: "'r':\n  'a': 1\n  \t'b': 2\n",
   nestedMappingInValue: "'r':\n  'a': b: c\n",

@@ -51,7 +51,13 @@ export class SqliteImportTx implements ImportTx {
   readonly #fts: RowBuffer;
   /** prop_kinds rows this transaction has written. */
   readonly #kinds = new ListedKinds();
-  readonly #types = new Set<string>();
+  /** Node types this transaction has written, by workspace. */
+  readonly #types = new Map<string, Set<string>>();
+  /** The workspace of the node whose kinds are being listed, for #listKind (a closure per node showed as garbage). */
+  #kindsOf = '';
+  readonly #listKind = (name: string, kind: number): void => {
+    this.#catalogue.push([SQL.insertKind, [this.#kindsOf, name, kind]]);
+  };
   /** Catalogue rows (kinds, types) written with the next batch of node rows. */
   #catalogue: StatementCall[] = [];
   readonly #deferred: DeferredIndexes;
@@ -186,16 +192,34 @@ export class SqliteImportTx implements ImportTx {
   async insertNode(n: InsertNode): Promise<void> {
     const nid = this.#nextNid++;
     (this.#known.get(n.workspace) ?? await this.#of(n.workspace)).inserted(n.id, n.path, n.parentPath, n.position);
-    const full = this.#nodes.add(nid, n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
-      n.mixins.length === 0 ? '[]' : JSON.stringify(n.mixins), JSON.stringify(n.properties));
-    this.#kinds.add(n.workspace, n.properties, (name, kind) => this.#catalogue.push([SQL.insertKind, [n.workspace, name, kind]]));
-    const typeKey = `${n.workspace}\u0000${n.type}`;
-    if (!this.#types.has(typeKey)) {
-      this.#types.add(typeKey);
+    // A value per call, not an array per row (the row of every node of an import).
+    const rows = this.#nodes;
+    rows.put(nid);
+    rows.put(n.workspace);
+    rows.put(n.id);
+    rows.put(n.path);
+    rows.put(n.parentPath);
+    rows.put(n.name);
+    rows.put(n.depth);
+    rows.put(n.position);
+    rows.put(n.type);
+    rows.put(n.mixins.length === 0 ? '[]' : JSON.stringify(n.mixins));
+    rows.put(JSON.stringify(n.properties));
+    const full = rows.endRow();
+    this.#kindsOf = n.workspace;
+    this.#kinds.add(n.workspace, n.properties, this.#listKind);
+    let types = this.#types.get(n.workspace);
+    if (types === undefined) this.#types.set(n.workspace, (types = new Set()));
+    if (!types.has(n.type)) {
+      types.add(n.type);
       this.#catalogue.push([SQL.insertType, [n.workspace, n.type]]);
     }
     const text = fullTextOf(n.properties);
-    if (text !== '') this.#fts.add(nid, text);
+    if (text !== '') {
+      this.#fts.put(nid);
+      this.#fts.put(text);
+      this.#fts.endRow();
+    }
     if (full) await this.#flush();
   }
 

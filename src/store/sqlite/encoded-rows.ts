@@ -47,24 +47,31 @@ export class EncodedRows implements RowBuffer {
 
   /** Buffers one row (exactly `width` values); true when the buffer is full (`take` it). */
   add(...row: RowValue[]): boolean {
-    for (const v of row) {
-      if (typeof v === 'string') {
-        // UTF-8 takes at most 3 bytes per UTF-16 unit.
-        this.#room(5 + 3 * v.length);
-        this.#data[this.#at] = TAG_TEXT;
-        const n = this.#data.write(v, this.#at + 5, 'utf8');
-        this.#data.writeUInt32LE(n, this.#at + 1);
-        this.#at += 5 + n;
-      } else if (typeof v === 'number') {
-        this.#room(9);
-        this.#data[this.#at] = TAG_NUMBER;
-        this.#data.writeDoubleLE(v, this.#at + 1);
-        this.#at += 9;
-      } else {
-        this.#room(1);
-        this.#data[this.#at++] = TAG_NULL;
-      }
+    for (const v of row) this.put(v);
+    return this.endRow();
+  }
+
+  put(v: RowValue): void {
+    if (typeof v === 'string') {
+      // UTF-8 takes at most 3 bytes per UTF-16 unit.
+      this.#room(5 + 3 * v.length);
+      const data = this.#data;
+      data[this.#at] = TAG_TEXT;
+      const n = data.write(v, this.#at + 5, 'utf8');
+      data.writeUInt32LE(n, this.#at + 1);
+      this.#at += 5 + n;
+    } else if (typeof v === 'number') {
+      this.#room(9);
+      this.#data[this.#at] = TAG_NUMBER;
+      this.#data.writeDoubleLE(v, this.#at + 1);
+      this.#at += 9;
+    } else {
+      this.#room(1);
+      this.#data[this.#at++] = TAG_NULL;
     }
+  }
+
+  endRow(): boolean {
     return ++this.#rows >= this.#bufferRows;
   }
 

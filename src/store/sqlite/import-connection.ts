@@ -16,6 +16,10 @@ export type RowValue = string | number | null;
 export interface RowBuffer {
   /** Buffers one row (exactly the table's width of values); true when the buffer is full. */
   add(...row: RowValue[]): boolean;
+  /** The next value of the row being buffered (the row's values one call each: no array per row). */
+  put(value: RowValue): void;
+  /** Ends the row `put` gave (exactly the table's width of values); true when the buffer is full. */
+  endRow(): boolean;
 }
 
 export interface ImportConnection {

@@ -39,6 +39,14 @@ export class MultiRowInsert implements RowBuffer {
   /** Buffers one row (exactly `width` values); true when the buffer is full (`take` it). */
   add(...row: RowValue[]): boolean {
     for (const v of row) this.#values.push(v);
+    return this.endRow();
+  }
+
+  put(value: RowValue): void {
+    this.#values.push(value);
+  }
+
+  endRow(): boolean {
     return this.#values.length >= this.#bufferValues;
   }
 
