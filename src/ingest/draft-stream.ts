@@ -10,8 +10,14 @@ import { addProperty, newDraft } from './node-draft.js';
 import { ImportError } from './import-error.js';
 import type { DraftSink } from './draft-sink.js';
 
-/** Nodes held in memory before the open ones are let go (a few MB of drafts). */
-export const HELD_NODES = 1_000;
+/**
+ * Nodes held in memory before the open ones are let go. Exports write a node's properties before its
+ * child nodes (a JCR system view by its schema, `sv:node (sv:property*, sv:node*)`; Magnolia's YAML
+ * exports likewise), so holding more only serves files written otherwise, while held drafts cost the
+ * import memory: at 1,000 (a folder of products) they outlived two young-generation collections and
+ * filled the old generation (peak RSS about 45 MB higher per import, more in a server).
+ */
+export const HELD_NODES = 100;
 
 interface Frame {
   readonly draft: NodeDraft;

@@ -12,15 +12,6 @@ import {
   ELEMENT_NAMES, NODE, OTHER, PROPERTY, SystemViewScanner, VALUE, type Element, type SystemViewEvents,
 } from './system-view-scanner.js';
 
-/**
- * Nodes a streamed XML document holds before its open nodes are let go (draft-stream.ts), fewer than
- * YAML's: a system view writes a node's properties before its child nodes (`sv:node (sv:property*,
- * sv:node*)`, and Jackrabbit's importer drops a property written after a child node), so holding more
- * only serves broken files, and held drafts cost the import memory: at 1,000 they outlive two
- * young-generation collections and fill the old generation (peak RSS about 45 MB higher per import).
- */
-export const XML_HELD_NODES = 100;
-
 /** Property names remembered as checked, at most (an export of distinct names for every node does not grow memory). */
 const PROPERTY_NAMES_KEPT = 1000;
 

@@ -7,7 +7,7 @@ import type { BlobSpool } from '../store/rows.js';
 import type { ImportDocument, NodeEntry, StreamedDocument } from '../repository/import-document.js';
 import { ImportError, toImportError } from './import-error.js';
 import { parseExportFileName } from './parse-file-name.js';
-import { JcrXmlExportReader, XML_HELD_NODES } from './import-jcr-xml.js';
+import { JcrXmlExportReader } from './import-jcr-xml.js';
 import { DraftTree, type DraftSink } from './draft-sink.js';
 import { DraftStream, HELD_NODES } from './draft-stream.js';
 import { YamlExportReader } from './yaml-export-reader.js';
@@ -134,7 +134,7 @@ class ChunkedRead {
  */
 export async function openExport(file: string, opts: ReadExportOptions): Promise<StreamedDocument> {
   const target = parseExportFileName(file);
-  const sink = new DraftStream(file, extname(file).toLowerCase() === '.xml' ? XML_HELD_NODES : HELD_NODES);
+  const sink = new DraftStream(file, HELD_NODES);
   const reader = readerFor(file, opts.spoolDir, sink);
   const read = new ChunkedRead(file, reader, opts);
   while (!reader.rootKnown && await read.next());

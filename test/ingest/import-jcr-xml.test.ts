@@ -4,7 +4,7 @@ import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openExport, readExport as parseJcrXmlExport } from '../../src/ingest/read-export.js';
-import { XML_HELD_NODES } from '../../src/ingest/import-jcr-xml.js';
+import { HELD_NODES } from '../../src/ingest/draft-stream.js';
 import { ImportError } from '../../src/ingest/import-error.js';
 import type { NodeDraft, NodeEntry } from '../../src/repository/import-document.js';
 import type { StoredProperty } from '../../src/model/property-type.js';
@@ -278,17 +278,17 @@ describe('a streamed XML export (openExport)', () => {
     return out;
   }
 
-  it(`takes a property written after at most ${XML_HELD_NODES} child nodes`, async () => {
-    const entries = await streamed(lateProperty(XML_HELD_NODES - 1));
-    expect(entries).toHaveLength(XML_HELD_NODES);
+  it(`takes a property written after at most ${HELD_NODES} child nodes`, async () => {
+    const entries = await streamed(lateProperty(HELD_NODES - 1));
+    expect(entries).toHaveLength(HELD_NODES);
     expect(entries[0]!.draft.properties).toEqual([['late', 'String', 'x']]);
   });
 
-  it(`refuses a property written after more than ${XML_HELD_NODES} child nodes, naming file and line`, async () => {
-    const err = await streamed(lateProperty(XML_HELD_NODES)).then(() => undefined, (e: unknown) => e);
+  it(`refuses a property written after more than ${HELD_NODES} child nodes, naming file and line`, async () => {
+    const err = await streamed(lateProperty(HELD_NODES)).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(ImportError);
-    expect(err).toMatchObject({ file: join(spoolDir, 'website.a.xml'), line: XML_HELD_NODES + 2 });
-    expect((err as ImportError).reason).toMatch(new RegExp(`property "late" of node "a" comes after more than ${XML_HELD_NODES} nodes below it`));
+    expect(err).toMatchObject({ file: join(spoolDir, 'website.a.xml'), line: HELD_NODES + 2 });
+    expect((err as ImportError).reason).toMatch(new RegExp(`property "late" of node "a" comes after more than ${HELD_NODES} nodes below it`));
   });
 });
 
