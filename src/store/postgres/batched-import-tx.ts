@@ -1,7 +1,7 @@
 // PostgreSQL backend: the ImportTx of an import transaction, batched. Round trips, not rows, are what
 // an import over the network costs, so new nodes are buffered and written a batch at a time (a COPY
-// each for the nodes and their full text, an INSERT each for kinds and types: see
-// batch-rows.ts), and the questions writeImport asks per node (does this path exist? whose is this
+// each for the nodes and their full text, kinds and types new to the transaction, in one exchange
+// with the server: see batch-rows.ts), and the questions writeImport asks per node (does this path exist? whose is this
 // uuid?) are answered from what this transaction has already learnt or written, asking the database
 // only about the rest.
 //
@@ -10,12 +10,13 @@
 // this transaction, or a subtree it deleted, every node is therefore one it knows of.
 import type pg from 'pg';
 import type { ImportTx, InsertNode } from '../import-tx.js';
-import { BatchRows } from './batch-rows.js';
+import { BatchRows, type Listed } from './batch-rows.js';
 import { SQL, run, type Queryable, type Statement } from './statements.js';
 import { subtreeNodes } from './changes.js';
 import { deleteSubtree } from './delete-nodes.js';
 import type { ChangedNode } from '../changes.js';
 import { KnownNodes } from '../import-known-nodes.js';
+import { ListedKinds } from '../listed-kinds.js';
 
 /** Nodes buffered before a batch is written: large enough that round trips do not matter. */
 const BATCH_NODES = 1_000;
@@ -31,7 +32,15 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
    */
   readonly #committed: Queryable | undefined;
   readonly #known = new Map<string, KnownNodes>();
-  #pending = new BatchRows();
+  readonly #listed: Listed = { kinds: new ListedKinds(), types: new Set() };
+  #pending = new BatchRows(this.#listed);
+  /**
+   * Node ids drawn from the sequence and not used yet. A full batch draws the next batch's ids in its
+   * own exchange, so that no batch waits for a round trip before its rows go; the last block of a
+   * large import may go unused (at most BATCH_NODES ids: sequences have gaps anyway), never one of a
+   * small write, which draws exactly what it needs.
+   */
+  readonly #nids: string[] = [];
   /** The batch being written, if any. */
   #writing: Promise<void> | undefined;
 
@@ -129,7 +138,7 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
    */
   async settle(): Promise<void> {
     await this.#writing?.catch(() => undefined);
-    this.#pending = new BatchRows();
+    this.#pending = new BatchRows(this.#listed);
   }
 
   /**
@@ -140,10 +149,21 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     await this.#writing;
     const batch = this.#pending;
     if (batch.size === 0) return;
-    this.#pending = new BatchRows();
-    const writing = batch.write(this.#client);
+    this.#pending = new BatchRows(this.#listed);
+    const writing = this.#write(batch);
     writing.catch(() => undefined); // awaited later (next batch, flush, or a failing read)
     this.#writing = writing;
+  }
+
+  async #write(batch: BatchRows): Promise<void> {
+    const missing = batch.size - this.#nids.length;
+    if (missing > 0) {
+      for (const r of await run<{ nid: string }>(this.#client, SQL.allocateNids, [missing])) this.#nids.push(r.nid);
+    }
+    const nids = this.#nids.splice(0, batch.size);
+    // A full batch is most likely followed by another.
+    const drawNext = batch.size >= BATCH_NODES ? BATCH_NODES - this.#nids.length : 0;
+    for (const nid of await batch.write(this.#client, nids, drawNext)) this.#nids.push(nid);
   }
 
   /** A lookup of what `k` does not know: on the last commit while it holds all of it, else in the transaction. */
