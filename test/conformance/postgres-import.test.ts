@@ -77,14 +77,26 @@ describe.skipIf(url === '')('postgres batched import', () => {
     expect(batches.filter((b) => b.includes('INSERT INTO node_types')).length).toBe(1);
     // Node ids drawn ahead by each full batch: one round trip for the first batch only.
     expect(count('petal_allocate_nids')).toBe(1);
-    // One uuid check per root, not per node; nothing else per node.
-    expect(count('petal_paths_of_ids')).toBe(5);
+    // The workspace was empty: asked once, then no uuid or path is looked up.
+    expect(count('petal_any_in_workspace')).toBe(1);
+    expect(count('petal_paths_of_ids')).toBe(0);
     expect(count('petal_path_of_id')).toBe(0);
+    expect(count('petal_position_of')).toBe(0);
     expect(labels.length).toBeLessThan(50);
     expect(await s.reads.countNodes('tours')).toBe(5_005);
+    // Into a workspace holding nodes: one uuid check per root, not per node; nothing else per node.
+    labels.length = 0;
+    const more = [0, 1, 2, 3, 4].map((d) => document('tours', '/', [draft(`g${d}`, {}, children.slice(d * 1_000, (d + 1) * 1_000)
+      .map((c, i) => ({ ...c, id: uuid(10_000 + d * 1_000 + i) })))]));
+    expect((await importDocuments(s, more, NEW)).nodes).toBe(5_005);
+    expect(count('petal_any_in_workspace')).toBe(1);
+    expect(count('petal_paths_of_ids')).toBe(5);
+    expect(count('petal_path_of_id')).toBe(0);
+    expect(labels.length).toBeLessThan(60);
+    expect(await s.reads.countNodes('tours')).toBe(10_010);
     // Every titled node's full text names its own node (ids filled in after the rows were built).
     expect(await sql(`SELECT count(*)::int AS n FROM ${schema}.fts f JOIN ${schema}.nodes n USING (nid)
-      WHERE f.body = 'node ' || substr(n.name, 2)`)).toEqual([{ n: 5_000 }]);
+      WHERE f.body = 'node ' || substr(n.name, 2)`)).toEqual([{ n: 10_000 }]);
     expect(await sql(`SELECT name, kind FROM ${schema}.prop_kinds ORDER BY name`)).toEqual([{ name: 'rank', kind: 2 }, { name: 'title', kind: 1 }]);
     expect(await sql(`SELECT type FROM ${schema}.node_types`)).toHaveLength(1);
   }, 180_000);

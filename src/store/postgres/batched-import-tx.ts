@@ -32,6 +32,9 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
    */
   readonly #committed: Queryable | undefined;
   readonly #known = new Map<string, KnownNodes>();
+  readonly #asking = new Map<string, Promise<KnownNodes>>();
+  /** Workspaces that held no node when the transaction began (asked before it wrote there). */
+  readonly #emptyAtStart = new Set<string>();
   readonly #listed: Listed = { kinds: new ListedKinds(), types: new Set() };
   #pending = new BatchRows(this.#listed);
   /**
@@ -49,14 +52,40 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     this.#committed = committed;
   }
 
+  /** What is known of a workspace written to before any question about it: not that it was empty. */
   #of(workspace: string): KnownNodes {
     let k = this.#known.get(workspace);
     if (!k) this.#known.set(workspace, (k = new KnownNodes(false)));
     return k;
   }
 
+  /**
+   * What is known of a workspace, asking first (once) whether it held any node when the transaction
+   * began: an import into an empty workspace then asks nothing more (no lookup of uuids or paths per
+   * batch, which kept the main thread waiting). The import lock keeps every other writer out until
+   * this transaction ends, so the answer holds throughout.
+   */
+  async #asked(workspace: string): Promise<KnownNodes> {
+    const known = this.#known.get(workspace);
+    if (known) return known;
+    let asking = this.#asking.get(workspace);
+    if (!asking) {
+      asking = (async () => {
+        const db = this.#committed ?? this.#client;
+        const empty = (await this.#read(run(db, SQL.anyInWorkspace, [workspace]))).length === 0;
+        if (empty) this.#emptyAtStart.add(workspace);
+        // Written to meanwhile: that one stands (it was made without knowing).
+        let k = this.#known.get(workspace);
+        if (!k) this.#known.set(workspace, (k = new KnownNodes(empty)));
+        return k;
+      })();
+      this.#asking.set(workspace, asking);
+    }
+    return asking;
+  }
+
   async pathOfId(workspace: string, id: string): Promise<string | undefined> {
-    const k = this.#of(workspace);
+    const k = await this.#asked(workspace);
     const known = k.pathOf(id);
     if (typeof known === 'object') return known.known ?? undefined;
     // Not known: the database answers exactly.
@@ -66,7 +95,7 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
   }
 
   async prefetchIds(workspace: string, ids: readonly string[]): Promise<void> {
-    const k = this.#of(workspace);
+    const k = await this.#asked(workspace);
     const unknown = [...new Set(ids.filter((id) => k.pathOf(id) === 'db' && !id.includes('\u0000')))];
     if (unknown.length === 0) return;
     const rows = await this.#lookup(k, SQL.pathsOfIds, [workspace, unknown]) as { id: string; path: string }[];
@@ -76,7 +105,7 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
   }
 
   async positionOf(workspace: string, path: string): Promise<number | undefined> {
-    const k = this.#of(workspace);
+    const k = await this.#asked(workspace);
     const known = k.position(path);
     if (typeof known === 'object') return known.known ?? undefined;
     const position = (await this.#ask(k, known, SQL.positionOf, [workspace, path]) as { position: number }[])[0]?.position;
@@ -85,8 +114,10 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
   }
 
   async maxChildPosition(workspace: string, parentPath: string): Promise<number> {
-    const k = this.#of(workspace);
+    const k = await this.#asked(workspace);
     const inserted = k.maxInsertedChild(parentPath);
+    // Nothing committed there: the highest position is the highest this transaction gave.
+    if (this.#emptyAtStart.has(workspace) && k.onlyInserted && inserted !== 'own') return inserted ?? -1;
     if (this.#committed !== undefined && k.onlyInserted && inserted !== 'own') {
       const committed = (await run<{ m: number | null }>(this.#committed, SQL.maxChild, [workspace, parentPath]))[0]?.m ?? -1;
       return Math.max(committed, inserted ?? -1);
