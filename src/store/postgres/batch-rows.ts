@@ -30,8 +30,8 @@ export class BatchRows {
   #size = 0;
   readonly #nodes = new CopyRows();
   readonly #fts = new CopyRows();
-  readonly #kinds: [string, string, number][] = [];
-  readonly #types: [string, string][] = [];
+  #kinds: [string, string, number][] = [];
+  #types: [string, string][] = [];
   readonly #listed: Listed;
 
   constructor(listed: Listed) {
@@ -42,10 +42,19 @@ export class BatchRows {
     return this.#size;
   }
 
+  /** Empties it for another batch once this one is written (its buffers are the socket's until then). */
+  clear(): void {
+    this.#size = 0;
+    this.#nodes.clear();
+    this.#fts.clear();
+    this.#kinds = [];
+    this.#types = [];
+  }
+
   add(n: InsertNode): void {
     const i = this.#size++;
     this.#nodes.add(i, [n.workspace, n.id, n.path, n.parentPath, n.name, n.depth, n.position, n.type,
-      JSON.stringify(n.mixins), JSON.stringify(n.properties)]);
+      n.mixins.length === 0 ? '[]' : JSON.stringify(n.mixins), JSON.stringify(n.properties)]);
     this.#listed.kinds.add(n.workspace, n.properties, (name, kind) => this.#kinds.push([n.workspace, name, kind]));
     const typeKey = `${n.workspace}\u0000${n.type}`;
     if (!this.#listed.types.has(typeKey)) {

@@ -46,6 +46,11 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
   readonly #nids: string[] = [];
   /** The batch being written, if any. */
   #writing: Promise<void> | undefined;
+  /**
+   * The last batch written, emptied, to be filled next: its buffers are reused (a batch's rows take
+   * about a megabyte, allocated anew and grown by doubling for every batch otherwise).
+   */
+  #spare: BatchRows | undefined;
 
   constructor(client: pg.PoolClient, committed?: Queryable) {
     this.#client = client;
@@ -180,7 +185,8 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     await this.#writing;
     const batch = this.#pending;
     if (batch.size === 0) return;
-    this.#pending = new BatchRows(this.#listed);
+    this.#pending = this.#spare ?? new BatchRows(this.#listed);
+    this.#spare = undefined;
     const writing = this.#write(batch);
     writing.catch(() => undefined); // awaited later (next batch, flush, or a failing read)
     this.#writing = writing;
@@ -195,6 +201,9 @@ export class BatchedImportTx implements Omit<ImportTx, 'hasBlob' | 'insertBlob' 
     // A full batch is most likely followed by another.
     const drawNext = batch.size >= BATCH_NODES ? BATCH_NODES - this.#nids.length : 0;
     for (const nid of await batch.write(this.#client, nids, drawNext)) this.#nids.push(nid);
+    // Written: the server has read every byte of it.
+    batch.clear();
+    this.#spare = batch;
   }
 
   /** A lookup of what `k` does not know: on the last commit while it holds all of it, else in the transaction. */

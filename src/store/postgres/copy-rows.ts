@@ -31,8 +31,8 @@ export class CopyRows {
   #buf = Buffer.allocUnsafe(1 << 14);
   #length = 0;
   /** Offset of each row's id slot, and the index (in the batch) of the node whose id goes there. */
-  readonly #slots: number[] = [];
-  readonly #nodes: number[] = [];
+  #slots: number[] = [];
+  #nodes: number[] = [];
 
   get rows(): number {
     return this.#slots.length;
@@ -60,6 +60,13 @@ export class CopyRows {
       const at = this.#slots[r]! + NID_WIDTH - nid.length;
       for (let c = 0; c < nid.length; c++) buf[at + c] = nid.charCodeAt(c);
     }
+  }
+
+  /** Empties it for the next batch, keeping its buffer (grown to a batch's size once, not for every batch). */
+  clear(): void {
+    this.#length = 0;
+    this.#slots = [];
+    this.#nodes = [];
   }
 
   get bytes(): Buffer {
