@@ -1,9 +1,9 @@
 // PostgreSQL backend: the ImportTx of an import transaction, batched. Round trips, not rows, are what
 // an import over the network costs, so new nodes are buffered and written a batch at a time (a COPY
-// each for the nodes and their full text, kinds and types new to the transaction, in one exchange
-// with the server: see batch-rows.ts), and the questions writeImport asks per node (does this path exist? whose is this
-// uuid?) are answered from what this transaction has already learnt or written, asking the database
-// only about the rest.
+// each for the nodes and their full text, the kinds and types new to the transaction, all in one
+// exchange with the server: see batch-rows.ts), and the questions writeImport asks per node (does
+// this path exist? whose is this uuid?) are answered from what this transaction has already learnt
+// or written (everything, in a workspace that was empty), asking the database only about the rest.
 //
 // What it relies on: every stored node's parent is stored (imports create missing ancestors and
 // delete whole subtrees), so nothing lies below a path that holds no node. Below a node written by
