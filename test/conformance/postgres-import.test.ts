@@ -52,7 +52,7 @@ describe.skipIf(url === '')('postgres batched import', () => {
     schema = '';
   });
 
-  it('writes thousands of nodes with a COPY per table and batch of 1,000', async () => {
+  it('writes thousands of nodes with a COPY per table and batch of 1,000, each batch one statement', async () => {
     const s = await fresh();
     const labels: string[] = [];
     const original = pg.Client.prototype.query;
@@ -67,16 +67,71 @@ describe.skipIf(url === '')('postgres batched import', () => {
     const docs = [0, 1, 2, 3, 4].map((d) => document('tours', '/', [draft(`f${d}`, {}, children.slice(d * 1_000, (d + 1) * 1_000))]));
     expect((await importDocuments(s, docs, NEW)).nodes).toBe(5_005);
     const count = (name: string) => labels.filter((l) => l === name).length;
-    const copies = (table: string) => labels.filter((l) => l.startsWith(`COPY ${table} (`)).length;
-    // 5,005 nodes: six batches (5 × 1,000 + 5), each one COPY per table.
-    expect(copies('nodes')).toBe(6);
-    expect(copies('props')).toBe(0);
-    expect(copies('fts')).toBe(6);
-    // One uuid check per root, not per node; nothing else per node.
+    // 5,005 nodes: six batches (5 × 1,000 + 5), each one statement sent with its rows: a COPY per table,
+    // the kinds and types the transaction had not listed yet, the next batch's node ids.
+    const batches = labels.filter((l) => l.startsWith('COPY nodes ('));
+    expect(batches).toHaveLength(6);
+    expect(batches.every((b) => b.includes('\nCOPY fts ('))).toBe(true);
+    expect(labels.filter((l) => /\b(COPY|INTO) props\b/.test(l))).toEqual([]); // no index rows (migration 7)
+    expect(batches.filter((b) => b.includes('INSERT INTO prop_kinds')).length).toBe(1);
+    expect(batches.filter((b) => b.includes('INSERT INTO node_types')).length).toBe(1);
+    // Node ids drawn ahead by each full batch: one round trip for the first batch only.
+    expect(count('petal_allocate_nids')).toBe(1);
+    // The workspace was empty: asked once, then no uuid or path is looked up.
+    expect(count('petal_any_in_workspace')).toBe(1);
+    expect(count('petal_paths_of_ids')).toBe(0);
+    expect(count('petal_path_of_id')).toBe(0);
+    expect(count('petal_position_of')).toBe(0);
+    expect(labels.length).toBeLessThan(50);
+    expect(await s.reads.countNodes('tours')).toBe(5_005);
+    // Into a workspace holding nodes: one uuid check per root, not per node; nothing else per node.
+    labels.length = 0;
+    const more = [0, 1, 2, 3, 4].map((d) => document('tours', '/', [draft(`g${d}`, {}, children.slice(d * 1_000, (d + 1) * 1_000)
+      .map((c, i) => ({ ...c, id: uuid(10_000 + d * 1_000 + i) })))]));
+    expect((await importDocuments(s, more, NEW)).nodes).toBe(5_005);
+    expect(count('petal_any_in_workspace')).toBe(1);
     expect(count('petal_paths_of_ids')).toBe(5);
     expect(count('petal_path_of_id')).toBe(0);
     expect(labels.length).toBeLessThan(60);
-    expect(await s.reads.countNodes('tours')).toBe(5_005);
+    expect(await s.reads.countNodes('tours')).toBe(10_010);
+    // Every titled node's full text names its own node (ids filled in after the rows were built).
+    expect(await sql(`SELECT count(*)::int AS n FROM ${schema}.fts f JOIN ${schema}.nodes n USING (nid)
+      WHERE f.body = 'node ' || substr(n.name, 2)`)).toEqual([{ n: 10_000 }]);
+    expect(await sql(`SELECT name, kind FROM ${schema}.prop_kinds ORDER BY name`)).toEqual([{ name: 'rank', kind: 2 }, { name: 'title', kind: 1 }]);
+    expect(await sql(`SELECT type FROM ${schema}.node_types`)).toHaveLength(1);
+  }, 180_000);
+
+  it('draws node ids ahead only for a full batch: a small write leaves no gap, nodes keep the order they were written in', async () => {
+    const s = await fresh();
+    const nids = async () => (await sql(`SELECT nid::int AS nid, path FROM ${schema}.nodes ORDER BY nid`)) as { nid: number; path: string }[];
+    await importDocuments(s, [document('tours', '/', [draft('a', {}, [draft('b'), draft('c')])])], NEW);
+    await importDocuments(s, [document('tours', '/', [draft('d')])], NEW);
+    expect((await nids()).map((r) => [r.nid, r.path])).toEqual([[1, '/a'], [2, '/a/b'], [3, '/a/c'], [4, '/d']]);
+    // 2,500 nodes: two full batches (the second draws ids the third partly uses), then 500.
+    const many = Array.from({ length: 2_499 }, (_, i) => draft(`n${String(i).padStart(4, '0')}`));
+    await importDocuments(s, [document('tours', '/', [draft('e', {}, many)])], NEW);
+    const after = (await nids()).slice(4);
+    expect(after).toHaveLength(2_500);
+    expect(after.map((r) => r.path)).toEqual(['/e', ...many.map((d) => `/e/${d.name}`)]);
+    expect(after[0]!.nid).toBe(5);
+    expect(after.at(-1)!.nid).toBe(2_504);
+    await importDocuments(s, [document('tours', '/', [draft('f')])], NEW);
+    // The block drawn by the last full batch and left unused by the import is a gap of at most 1,000.
+    expect((await nids()).at(-1)!.nid).toBeLessThanOrEqual(2_504 + 1_000 + 1);
+  }, 180_000);
+
+  it('lists property names and types with quotes and backslashes as they are, U+0000 in names replaced (literals of the batch statement)', async () => {
+    const s = await fresh();
+    const odd = ["it's", 'back\\slash', "E'\\x41'", 'nul\u0000name', '); DROP TABLE nodes; --'];
+    await importDocuments(s, [document('tours', '/', odd.map((name, i) => draft(`n${i}`, {
+      type: `t:${name.replaceAll('\u0000', '')}`, properties: [[name, 'String', 'v']],
+    })))], NEW);
+    const stored = (name: string) => name.replaceAll('\u0000', '\ufffd'); // index text cannot hold U+0000 (nul-text.ts)
+    expect((await sql<{ name: string }>(`SELECT name FROM ${schema}.prop_kinds ORDER BY name COLLATE "C"`)).map((r) => r.name))
+      .toEqual(odd.map(stored).sort());
+    expect((await sql<{ type: string }>(`SELECT type FROM ${schema}.node_types ORDER BY type COLLATE "C"`)).map((r) => r.type))
+      .toEqual(odd.map((n) => `t:${n.replaceAll('\u0000', '')}`).sort());
+    expect(await s.reads.countNodes('tours')).toBe(odd.length);
   }, 180_000);
 
   it('asks the last commit, on another connection, what it did not write while it only inserted; a pool of one asks its own', async () => {

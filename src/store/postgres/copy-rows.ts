@@ -1,4 +1,4 @@
-// PostgreSQL backend: rows sent with `COPY … FROM STDIN` (text format), PostgreSQL's bulk-load path.
+// PostgreSQL backend: rows for `COPY … FROM STDIN` (text format), PostgreSQL's bulk-load path.
 // An INSERT of parallel arrays makes the server parse one array literal per column and plan the
 // statement; COPY streams the rows straight into the table. Inside the caller's transaction: a failed
 // COPY aborts it, and nothing of it is written (see import-transaction.ts).
@@ -6,8 +6,6 @@
 // Rows are encoded into one growing byte buffer as they are added, not kept as strings: a batch's rows
 // live until it is sent, and thousands of small strings surviving each young-generation collection
 // (copied, then promoted) made garbage collection the client's largest cost.
-import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 
 /** A value of a COPY row: text, a number, or null (`\N`). */
 export type CopyValue = string | number | null;
@@ -33,8 +31,8 @@ export class CopyRows {
   #buf = Buffer.allocUnsafe(1 << 14);
   #length = 0;
   /** Offset of each row's id slot, and the index (in the batch) of the node whose id goes there. */
-  readonly #slots: number[] = [];
-  readonly #nodes: number[] = [];
+  #slots: number[] = [];
+  #nodes: number[] = [];
 
   get rows(): number {
     return this.#slots.length;
@@ -64,6 +62,13 @@ export class CopyRows {
     }
   }
 
+  /** Empties it for the next batch, keeping its buffer (grown to a batch's size once, not for every batch). */
+  clear(): void {
+    this.#length = 0;
+    this.#slots = [];
+    this.#nodes = [];
+  }
+
   get bytes(): Buffer {
     return this.#buf.subarray(0, this.#length);
   }
@@ -76,26 +81,4 @@ export class CopyRows {
     this.#buf.copy(grown, 0, 0, this.#length);
     this.#buf = grown;
   }
-}
-
-/**
- * Sends `data` (rows in COPY's text format) with `COPY table (columns) FROM STDIN` on the client;
- * resolves with the row count once the server has written them all, rejects with the server's error
- * otherwise. The table and columns are fixed identifiers of the caller, never input.
- */
-export function copyRows(client: pg.PoolClient, table: string, columns: readonly string[], data: Buffer): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
-    const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
-    let failed = false;
-    stream.on('error', (err) => {
-      failed = true;
-      reject(err);
-    });
-    stream.on('finish', () => resolve(stream.rowCount));
-    // Ended only once the rows are sent and the server has not refused them meanwhile: after its error
-    // the stream has let go of the connection, and ending it would write the end of the COPY there.
-    stream.write(data, (err) => {
-      if (!err && !failed) stream.end();
-    });
-  });
 }

@@ -15,6 +15,13 @@ const MAX_BODY_BYTES = 1_000_000;
 /** What the `fts.body` column holds for a node's full text: its distinct words ('' when it has none). */
 export function ftsBody(text: string): string {
   const seen = new Set<string>();
+  // A word takes at most 3 UTF-8 bytes per UTF-16 unit (folding keeps the length), and words are
+  // separated, so the body (8 bytes counted per word) stays under 7 bytes per unit of the text: for
+  // all but huge texts its limit cannot be reached, and only a long word needs its bytes counted.
+  if (7 * text.length + 8 <= MAX_BODY_BYTES) {
+    for (const w of words(text)) if (w.length * 3 <= MAX_LEXEME_BYTES || Buffer.byteLength(w) <= MAX_LEXEME_BYTES) seen.add(w);
+    return [...seen].join(' ');
+  }
   let bytes = 0;
   for (const w of words(text)) {
     if (seen.has(w)) continue;

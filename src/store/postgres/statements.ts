@@ -67,6 +67,7 @@ export const SQL = {
   generation: s('generation', "SELECT value FROM meta WHERE key = 'generation'"),
 
   // ---- import transaction ----
+  anyInWorkspace: s('any_in_workspace', 'SELECT 1 AS any FROM nodes WHERE workspace = $1 LIMIT 1'),
   pathOfId: s('path_of_id', 'SELECT path FROM nodes WHERE workspace = $1 AND id = $2'),
   positionOf: s('position_of', 'SELECT position FROM nodes WHERE workspace = $1 AND path = $2'),
   maxChild: s('max_child', 'SELECT max(position) AS m FROM nodes WHERE workspace = $1 AND parent_path = $2'),
