@@ -176,9 +176,8 @@ export class ResponseCachePolicy {
       if (f.restPath.length <= LONGEST_CACHED_PATH) cache?.set(key, missing, epoch, keys);
       return outgoing(missing, f.ifNoneMatch);
     }
-    // Encoded once: the ETag hashes these bytes, the cache counts them, the socket writes them (a string
-    // would be encoded by the hash and again by the write).
-    const body = Buffer.from(result.body, 'utf8');
+    // Encoded once for the cache (its budget counts bytes); otherwise the socket write encodes it.
+    const body = cache !== null ? Buffer.from(result.body, 'utf8') : result.body;
     const keys = deps?.keys() ?? [];
     const t = tags(keys);
     const etag = etagOf(body);

