@@ -286,7 +286,7 @@ export class YamlExportReader {
       if (cut) {
         this.complete(this.pending);
         this.pending = undefined;
-        this.line2(raw, s, indent, blank);
+        this.rereadLine(raw, s, indent, blank);
       } else {
         this.pending.raw.push(raw);
       }
@@ -311,7 +311,7 @@ export class YamlExportReader {
   }
 
   /** Re-reads a line after the item it ended was completed (the line number is already counted). */
-  private line2(raw: string, s: string, indent: number, blank: boolean): void {
+  private rereadLine(raw: string, s: string, indent: number, blank: boolean): void {
     if (blank) return;
     let tabbed = false;
     if (s.charCodeAt(indent) === 9) tabbed = true;
