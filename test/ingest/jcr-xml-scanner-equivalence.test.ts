@@ -125,7 +125,6 @@ describe('the scanner reads real exports as htmlparser2 did', () => {
   });
 
   // Skipped when the shared corpora are not beside the checkout (a fresh clone elsewhere); they are in CI.
-
   it.skipIf(!CORPORA_AVAILABLE)('every .xml export of the shared corpora', async () => {
     const files = await xmlFilesUnder(CORPORA);
     expect(files.length).toBeGreaterThan(0);

@@ -100,7 +100,6 @@ async function yamlFilesUnder(root: string): Promise<string[]> {
 }
 
 // Skipped when the shared corpora are not beside the checkout (a fresh clone elsewhere); they are in CI.
-
 describe.skipIf(!CORPORA_AVAILABLE)('every YAML file of the corpora', () => {
   it('reads to the same nodes or the same error, whole and in chunks', async () => {
     const files = await yamlFilesUnder(CORPORA);

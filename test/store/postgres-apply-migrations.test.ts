@@ -15,6 +15,7 @@ const M1 = { version: 1, name: 'one', sql: 'CREATE TABLE a (x int)' };
 const M2 = { version: 2, name: 'two', sql: 'CREATE TABLE b (x int); INSERT INTO a VALUES (1)' };
 const M3 = { version: 3, name: 'three', sql: 'ALTER TABLE b ADD COLUMN y int' };
 
+// Skipped without PETAL_TEST_PG: it needs a PostgreSQL server (.ci/run always sets it).
 describe.skipIf(url === '')('applyMigrations', () => {
   const schemas: string[] = [];
   const pools: pg.Pool[] = [];
