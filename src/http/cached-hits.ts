@@ -38,6 +38,8 @@ export interface CachedHitsOptions {
 /** Longer targets go to the pipeline: the canonical-path memo keeps only shorter ones. */
 const LONGEST_TARGET = 512;
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** Personalized endpoints go to the pipeline, so no traits are ever read here. */
+const NO_TRAITS = (): ReadonlyMap<string, string> => new Map();
 
 export class CachedHits {
   readonly #o: CachedHitsOptions;
@@ -98,7 +100,7 @@ export class CachedHits {
     try {
       resolved = deliveryFacts(o.facts, {
         canonicalPath: cp.path, query: parseQueryString(q === -1 ? '' : url.slice(q + 1)), acceptLanguage, ifNoneMatch,
-        caller, preview: false, traits: () => new Map(),
+        caller, preview: false, traits: NO_TRAITS,
       });
     } catch {
       return undefined; // a refused query: the pipeline answers its 400

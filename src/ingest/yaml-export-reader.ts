@@ -3,12 +3,11 @@
 // are read here (yaml-line-scan.ts); any other item is composed by the `yaml` package on its own
 // (yaml-composed-items.ts), so the result is the one of `yaml` composing the whole document.
 //
-// Errors come in the order the whole-document reader had them: a YAML syntax error anywhere in the file
-// first (thrown as soon as it is met), then "more than one top-level key", then the first content error.
-// So after a content error the reader stops telling the sink but reads on for syntax errors.
+// Errors come in the order the whole-document reader had them (yaml-failures.ts).
 import type { BlobSpool } from '../store/rows.js';
 import type { DraftSink } from './draft-sink.js';
 import { ImportError } from './import-error.js';
+import { YamlFailures } from './yaml-failures.js';
 import { closingSingleQuote, scanKey, scanValue, unquoteSingle, ScannedKey, ScannedValue } from './yaml-line-scan.js';
 import { YamlItemRules } from './yaml-item-rules.js';
 import { ChunkLines } from './chunk-lines.js';
@@ -40,8 +39,7 @@ export class YamlExportReader {
   /** The file's last line had no line break: a block scalar ending there keeps none either. */
   private noFinalNewline = false;
   private started = false;
-  private shapeFailure: ImportError | undefined;
-  private contentFailure: ImportError | undefined;
+  private readonly failures = new YamlFailures();
   private readonly composed: ComposedReader;
   private readonly rules: YamlItemRules;
 
@@ -65,8 +63,7 @@ export class YamlExportReader {
     this.pending = undefined;
     this.closeLevels(-1);
     if (!this.started) throw new ImportError(this.file, 1, 'the file is empty');
-    const failure = this.shapeFailure ?? this.contentFailure;
-    if (failure) throw failure;
+    this.failures.throwFirst();
   }
 
   /** Waits for the binaries spooled so far to be on disk. */
@@ -83,7 +80,7 @@ export class YamlExportReader {
   }
 
   private get failed(): boolean {
-    return this.shapeFailure !== undefined || this.contentFailure !== undefined;
+    return this.failures.failed;
   }
 
   /** Runs the content rules of an item; their first error is kept for the end (a syntax error may follow). */
@@ -92,8 +89,7 @@ export class YamlExportReader {
     try {
       read();
     } catch (err) {
-      if (!(err instanceof ImportError)) throw err;
-      this.contentFailure = err;
+      this.failures.content(err);
     }
   }
 
@@ -272,7 +268,7 @@ export class YamlExportReader {
   private checkKey(level: Level, key: string, line: number): void {
     if (!level.keys.add(key)) throw this.syntaxError(line, 'Map keys must be unique');
     if (level.depth === 0 && level.keys.size === 2) {
-      this.shapeFailure ??= new ImportError(this.file, line, 'more than one top-level key (an export holds one node)');
+      this.failures.shape(new ImportError(this.file, line, 'more than one top-level key (an export holds one node)'));
     }
   }
 
@@ -362,8 +358,7 @@ export class YamlExportReader {
       if (level.depth === 0) this.rules.rootLeaf(key, line, value);
       else this.rules.leaf(level.depth, key, line, value);
     } catch (err) {
-      if (!(err instanceof ImportError)) throw err;
-      this.contentFailure = err;
+      this.failures.content(err);
     }
   }
 
