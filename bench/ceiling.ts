@@ -1,14 +1,17 @@
 // Cached versus uncached Read node versus the ceiling: a bare node:http server sending the same bytes.
 // Servers run in child processes; rounds alternate so noise hits all alike.
-// Usage: npm run build && node --import tsx bench/ceiling.ts [--seconds 8] [--rounds 3] [--path P] [--entries N] [--bin OTHER/bin/petal.js] [STORE]
+// Usage: npm run build && node --import tsx bench/ceiling.ts [--seconds 8] [--rounds 3] [--path P] [--entries N] [--bin OTHER/bin/petal.js] [--pin] [STORE]
 // `--entries N` fills each Petal's response cache with N other answers first (the path with `?entry=i`),
 // as a site's cache holds many pages: the cost of a hit must not grow with them.
 // The store gets bench/content (the 31-node landing page) imported first. Petal runs with bench/petal.yaml,
 // otherwise the default configuration (metrics on, rate limits on, cache tags as configured by default).
 // `--bin` adds the servers of another build (a checkout of another commit, built) to the same rounds.
+// `--pin` (Linux, two cores or more) runs every server on the last core and this process, the client,
+// on the first (`taskset`): on a 2-core machine the client and the server under test otherwise take
+// turns on both cores, and how the scheduler places them moves req/s more than the server's own work.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -24,6 +27,14 @@ const PATH = args.includes('--path') ? args[args.indexOf('--path') + 1]! : '/.re
 const OTHER = args.includes('--bin') ? args[args.indexOf('--bin') + 1]! : undefined;
 const ENTRIES = opt('--entries', 0);
 const BIN = join(ROOT, 'bin/petal.js');
+const PIN = args.includes('--pin');
+const SERVER_CORE = String(availableParallelism() - 1);
+if (PIN) execFileSync('taskset', ['-pc', '0', String(process.pid)], { stdio: 'ignore' });
+/** Starts a server process, on the server core with `--pin`. */
+function server(argv: string[], env?: NodeJS.ProcessEnv): ChildProcess {
+  const [cmd, list] = PIN ? ['taskset', ['-c', SERVER_CORE, process.execPath, ...argv]] as const : [process.execPath, argv] as const;
+  return spawn(cmd, list, { stdio: 'ignore', ...(env !== undefined ? { env } : {}) });
+}
 execFileSync(process.execPath, [join(ROOT, 'bin/petal.js'), 'import', '--store', `sqlite:${store}`, join(ROOT, 'bench/content')], { stdio: 'ignore' });
 
 const dir = mkdtempSync(join(tmpdir(), 'petal-ceiling-'));
@@ -40,8 +51,8 @@ async function up(url: string): Promise<void> {
 }
 
 function petal(config: string, port: number, bin = BIN): ChildProcess {
-  return spawn(process.execPath, [bin, 'serve', '--config', config, '--store', `sqlite:${store}`,
-    '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'], { stdio: 'ignore', env: { ...process.env, PETAL_LOG_FORMAT: 'json' } });
+  return server([bin, 'serve', '--config', config, '--store', `sqlite:${store}`,
+    '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'], { ...process.env, PETAL_LOG_FORMAT: 'json' });
 }
 
 const children: ChildProcess[] = [];
@@ -75,7 +86,7 @@ try {
   writeFileSync(join(dir, 'bare.mjs'), `import http from 'node:http'; import { readFileSync } from 'node:fs';
 const body = readFileSync(${JSON.stringify(join(dir, 'body.json'))});
 http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length }); res.end(body); }).listen(18303, '127.0.0.1');`);
-  children.push(spawn(process.execPath, [join(dir, 'bare.mjs')], { stdio: 'ignore' }));
+  children.push(server([join(dir, 'bare.mjs')]));
   await up(`http://127.0.0.1:18303${PATH}`);
   // Started in this order: cached, cache off, the other build's two (with --bin), bare.
   const targets: [string, number, ChildProcess][] = [['Petal, cached', 18_301, children[0]!], ['Petal, cache off', 18_302, children[1]!],
@@ -99,7 +110,7 @@ http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'applicat
       p99.set(name, [...(p99.get(name) ?? []), res.latency.p99]);
     }
   }
-  console.log(`Read node ${PATH} (${body.length} bytes) on ${store}${ENTRIES > 0 ? `, ${ENTRIES} other answers cached` : ''}`);
+  console.log(`Read node ${PATH} (${body.length} bytes) on ${store}${ENTRIES > 0 ? `, ${ENTRIES} other answers cached` : ''}${PIN ? `, servers on core ${SERVER_CORE}, client on core 0` : ''}`);
   console.log('| server | req/s per round | p99 ms per round | server CPU µs per answer, per round |');
   console.log('|---|---|---|---|');
   for (const [name] of targets) console.log(`| ${name} | ${rps.get(name)!.join(' / ')} | ${p99.get(name)!.join(' / ')} | ${cpu.get(name)!.map((c) => c.toFixed(1)).join(' / ')} |`);

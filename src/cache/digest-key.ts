@@ -13,6 +13,37 @@ export function digestKey(text: string): string {
   return hash('sha256', text, 'base64');
 }
 
+/** Texts up to this long are keys as themselves (`lookupKey`, `storedKey`); longer ones by their digest. */
+export const LONGEST_TEXT_KEY = 256;
+const DIGEST_LENGTH = 44;
+const EQUALS = 0x3d;
+
+/**
+ * The key to look `text` up under: a short text itself, a long one its digest. A SHA-256 digest costs
+ * about 1.5 µs, the most of a cached answer's look-up (bench/RESULTS.md, issue 31), where a Map finds a
+ * short text by its hash and one comparison. The two kinds never meet: every digest is 44 characters
+ * ending in `=` (base64 of 32 bytes), and a text of that shape is digested too.
+ */
+export function lookupKey(text: string): string {
+  return text.length > LONGEST_TEXT_KEY || (text.length === DIGEST_LENGTH && text.charCodeAt(DIGEST_LENGTH - 1) === EQUALS)
+    ? digestKey(text) : text;
+}
+
+/**
+ * The key to store `text` under, equal to its `lookupKey`: a short text as a fresh flat copy, since the
+ * text itself may be a concatenation or slice holding on to a whole URL. Made once per stored entry.
+ */
+export function storedKey(text: string): string {
+  const key = lookupKey(text);
+  // UTF-16 both ways: a copy of every code unit, lone surrogates too (UTF-8 would replace them).
+  return key === text ? Buffer.from(text, 'utf16le').toString('utf16le') : key;
+}
+
+/** What a stored key costs in V8 at most: a header and two bytes a character, rounded up to 8. */
+export function storedKeyBytes(key: string): number {
+  return 16 + ((key.length * 2 + 7) & ~7);
+}
+
 /**
  * Paths longer than this are not kept as misses (a 404 answer, an empty subtree read) nor as
  * permission decisions: no content path comes near it, and a flood of random long paths would only

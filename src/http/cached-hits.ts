@@ -8,7 +8,7 @@
 // path memo of the security hook, the router's query parser, the route's facts and the cache policy.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseMethod } from '../delivery/parse-request.js';
-import { deliveryRouteKind, kindOfPattern } from '../metrics/route-kind.js';
+import { deliveryRouteKind, kindOfPattern, type RouteKind } from '../metrics/route-kind.js';
 import type { RecordAnswer } from '../metrics/http-metrics.js';
 import type { SecurityService } from '../security/security-service.js';
 import type { CanonicalPaths } from './canonical-paths.js';
@@ -41,11 +41,30 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** Personalized endpoints go to the pipeline, so no traits are ever read here. */
 const NO_TRAITS = (): ReadonlyMap<string, string> => new Map();
 
+/** A cached answer's route kind (for the metrics) and header lists, the request id's slot left blank. */
+interface Sent {
+  readonly kind: RouteKind;
+  json?: string[];
+  /** The body `json` was made for (its content-length). */
+  body?: Buffer | string;
+  notModified?: string[];
+}
+
+type Answered = Exclude<Outgoing, { kind: 'error' }>;
+
+const REQUEST_ID_AT = 3;
+
+/** The headers every answer starts with, then the answer's own (the pipeline's order). */
+function headOf(headers: Readonly<Record<string, string>>): string[] {
+  const list = ['x-content-type-options', 'nosniff', 'x-request-id', ''];
+  for (const name in headers) list.push(name, headers[name]!);
+  return list;
+}
+
 export class CachedHits {
   readonly #o: CachedHitsOptions;
   readonly #prefix: string;
-  /** An answer's headers as writeHead's flat list, made once per cached answer (its frozen headers object). */
-  readonly #flat = new WeakMap<object, readonly string[]>();
+  readonly #sent = new WeakMap<object, Sent>();
 
   constructor(o: CachedHitsOptions) {
     this.#o = o;
@@ -68,27 +87,23 @@ export class CachedHits {
     if (found === undefined) return false;
     const [resolved, out] = found;
     const id = requestIdOf(h);
-    let status: number;
-    if (out.kind === 'json') {
-      status = 200;
-      const body = out.body;
-      const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-      res.writeHead(200, ['x-content-type-options', 'nosniff', 'x-request-id', id, ...this.#flatOf(out.headers),
-        'content-type', JSON_TYPE, 'content-length', String(length)]);
-      res.end(body);
-    } else {
-      status = 304;
-      res.writeHead(304, ['x-content-type-options', 'nosniff', 'x-request-id', id, ...this.#flatOf(out.headers)]);
-      res.end();
-    }
+    const sent = this.#sentOf(out, resolved);
+    // The answer's header list, made once per cached answer, with this request's id in its place:
+    // writeHead turns the list into the header block before it returns, so it can be reused.
+    const head = out.kind === 'json' ? sent.json! : sent.notModified!;
+    head[REQUEST_ID_AT] = id;
+    const status = out.kind === 'json' ? 200 : 304;
+    res.writeHead(status, head);
+    if (out.kind === 'json') res.end(out.body);
+    else res.end();
     const ms = performance.now() - started;
-    o.record?.(deliveryRouteKind(parseMethod(resolved.match.rest).kind), 'GET', status, ms / 1000);
+    o.record?.(sent.kind, 'GET', status, ms / 1000);
     o.log?.({ reqId: id, method: 'GET', url, ...(o.previewContextPath !== undefined ? { state: 'live' as const } : {}), status, ms: Math.round(ms * 10) / 10 });
     return true;
   }
 
   /** The endpoint and the cached answer, when the pipeline would give this very answer to an anonymous caller. */
-  #find(url: string, acceptLanguage: string | undefined, ifNoneMatch: string | undefined): [ResolvedDelivery, Outgoing] | undefined {
+  #find(url: string, acceptLanguage: string | undefined, ifNoneMatch: string | undefined): [ResolvedDelivery, Answered] | undefined {
     const o = this.#o;
     const cp = o.canonicalPaths.of(url);
     // Other APIs live under /.rest too (nodes, commands, import, export): only the delivery route's paths.
@@ -112,13 +127,24 @@ export class CachedHits {
     return out === undefined || out.kind === 'error' ? undefined : [resolved, out];
   }
 
-  #flatOf(headers: Readonly<Record<string, string>>): readonly string[] {
-    let flat = this.#flat.get(headers);
-    if (flat === undefined) {
-      const list: string[] = [];
-      for (const name in headers) list.push(name, headers[name]!);
-      this.#flat.set(headers, (flat = list));
+  /** What is sent for a cached answer, made on its first hit (an answer's headers object is its own, frozen). */
+  #sentOf(out: Answered, resolved: ResolvedDelivery): Sent {
+    let sent = this.#sent.get(out.headers);
+    if (sent === undefined) {
+      // The same path reaches the same endpoint for as long as the answer is cached (a reload drops it).
+      sent = { kind: deliveryRouteKind(parseMethod(resolved.match.rest).kind) };
+      this.#sent.set(out.headers, sent);
     }
-    return flat;
+    if (out.kind === 'json') {
+      // Keyed by the headers object, checked against the body: a header list never goes out with another body.
+      if (sent.json === undefined || sent.body !== out.body) {
+        sent.body = out.body;
+        const length = typeof out.body === 'string' ? Buffer.byteLength(out.body) : out.body.length;
+        sent.json = [...headOf(out.headers), 'content-type', JSON_TYPE, 'content-length', String(length)];
+      }
+    } else {
+      sent.notModified ??= headOf(out.headers);
+    }
+    return sent;
   }
 }

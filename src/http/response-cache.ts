@@ -10,7 +10,7 @@ import type { ErrorCode } from '../errors.js';
 import { changeKeys } from '../repository/dependencies.js';
 import { DependencyIndex, RecentDrops } from '../repository/dependency-index.js';
 import { stringBytes } from '../cache/byte-lru.js';
-import { DIGEST_KEY_BYTES, digestKey } from '../cache/digest-key.js';
+import { lookupKey, storedKey, storedKeyBytes } from '../cache/digest-key.js';
 
 export const DEFAULT_CACHE_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -49,6 +49,8 @@ export interface CachedResponse {
 }
 
 interface Entry {
+  /** The key it is stored under (digest-key.ts `storedKey`): a look-up's key may hold a whole URL. */
+  readonly key: string;
   readonly value: CachedResponse;
   readonly size: number;
   /** When it was stored (ms since the epoch): the `Age` of a stale answer. */
@@ -83,7 +85,7 @@ export interface CacheStats {
 
 /**
  * Rendered answers by request, bounded by `maxBytes` counted over everything the cache holds: keys
- * (SHA-256 digests of the request key, which may be as long as the URL), bodies (in Buffers of their
+ * (a short request key as a copy of its own, a longer one as its SHA-256 digest), bodies (in Buffers of their
  * own: a pooled one would hold an 8 KB slab), header strings, per-entry objects, and the dependency
  * index (repository/dependency-index.ts).
  */
@@ -142,7 +144,7 @@ export class ResponseCache {
 
   /** A stored answer for a request made while the store is unreachable. */
   getStale(key: string, owner: object): StaleResponse | undefined {
-    const entry = this.#map.get(digestKey(key));
+    const entry = this.#map.get(lookupKey(key));
     if (entry === undefined || entry.value.owner !== owner) {
       this.#misses++;
       return undefined;
@@ -153,8 +155,7 @@ export class ResponseCache {
 
   get(key: string, owner: object): CachedResponse | undefined {
     const map = this.#map;
-    const digest = digestKey(key);
-    const entry = map.get(digest);
+    const entry = map.get(lookupKey(key));
     if (entry === undefined || entry.value.owner !== owner) {
       this.#misses++;
       return undefined;
@@ -165,9 +166,9 @@ export class ResponseCache {
     // hit made each look-up walk the dead copies of itself (16 µs a hit at 3,000 entries, 40 µs at
     // 10,000, against 0.1 µs). An answer hit is still never among the older half evicted first.
     if (this.#placements - entry.stamp > map.size >>> 1) {
-      map.delete(digest);
+      map.delete(entry.key);
       entry.stamp = this.#placements++;
-      map.set(digest, entry);
+      map.set(entry.key, entry);
     }
     return entry.value;
   }
@@ -179,15 +180,15 @@ export class ResponseCache {
    */
   set(key: string, value: CachedResponse, epoch: number, deps: readonly string[]): boolean {
     if (value.body.length > this.maxEntryBytes || this.#drops.hitSince(epoch, this.#epoch, deps)) return false;
-    const size = entryBytes(value, deps);
+    const stored = storedKey(key);
+    const size = entryBytes(stored, value, deps);
     if (size > this.maxBytes) return false;
-    const digest = digestKey(key);
-    this.#remove(digest);
+    this.#remove(stored);
     const body = value.body;
     // A small Buffer is a view of a shared 8 KB slab: kept, it would keep the whole slab.
     const owned = body.byteOffset === 0 && body.buffer.byteLength === body.length ? value : { ...value, body: ownCopy(body) };
-    this.#map.set(digest, { value: owned, size, storedAt: Date.now(), deps, stamp: this.#placements++ });
-    this.#index.add(digest, deps);
+    this.#map.set(stored, { key: stored, value: owned, size, storedAt: Date.now(), deps, stamp: this.#placements++ });
+    this.#index.add(stored, deps);
     this.#bytes += size;
     if (this.#bytes + this.#index.bytes > this.maxBytes) {
       for (const k of this.#map.keys()) { // least recently used first
@@ -196,7 +197,7 @@ export class ResponseCache {
         this.#evictions++;
       }
     }
-    return this.#map.has(digest); // with its dependency index, it may not have fit after all
+    return this.#map.has(stored); // with its dependency index, it may not have fit after all
   }
 
   #remove(key: string): boolean {
@@ -209,7 +210,7 @@ export class ResponseCache {
   }
 
   has(key: string): boolean {
-    return this.#map.has(digestKey(key));
+    return this.#map.has(lookupKey(key));
   }
 
   /** Drops every entry (endpoint definitions reloaded, configuration changed, events unreadable). */
@@ -231,8 +232,8 @@ export class ResponseCache {
 }
 
 /** Estimated bytes of an entry: see ENTRY_OVERHEAD (the index's share is counted by the index). */
-function entryBytes(v: CachedResponse, deps: readonly string[]): number {
-  let n = ENTRY_OVERHEAD + DIGEST_KEY_BYTES + v.body.length + stringBytes(v.etag) + stringBytes(v.contentLanguage)
+function entryBytes(key: string, v: CachedResponse, deps: readonly string[]): number {
+  let n = ENTRY_OVERHEAD + storedKeyBytes(key) + v.body.length + stringBytes(v.etag) + stringBytes(v.contentLanguage)
     + stringBytes(v.vary) + deps.length * DEPENDENCY_BYTES;
   if (v.cacheControl !== undefined) n += stringBytes(v.cacheControl);
   if (v.error !== undefined) n += stringBytes(v.error.message);

@@ -61,6 +61,23 @@ describe('what the caches count covers what they hold', () => {
     expect(bytes).toBeLessThanOrEqual(cache.stats().bytes);
   });
 
+  it('the response cache: keys kept as text, cut from long request targets (slices and concatenations)', () => {
+    const cache = new ResponseCache({ maxBytes: 1 << 30 });
+    const owner = {};
+    const { bytes } = growth(() => {
+      for (let i = 0; i < N; i++) {
+        // A short path in a long target: the key stays under LONGEST_TEXT_KEY, the target does not.
+        const url = `/.rest/delivery/plants/v1/€${i}-${'x'.repeat(150)}?q=${'y'.repeat(3_000)}`;
+        const path = url.slice('/.rest/delivery/plants/v1'.length, url.indexOf('?'));
+        const body = Buffer.from(`{"@name":"p${i}"}`, 'utf8');
+        cache.set(`anonymous\na\nen\n${path}\n`, { body, etag: '', contentLanguage: 'en', cacheControl: undefined, vary: '', owner, headers: {} }, 0, []);
+      }
+      return cache;
+    });
+    expect(cache.stats().entries).toBe(N);
+    expect(bytes).toBeLessThanOrEqual(cache.stats().bytes);
+  });
+
   it('the response cache: small answers (pooled Buffers) with several dependency keys each', () => {
     const cache = new ResponseCache({ maxBytes: 1 << 30 });
     const owner = {};
