@@ -8,8 +8,8 @@ import type { ContentStore } from '../store/content-store.js';
 import type { NodeRecord } from '../store/rows.js';
 import type { ChangeBatch, ChangeFollower } from './change-follower.js';
 import type { ChangeEvent } from '../store/changes.js';
-import { ByteLru, stringBytes } from '../cache/byte-lru.js';
-import { digestKey, LONGEST_CACHED_PATH } from '../cache/digest-key.js';
+import { ByteLru } from '../cache/byte-lru.js';
+import { LONGEST_CACHED_PATH, lookupKey, storedKey, storedKeyBytes } from '../cache/digest-key.js';
 import { recordsBytes } from '../store/record-bytes.js';
 import { ancestorsOf, depthOf } from '../model/paths.js';
 
@@ -27,13 +27,12 @@ export interface SubtreeCacheOptions {
 }
 
 /**
- * Workspace and path as a digest: both are the caller's (the Nodes API takes any workspace name), may
- * be slices holding a whole URL, and two bytes a character.
+ * An entry's key text: depth, workspace and path. Both names are the caller's (the Nodes API takes any
+ * workspace name), may be slices holding a whole URL, and two bytes a character: an entry is stored
+ * under `storedKey` (a copy of its own, or a digest when long), found under `lookupKey` (no digest per
+ * read for a short one).
  */
-const placeOf = (workspace: string, path: string): string => digestKey(`${workspace}\n${path}`);
-const keyOf = (depth: number, place: string): string => `${depth}\n${place}`;
-/** A key is a cons string of its parts until V8 flattens it: counted twice over. */
-const keyBytes = (key: string): number => 2 * stringBytes(key);
+const keyText = (depth: number, workspace: string, path: string): string => `${depth}\n${workspace}\n${path}`;
 
 export class SubtreeCache {
   readonly #store: ContentStore;
@@ -75,8 +74,8 @@ export class SubtreeCache {
     if (generation === undefined) return this.#store.reads.getSubtree(workspace, path, depth);
     const behind = this.#feed.sync(generation);
     if (behind !== undefined) await behind;
-    const key = keyOf(depth, placeOf(workspace, path));
-    const hit = this.#entries.get(key);
+    const text = keyText(depth, workspace, path);
+    const hit = this.#entries.get(lookupKey(text));
     if (hit !== undefined) return hit.slice();
     const epoch = this.#epoch;
     const rows = await this.#store.reads.getSubtree(workspace, path, depth);
@@ -85,7 +84,8 @@ export class SubtreeCache {
     // is not kept at all.
     const keep = rows.length > 0 ? rows.length <= this.#maxPerEntry : path.length <= LONGEST_CACHED_PATH;
     if (keep && epoch === this.#epoch) {
-      this.#entries.set(key, rows.slice(), keyBytes(key) + recordsBytes(rows));
+      const key = storedKey(text);
+      this.#entries.set(key, rows.slice(), storedKeyBytes(key) + recordsBytes(rows));
       this.#depths.add(depth);
     }
     return rows;
@@ -120,15 +120,15 @@ export class SubtreeCache {
         if (n.from !== undefined) paths.add(n.from);
       }
     }
-    const places = new Map<string, string>(); // roots shared by the paths of one event
+    const done = new Map<string, number>(); // roots shared by the paths of one event: the least depth dropped
     for (const path of paths) {
       const level = depthOf(path);
       const roots = ['/', ...ancestorsOf(path), path];
       for (const root of roots) {
         const above = level - depthOf(root);
-        let place = places.get(root);
-        if (place === undefined) places.set(root, (place = placeOf(ws, root)));
-        for (const d of this.#depths) if (d >= above) this.#entries.delete(keyOf(d, place));
+        if ((done.get(root) ?? Infinity) <= above) continue;
+        done.set(root, above);
+        for (const d of this.#depths) if (d >= above) this.#entries.delete(lookupKey(keyText(d, ws, root)));
       }
     }
   }

@@ -3,7 +3,7 @@
 // Precedence as Magnolia's: longest matching pattern wins, tie → most permissive, no match → no access.
 // Rules under the workspace key `*` apply to every workspace, merged with that workspace's own.
 import { ByteLru } from '../cache/byte-lru.js';
-import { DIGEST_KEY_BYTES, digestKey, LONGEST_CACHED_PATH } from '../cache/digest-key.js';
+import { LONGEST_CACHED_PATH, lookupKey, storedKey, storedKeyBytes } from '../cache/digest-key.js';
 import { compileGlob, type Glob } from './uri-permissions.js';
 
 export type AclPermission = 'deny' | 'read' | 'readWrite';
@@ -116,12 +116,14 @@ export function compileAcl(
     const state = stateOf(workspace);
     // An absurd path is decided every time: remembered, it would only push real decisions out.
     if (path.length > LONGEST_CACHED_PATH) return decideAcl(state.rules, path);
-    // A digest: the path is the caller's, and may be a slice keeping a whole URL alive.
-    const key = digestKey(state.prefix + path);
-    const cached = cache.get(key);
+    // The path is the caller's, and may be a slice keeping a whole URL alive: a decision is stored under
+    // a copy of its own (or a digest when long), found without a digest per check when short.
+    const text = state.prefix + path;
+    const cached = cache.get(lookupKey(text));
     if (cached !== undefined) return cached;
     const permission = decideAcl(state.rules, path);
-    cache.set(key, permission, DIGEST_KEY_BYTES);
+    const key = storedKey(text);
+    cache.set(key, permission, storedKeyBytes(key));
     return permission;
   };
 

@@ -101,6 +101,21 @@ describe('what the caches count covers what they hold', () => {
     expect(bytes).toBeLessThanOrEqual(cache.stats().bytes);
   });
 
+  it('the ACL decision cache: decisions for short paths cut from long request targets (kept as text)', () => {
+    const lru = new ByteLru<string, 'deny' | 'read' | 'readWrite'>(1 << 30);
+    const access = compileAcl({ plants: [{ path: '/*', permission: 'read' }, { path: '/secret/*', permission: 'deny' }] }, { cache: lru, cacheKey: 'anonymous' });
+    const n = 5 * N;
+    const { bytes } = growth(() => {
+      for (let i = 0; i < n; i++) {
+        const url = `/.rest/delivery/plants/v1/€${i}-${'x'.repeat(100)}?q=${'y'.repeat(3_000)}`;
+        access.canRead('plants', url.slice('/.rest/delivery/plants/v1'.length, url.indexOf('?')));
+      }
+      return lru;
+    });
+    expect(lru.size).toBe(n);
+    expect(bytes).toBeLessThanOrEqual(lru.bytes);
+  });
+
   it('the ACL decision cache: decisions for long request paths (sliced strings)', () => {
     const lru = new ByteLru<string, 'deny' | 'read' | 'readWrite'>(1 << 30);
     const access = compileAcl({ plants: [{ path: '/*', permission: 'read' }, { path: '/secret/*', permission: 'deny' }] }, { cache: lru, cacheKey: 'anonymous' });
