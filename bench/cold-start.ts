@@ -8,12 +8,13 @@
 // where STORE is a SQLite file (bench/data/tours-1000000.db) or a postgres:// URL bench/generate.ts filled.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from '../src/store/sqlite/driver.js';
 import pg from 'pg';
-import { createStore } from '../src/main.js';
+import { createStore } from '../src/store/create-store.js';
 import { SCENARIOS } from './run.js';
 import { SMOKE } from './smoke.js';
 
@@ -21,7 +22,19 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SELECTIVE = SCENARIOS['selective query (2 filters, ~1 %, orderBy, total)']!;
 const BROAD = SCENARIOS['broad query (~50 %, orderBy, total)']!;
 // Other benchmarks may run beside this one: a port of its own, and a server that must still be running.
-const PORT = 30_000 + Math.floor(Math.random() * 10_000);
+/** A port the system gave out free (a random one in 30,000–40,000 fell among the ephemeral ports of other clients). */
+let PORT = 0;
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const probe = createServer();
+    probe.once('error', rej);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => res(port));
+    });
+  });
+}
 
 const isPostgres = (store: string) => /^postgres(ql)?:\/\//.test(store);
 const storeUrl = (store: string) => (isPostgres(store) || store.startsWith('sqlite:') ? store : `sqlite:${store}`);
@@ -51,6 +64,7 @@ async function dropSegments(store: string): Promise<void> {
 interface Server { child: ChildProcess; log: string[] }
 
 async function start(store: string, persist: boolean): Promise<Server> {
+  PORT = await freePort();
   const child = spawn(process.execPath, [join(ROOT, 'bin/petal.js'), 'serve', '--config', config(persist),
     '--store', storeUrl(store), '--port', String(PORT), '--host', '127.0.0.1'],
   { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PETAL_LOG_FORMAT: 'json' } });

@@ -7,7 +7,7 @@
 // (an existing STORE_FILE is reused; delete it to rebuild)
 import { createWriteStream, existsSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import { createStore } from '../src/main.js';
+import { createStore } from '../src/store/create-store.js';
 import { prepareExport } from '../src/export/export-subtree.js';
 import { storeSource } from '../src/export/walk-tree.js';
 import type { ExportFormat } from '../src/export/export-file-name.js';

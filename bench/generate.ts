@@ -6,7 +6,7 @@ import pg from 'pg';
 import { rmSync } from 'node:fs';
 import type { StoredProperty } from '../src/model/property-type.js';
 import type { ImportDocument, NodeDraft } from '../src/repository/import-document.js';
-import { createStore } from '../src/main.js';
+import { createStore } from '../src/store/create-store.js';
 import { importDocuments } from '../src/repository/writes.js';
 
 const WORDS = ['river', 'mountain', 'temple', 'market', 'island', 'desert', 'forest', 'harbour', 'valley', 'castle',

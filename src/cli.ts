@@ -2,7 +2,6 @@
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import cliProgress from 'cli-progress';
 import { ConfigError } from './config/config-error.js';
 import { DEFAULT_STORE_FILE, loadConfig, packageRoot, type CliOverrides } from './config/load-config.js';
 import { ImportError } from './ingest/import-error.js';
@@ -279,7 +278,9 @@ async function runImport(args: string[]): Promise<number> {
   const storeUrl = config.isDemo ? `sqlite:${resolve(DEFAULT_STORE_FILE)}` : config.store;
   const store = await loadStore(storeUrl, { onNotice: notice, ...(config.persistQueryIndex !== undefined ? { persistQueryIndex: config.persistQueryIndex } : {}) });
   await store.open();
-  const bar = process.stderr.isTTY ? new cliProgress.SingleBar({
+  // Loaded for a terminal only: `petal serve` and scripted imports do not carry it.
+  const cliProgress = process.stderr.isTTY ? (await import('cli-progress')).default : undefined;
+  const bar = cliProgress !== undefined ? new cliProgress.SingleBar({
     format: '{phase} [{bar}] {percentage}% | {value}/{total} KB | {file}', hideCursor: true, clearOnComplete: true,
   }, cliProgress.Presets.shades_classic) : undefined;
   let started = false;

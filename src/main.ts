@@ -26,15 +26,13 @@ import { NodeTypeRegistry } from './repository/node-types.js';
 import { Repository } from './repository/session.js';
 import { ChangeFollower } from './repository/change-follower.js';
 import type { ContentStore } from './store/content-store.js';
-import { SqliteStore } from './store/sqlite/store.js';
-import { createStore } from './store/create-store.js';
-import { PostgresStore } from './store/postgres/store.js';
+import type { SqliteStore } from './store/sqlite/store.js';
+import { loadStore } from './store/load-store.js';
+import type { PostgresStore } from './store/postgres/store.js';
 import { ThemeRegistry } from './assets/themes.js';
 import type { ShopStore, ShopStoreHooks } from './shop/shop-store.js';
 import type { PurgeOptions } from './shop/purge-schedule.js';
-import { SqliteShopStore } from './shop/sqlite-shop-store.js';
 import { ShopService } from './shop/shop-api.js';
-import { PostgresShopStore } from './shop/postgres-shop-store.js';
 import { RenditionService } from './assets/render-rendition.js';
 import { PublishScheduler } from './publishing/scheduler.js';
 import { publishingStore } from './publishing/publisher.js';
@@ -60,13 +58,22 @@ export function createLogger(level: string): Logger {
     : pino({ level }, pino.destination({ dest: 1, sync: false }));
 }
 
-export { createStore };
-
-/** The shop records (carts, wishlists, orders) in the same database as the open content store. */
-export function createShopStore(store: ContentStore, options: { hooks?: ShopStoreHooks; purge?: PurgeOptions } = {}): ShopStore {
-  if (store instanceof SqliteStore) return new SqliteShopStore({ file: store.databaseFile, ...options });
-  if (store instanceof PostgresStore) return new PostgresShopStore({ pool: store.primaryPool, ...options });
-  throw new Error(`No shop store for the ${store.capabilities.name} content store`);
+/**
+ * The shop records (carts, wishlists, orders) in the same database as the open content store. By the
+ * backend's name, and loaded then: a server loads only the backend its store URL names (pg and its
+ * driver are 3 MB of a SQLite server's heap).
+ */
+export async function createShopStore(store: ContentStore, options: { hooks?: ShopStoreHooks; purge?: PurgeOptions } = {}): Promise<ShopStore> {
+  const name = store.capabilities.name;
+  if (name === 'sqlite') {
+    const { SqliteShopStore } = await import('./shop/sqlite-shop-store.js');
+    return new SqliteShopStore({ file: (store as SqliteStore).databaseFile, ...options });
+  }
+  if (name === 'postgres') {
+    const { PostgresShopStore } = await import('./shop/postgres-shop-store.js');
+    return new PostgresShopStore({ pool: (store as PostgresStore).primaryPool, ...options });
+  }
+  throw new Error(`No shop store for the ${name} content store`);
 }
 
 /** The rendition service over its private cache folder; a folder that is not safe to use stops the start. */
@@ -114,7 +121,8 @@ export interface RunningServer {
 export async function startServer(config: PetalConfig, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
   const hooks = resolveWebhooks(config); // a missing secret stops the start before anything opens
   const metrics = metricsOptionsOf(config);
-  const store = createStore(config.store, {
+  // Only the backend the URL names is loaded: pg and its driver are 3 MB of a SQLite server's heap.
+  const store = await loadStore(config.store, {
     ...(config.replicas !== undefined ? { replicas: config.replicas } : {}),
     ...(config.queryIndexMaxBytes !== undefined ? { queryIndexMaxBytes: config.queryIndexMaxBytes } : {}),
     ...(config.queryIndexThreshold !== undefined ? { queryIndexThreshold: config.queryIndexThreshold } : {}),
@@ -132,7 +140,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   // webhook sender and the metrics get each batch from it. It polls (on PostgreSQL it is also woken by
   // the commit's notification) only when something must hear of changes that no request asks about.
   const changes = new ChangeFollower(store, {
-    ...(store instanceof PostgresStore ? { wake: (poke: () => void) => store.onChange(poke) } : {}),
+    ...(store.capabilities.name === 'postgres' ? { wake: (poke: () => void) => (store as PostgresStore).onChange(poke) } : {}),
     onError: (err) => log.warn({ err }, 'reading the change events failed (read again from the same event)'),
   });
   const background = senders.length > 0 || hooks.length > 0;
@@ -193,7 +201,7 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
   await securityWatcher?.ready;
   warnAboutAccess(registry, security, log);
 
-  const shopStore = createShopStore(store, {
+  const shopStore = await createShopStore(store, {
     purge: {
       onPurged: (r) => { if (r.carts + r.wishlists > 0) log.info(`shop: purged ${r.carts} expired carts and ${r.wishlists} expired wishlists`); },
       onError: (err) => log.error({ err }, 'shop: purging expired carts and wishlists failed (retried in an hour)'),
@@ -223,7 +231,24 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     metrics,
   });
   responseCache = app.responseCache;
-  const address = await app.listen({ port: config.port, host: config.host });
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    // What the start opened would keep the process alive, printing its error and serving nothing
+    // (a port in use did): everything is closed before the error goes up.
+    await watcher?.close();
+    await securityWatcher?.close();
+    await app.close();
+    await purger?.stop();
+    await changes.stop();
+    await shopStore.close();
+    await store.close();
+    if ((err as { code?: unknown }).code === 'EADDRINUSE') {
+      throw new Error(`Port ${config.port} on ${config.host} is in use by another process: start with another --port (or port: in petal.yaml)`, { cause: err });
+    }
+    throw err;
+  }
   scheduler?.start(); // once serving: a start that failed has run no schedule
   // Every instance runs one; a lease per webhook lets one at a time send it (webhook-sender.ts).
   const sender = hooks.length > 0 ? new WebhookSender(store, changes, hooks, { publishing: config.publishing !== undefined, log }) : undefined;

@@ -8,7 +8,7 @@
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
-import sharp from 'sharp';
+import type SharpModule from 'sharp';
 import { openBlob, type AssetBinary, type BlobSource } from './read-binary.js';
 import { RenditionCache, type CachedFile, type RenditionCacheOptions } from './rendition-cache.js';
 import { ByteLru, stringBytes } from '../cache/byte-lru.js';
@@ -112,6 +112,21 @@ export interface RenditionServiceOptions extends RenditionCacheOptions {
   readonly onResize?: (asset: AssetBinary, spec: RenditionSpec) => void;
 }
 
+let sharpLoading: Promise<typeof SharpModule> | undefined;
+
+/**
+ * sharp and its libvips, loaded by the first resize: they hold about 20 MB of memory (and 2 MB of
+ * heap, which sets how far the heap may grow between full collections) that a server which never
+ * resizes would carry for nothing.
+ */
+function loadSharp(): Promise<typeof SharpModule> {
+  return (sharpLoading ??= import('sharp').then(({ default: sharp }) => {
+    // Operation and file caches of libvips hold memory and deleted scratch files: not wanted here.
+    sharp.cache(false);
+    return sharp;
+  }));
+}
+
 export class RenditionService {
   readonly cache: RenditionCache;
   readonly #blobs: BlobSource;
@@ -129,8 +144,6 @@ export class RenditionService {
     this.cache = new RenditionCache(o);
     this.#limitInputPixels = o.limitInputPixels ?? DEFAULT_LIMIT_INPUT_PIXELS;
     this.#onResize = o.onResize;
-    // Operation and file caches of libvips hold memory and deleted scratch files: not wanted here.
-    sharp.cache(false);
   }
 
   /**
@@ -152,6 +165,7 @@ export class RenditionService {
   async #resize(asset: AssetBinary, plan: RenditionPlan, target: string): Promise<void> {
     const { spec, format } = plan;
     const inputFormat = FORMAT_BY_MIME[asset.mimeType.toLowerCase()]!.format;
+    const sharp = await loadSharp();
     const source = this.cache.scratchFile('.src');
     try {
       this.inputReads++;
@@ -159,7 +173,7 @@ export class RenditionService {
       // Frames are kept only where both formats have them; otherwise the first frame is the image.
       const animated = (inputFormat === 'gif' || inputFormat === 'webp') && (format === 'gif' || format === 'webp');
       const input = { limitInputPixels: this.#limitInputPixels, failOn: 'error', animated, sequentialRead: true } as const;
-      let meta: sharp.Metadata;
+      let meta: SharpModule.Metadata;
       try {
         meta = await sharp(source, { ...input, limitInputPixels: false }).metadata();
       } catch (err) {

@@ -4,7 +4,7 @@
 // delivery GETs wait for the request to tell a Query nodes request from a read.
 import fastifyRateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { DAM_PREFIX, IMAGING_PREFIX } from '../assets/links.js';
 import { COMMANDS_PREFIX, GRAPHQL_PATH, IMPORT_PATH, NODES_PREFIX, PROPERTIES_PREFIX } from '../config/api-prefixes.js';
 import type { RateLimitClass, RateLimitConfig, RateLimitRule } from '../config/notify-config.js';
@@ -83,7 +83,7 @@ export async function registerRateLimits(
   routes: { readonly contextPath: string; readonly registry: EndpointRegistry },
 ): Promise<void> {
   if (!o.enabled) return;
-  const redis = o.redis !== undefined ? connectRedis(app, o.redis) : undefined;
+  const redis = o.redis !== undefined ? await connectRedis(app, o.redis) : undefined;
   await app.register(fastifyRateLimit, {
     global: false,
     enableDraftSpec: true,
@@ -139,8 +139,12 @@ function windowText(ms: number): string {
   return `${ms / 1000} s`;
 }
 
-/** One client for the app's life, closed with it; commands fail at once while it is disconnected. */
-function connectRedis(app: FastifyInstance, url: string): Redis {
+/**
+ * One client for the app's life, closed with it; commands fail at once while it is disconnected.
+ * ioredis is loaded only here: a server counting in memory does not carry it (2 MB of heap).
+ */
+async function connectRedis(app: FastifyInstance, url: string): Promise<Redis> {
+  const { Redis } = await import('ioredis');
   const client = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: REDIS_TIMEOUT_MS });
   let down = false;
   client.on('error', (err: Error) => {

@@ -5,6 +5,7 @@
 // the child's own signs (its exit, its "Petal serving" line), never for a fixed delay.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -385,6 +386,19 @@ describe('petal publish and petal versions', () => {
 });
 
 describe('petal serve', () => {
+  it('ends with exit 1 and names the port when the port is in use, instead of hanging', async () => {
+    const taken = createServer();
+    await new Promise<void>((res) => taken.listen(0, '127.0.0.1', res));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const r = await spawnPetal(['serve', '--port', String(port), '--host', '127.0.0.1', '--store', `sqlite:${join(newDir('port-taken'), 'p.db')}`]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`Port ${port} on 127.0.0.1 is in use by another process`);
+    } finally {
+      await new Promise((res) => taken.close(res));
+    }
+  }, SPAWN_TIMEOUT_MS);
+
   it('starts, answers /.health and stops on SIGTERM with exit 0', async () => {
     const dir = newDir('serve');
     const modules = join(dir, 'light-modules');

@@ -180,7 +180,7 @@ export async function createTestApp(o: TestAppOptions = {}): Promise<TestApp> {
   const renditions = new RenditionService(store.blobs, { ...o.renditions, cacheDir: join(dir, 'renditions') });
   let shopStore: ShopStore | undefined;
   if (o.shop) {
-    shopStore = createShopStore(store, o.shopHooks ? { hooks: o.shopHooks } : {});
+    shopStore = await createShopStore(store, o.shopHooks ? { hooks: o.shopHooks } : {});
     await shopStore.open();
   }
   const app = await buildApp({

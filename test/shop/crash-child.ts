@@ -23,7 +23,7 @@ const store: ContentStore = storeArg.startsWith('sqlite:')
   ? new SqliteStore({ file: storeArg.slice('sqlite:'.length) })
   : new PostgresStore({ url: storeArg.slice(0, storeArg.lastIndexOf('#')), schema: storeArg.slice(storeArg.lastIndexOf('#') + 1) });
 await store.open();
-const shopStore = createShopStore(store, {
+const shopStore = await createShopStore(store, {
   hooks: {
     beforeOrderCommit: point === 'inside'
       ? () => {

@@ -64,7 +64,7 @@ for (const f of FIXTURES) {
     beforeEach(async () => {
       const c = await f.create();
       content = c.content;
-      s = createShopStore(c.content);
+      s = await createShopStore(c.content);
       await s.open();
       await s.open(); // migrations are idempotent
       dispose = async () => { await s.close(); await c.dispose(); };
@@ -161,7 +161,7 @@ for (const f of FIXTURES) {
     });
 
     it('restarts a count only once when two instances\' catalogs disagree: never more sold than the new count', async () => {
-      const other = createShopStore(content); // a second instance on the same database
+      const other = await createShopStore(content); // a second instance on the same database
       await other.open();
       try {
         const before = { productId: 'p', onHand: 5, generation: 1 }; // a catalog cached before the restock
@@ -281,7 +281,7 @@ for (const f of FIXTURES) {
     it('purges when it opens and then on schedule, until it is closed', async () => {
       await s.createCart({ id: 'stale', userId: null, catalogId: null, currency: null, now: Date.now() - 10 * TTL, ttlMs: TTL });
       const runs: PurgeResult[] = [];
-      const other = createShopStore(content, { purge: { intervalMs: 20, onPurged: (r) => runs.push(r) } });
+      const other = await createShopStore(content, { purge: { intervalMs: 20, onPurged: (r) => runs.push(r) } });
       await other.open();
       await vi.waitFor(() => expect(runs.length).toBeGreaterThanOrEqual(3), { timeout: 10_000, interval: 10 });
       expect(runs[0]).toEqual({ carts: 1, wishlists: 0 });

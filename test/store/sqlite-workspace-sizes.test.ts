@@ -14,7 +14,7 @@ import { SqliteChanges } from '../../src/store/sqlite/changes.js';
 import { SqliteStore } from '../../src/store/sqlite/store.js';
 import { connect } from '../../src/store/sqlite/statements.js';
 import { WorkspaceSizes } from '../../src/store/sqlite/workspace-sizes.js';
-import { createStore } from '../../src/main.js';
+import { createStore } from '../../src/store/create-store.js';
 import { importDocuments, writeNodes } from '../../src/repository/writes.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'petal-sizes-'));
