@@ -101,7 +101,7 @@ http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'applicat
   const cpu = new Map<string, number[]>();
   for (let r = 0; r < rounds; r++) {
     for (const [name, port, child] of targets) {
-      await autocannon({ url: `http://127.0.0.1:${port}${PATH}`, connections: 8, ...span(2) });
+      await autocannon({ url: `http://127.0.0.1:${port}${PATH}`, connections: 8, ...span(r === 0 ? 2 : 1) }); // warm-up
       const cpu0 = cpuSeconds(child);
       const res = await autocannon({ url: `http://127.0.0.1:${port}${PATH}`, connections: 8, ...span(seconds) });
       if (res.non2xx > 0) throw new Error(`${name}: ${res.non2xx} non-2xx`);
@@ -116,8 +116,13 @@ http.createServer((req, res) => { res.writeHead(200, { 'content-type': 'applicat
   for (const [name] of targets) console.log(`| ${name} | ${rps.get(name)!.join(' / ')} | ${p99.get(name)!.join(' / ')} | ${cpu.get(name)!.map((c) => c.toFixed(1)).join(' / ')} |`);
   const mean = (m: Map<string, number[]>, name: string) => m.get(name)!.reduce((a, b) => a + b, 0) / rounds;
   const bareName = 'bare node:http, same bytes';
+  // On a shared machine the speed of every server drifts from round to round: a round's own ratio
+  // (its servers measured one after the other) cancels what drifts slower than a round.
+  const median = (xs: number[]) => { const a = [...xs].sort((x, y) => x - y); const m = a.length >> 1; return a.length % 2 === 1 ? a[m]! : (a[m - 1]! + a[m]!) / 2; };
+  const perRound = (m: Map<string, number[]>, name: string, inverted: boolean) =>
+    median(m.get(name)!.map((v, r) => (inverted ? m.get(bareName)![r]! / v : v / m.get(bareName)![r]!)));
   for (const [name] of targets.slice(0, -1)) {
-    console.log(`${name}: ${(mean(rps, name) / mean(rps, bareName)).toFixed(3)} of the bare server's req/s, ${(mean(cpu, bareName) / mean(cpu, name)).toFixed(3)} of its CPU per answer inverted (means of ${rounds} rounds; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`);
+    console.log(`${name}: ${(mean(rps, name) / mean(rps, bareName)).toFixed(3)} of the bare server's req/s, ${(mean(cpu, bareName) / mean(cpu, name)).toFixed(3)} of its CPU per answer inverted (means of ${rounds} rounds; medians of the rounds' own ratios: ${perRound(rps, name, false).toFixed(3)} and ${perRound(cpu, name, true).toFixed(3)}; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`);
   }
 } finally {
   for (const c of children) c.kill('SIGTERM');
