@@ -4,11 +4,14 @@
 // same files succeed, with the same text pieces and the same positions for error lines.
 
 import {
-  ELEMENT_NAMES, NODE, OTHER, PROPERTY, VALUE, GT, SLASH, BANG, QUESTION, DASH, LBRACKET, HASH, SEMI,
+  ELEMENT_NAMES, NODE, OTHER, PROPERTY, VALUE, GT, SLASH, BANG, QUESTION, HASH, SEMI,
   isSpace, endsName, byLength, elementAt, knownNameEnd, type Element,
 } from './system-view-names.js';
 import { INCOMPLETE, NO_ENTITY, XmlReferences } from './xml-references.js';
 import { TagAttributes } from './system-view-attributes.js';
+import {
+  CDATA_TEXT_FROM, DECLARATION_TEXT_FROM, readDeclaration, tailKindOf, TAIL_CDATA, TAIL_COMMENT, TAIL_NOTHING, TAIL_START_TAG, TAIL_TEXT,
+} from './system-view-declarations.js';
 
 export { ELEMENT_NAMES, NODE, OTHER, PROPERTY, VALUE, type Element };
 
@@ -25,14 +28,8 @@ export interface SystemViewEvents {
   endInsideStartTag(name: string): void;
 }
 
-/** The first word of a declaration, as htmlparser2 names it. */
-const NAME_END = /\s|\//;
-
 /** Where a start tag's attribute reading stands when the input ends inside the tag. */
 const IN_ATTRIBUTES = 0, AFTER_SLASH = 1;
-
-/** What end() does with a tail left unfinished by the input's end. */
-const TAIL_NOTHING = 0, TAIL_TEXT = 1, TAIL_START_TAG = 2, TAIL_COMMENT = 3, TAIL_CDATA = 4;
 
 /** `scan` reads a chunk, not a bridge. */
 const NOT_A_BRIDGE = -1;
@@ -42,8 +39,6 @@ const NOT_A_BRIDGE = -1;
  */
 const BRIDGE = 4;
 const LONG_TAIL = 4096;
-
-const CDATA_OPEN = 'CDATA[';
 
 /**
  * Feeds chunks of decoded text; reports elements, text and declarations to `events`. A construct cut by
@@ -326,62 +321,16 @@ export class SystemViewScanner {
     return gt + 1;
   }
 
+  /** `<!…>`: a comment, CDATA or a declaration (system-view-declarations.ts reads them). */
   private declarationAt(buf: string, lt: number, len: number): number {
-    this.tailTextFrom = 2;
-    if (lt + 2 >= len) {
-      this.tailKind = TAIL_NOTHING;
-      return INCOMPLETE;
+    const next = readDeclaration(this.events, buf, lt, len);
+    if (next >= 0) {
+      this.startIndex = this.base + next;
+      return next;
     }
-    const c = buf.charCodeAt(lt + 2);
-    let searchFrom = lt + 3;
-    if (c === DASH) {
-      if (lt + 3 >= len) return INCOMPLETE;
-      if (buf.charCodeAt(lt + 3) === DASH) return this.commentAt(buf, lt);
-      searchFrom = lt + 4;
-    } else if (c === LBRACKET) {
-      let m = 0;
-      while (m < CDATA_OPEN.length) {
-        if (lt + 3 + m >= len) return INCOMPLETE;
-        if (buf.charCodeAt(lt + 3 + m) !== CDATA_OPEN.charCodeAt(m)) break;
-        m++;
-      }
-      if (m === CDATA_OPEN.length) return this.cdataAt(buf, lt);
-      searchFrom = lt + 3 + m;
-    }
-    const gt = buf.indexOf('>', searchFrom);
-    if (gt === -1) return INCOMPLETE;
-    const value = buf.slice(lt + 2, gt);
-    const end = value.search(NAME_END);
-    this.events.declaration(`!${end < 0 ? value : value.slice(0, end)}`);
-    this.startIndex = this.base + gt + 1;
-    return gt + 1;
-  }
-
-  private commentAt(buf: string, lt: number): number {
-    // Ends at the first `-->` or, as htmlparser2 also has it, `--!>`.
-    let dashes = buf.indexOf('--', lt + 4);
-    while (dashes !== -1) {
-      const c = buf.charCodeAt(dashes + 2);
-      const gt = c === GT ? dashes + 2 : c === BANG && buf.charCodeAt(dashes + 3) === GT ? dashes + 3 : -1;
-      if (gt !== -1) {
-        this.startIndex = this.base + gt + 1;
-        return gt + 1;
-      }
-      dashes = buf.indexOf('--', dashes + 1);
-    }
-    this.tailKind = TAIL_COMMENT;
+    this.tailKind = tailKindOf(next);
+    this.tailTextFrom = this.tailKind === TAIL_CDATA ? CDATA_TEXT_FROM : DECLARATION_TEXT_FROM;
     return INCOMPLETE;
-  }
-
-  private cdataAt(buf: string, lt: number): number {
-    const from = lt + 9;
-    const end = buf.indexOf(']]>', from);
-    this.tailKind = TAIL_CDATA;
-    this.tailTextFrom = 9;
-    if (end === -1) return INCOMPLETE;
-    this.events.text(buf, from, end);
-    this.startIndex = this.base + end + 3;
-    return end + 3;
   }
 
   /** A start tag: its name, then attributes read as htmlparser2's tokenizer reads them. */
