@@ -8,7 +8,6 @@
 // where STORE is a SQLite file (bench/data/tours-1000000.db) or a postgres:// URL bench/generate.ts filled.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +16,7 @@ import pg from 'pg';
 import { createStore } from '../src/store/create-store.js';
 import { SCENARIOS } from './run.js';
 import { SMOKE } from './smoke.js';
+import { freePort } from '../test/helpers/free-port.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SELECTIVE = SCENARIOS['selective query (2 filters, ~1 %, orderBy, total)']!;
@@ -24,17 +24,6 @@ const BROAD = SCENARIOS['broad query (~50 %, orderBy, total)']!;
 // Other benchmarks may run beside this one: a port of its own, and a server that must still be running.
 /** A port the system gave out free (a random one in 30,000–40,000 fell among the ephemeral ports of other clients). */
 let PORT = 0;
-
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const probe = createServer();
-    probe.once('error', rej);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => res(port));
-    });
-  });
-}
 
 const isPostgres = (store: string) => /^postgres(ql)?:\/\//.test(store);
 const storeUrl = (store: string) => (isPostgres(store) || store.startsWith('sqlite:') ? store : `sqlite:${store}`);

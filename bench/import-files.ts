@@ -28,13 +28,13 @@ import {
   createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync,
 } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { freePort } from '../test/helpers/free-port.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PETAL = join(ROOT, 'bin/petal.js');
@@ -337,17 +337,6 @@ async function viaCli(file: string, store: string, scratch: string): Promise<Mea
   if (code !== 0) throw new Error(`petal import exited with ${code}: ${stderr().slice(-2000)}`);
   const peakKb = useTime ? Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop()) : polled;
   return { ms, peakKb, stdout: stdout() };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** Anonymous may import into the workspace; the body limit and request timeout fit 1M-node files. */

@@ -231,19 +231,25 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     metrics,
   });
   responseCache = app.responseCache;
+  const closeWatchers = async () => {
+    await watcher?.close();
+    await securityWatcher?.close();
+  };
+  const closeStores = async () => {
+    await purger?.stop(); // after the last write it could miss, before the store goes
+    await changes.stop();
+    await shopStore.close();
+    await store.close();
+  };
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     // What the start opened would keep the process alive, printing its error and serving nothing
     // (a port in use did): everything is closed before the error goes up.
-    await watcher?.close();
-    await securityWatcher?.close();
+    await closeWatchers();
     await app.close();
-    await purger?.stop();
-    await changes.stop();
-    await shopStore.close();
-    await store.close();
+    await closeStores();
     if ((err as { code?: unknown }).code === 'EADDRINUSE') {
       throw new Error(`Port ${config.port} on ${config.host} is in use by another process: start with another --port (or port: in petal.yaml)`, { cause: err });
     }
@@ -265,15 +271,11 @@ export async function startServer(config: PetalConfig, log: Logger = createLogge
     app,
     url,
     close: async () => {
-      await watcher?.close();
-      await securityWatcher?.close();
+      await closeWatchers();
       await closeGracefully(app, config.limits?.shutdownGraceMs ?? DEFAULT_LIMITS.shutdownGraceMs);
       await scheduler?.stop();
       await sender?.stop(); // lets a delivery in flight end and record its outcome
-      await purger?.stop(); // after the last write it could miss, before the store goes
-      await changes.stop();
-      await shopStore.close();
-      await store.close();
+      await closeStores();
     },
   };
 }

@@ -5,8 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent, request } from 'node:http';
+import { freePort } from './free-port.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -125,17 +125,6 @@ export async function startFloodServer(budgets: Budgets, o: { readonly bin?: boo
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Resolves once the child answers /.health. */
